@@ -1,0 +1,42 @@
+# fetchd: the two commands a fresh machine needs are `make run` and `make test`.
+SWIFT ?= swift
+RELEASE_BIN := .build/release/fetchd
+DEBUG_BIN := .build/debug/fetchd
+
+.PHONY: run test deps build release test-swift test-transcripts test-python test-js bench clean
+
+deps:
+	@scripts/ensure-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# The main job: build, then show fetchd live against its embedded in-memory store.
+run: release
+	@scripts/run-demo.sh $(RELEASE_BIN)
+
+# Everything: Swift tests, transcript tests, Python and JS client tests.
+test: deps
+	$(SWIFT) build --build-tests
+	$(MAKE) test-swift test-transcripts test-python test-js
+
+test-swift:
+	$(SWIFT) test --skip-build
+
+test-transcripts:
+	@scripts/test-transcripts.sh $(DEBUG_BIN)
+
+test-python:
+	@scripts/test-python.sh $(DEBUG_BIN)
+
+test-js:
+	@scripts/test-js.sh $(DEBUG_BIN)
+
+bench: deps
+	@scripts/bench.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,64 @@
+// swift-tools-version:6.0
+// fetchd: NSFetchedResultsController as a JSON-RPC backend.
+//
+// Modules follow the data flow: framing and JSON-RPC (JSONRPC over JSON) on one side, the
+// engine (Model, Predicates, Store, Contexts, Controllers over SQLite) on the other, and
+// Server translating between the two. The engine never imports JSON or JSONRPC.
+import PackageDescription
+
+let package = Package(
+    name: "fetchd",
+    products: [
+        .executable(name: "fetchd", targets: ["fetchd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // System libraries.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson",
+                       providers: [.apt(["libjansson-dev"])]),
+
+        // Transport side.
+        .target(name: "JSON", dependencies: ["CJansson"], path: "Sources/JSON"),
+        .target(name: "JSONRPC", dependencies: ["JSON", .product(name: "Logging", package: "swift-log")],
+                path: "Sources/JSONRPC"),
+
+        // Engine side.
+        .target(name: "SQLite", dependencies: ["CSQLite"], path: "Sources/SQLite"),
+        .target(name: "Model", path: "Sources/Engine/Model"),
+        .target(name: "Predicates", dependencies: ["Model", "SQLite"], path: "Sources/Engine/Predicates"),
+        .target(name: "Store", dependencies: ["Model", "SQLite", "Predicates"], path: "Sources/Engine/Store"),
+        .target(name: "Contexts", dependencies: ["Model", "SQLite", "Predicates", "Store"],
+                path: "Sources/Engine/Contexts"),
+        .target(name: "Controllers", dependencies: ["Model", "Predicates", "Contexts"],
+                path: "Sources/Engine/Controllers"),
+
+        // The translation between the two sides, and the executable.
+        .target(name: "Server",
+                dependencies: ["JSON", "JSONRPC", "Model", "Predicates", "Store", "Contexts", "Controllers",
+                               .product(name: "Logging", package: "swift-log")],
+                path: "Sources/Server"),
+        .executableTarget(name: "fetchd",
+                          dependencies: ["Server", "JSONRPC",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                         .product(name: "Logging", package: "swift-log")],
+                          path: "Sources/fetchd"),
+
+        // Tests mirror the modules.
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], path: "Tests/JSONTests"),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], path: "Tests/JSONRPCTests"),
+        .testTarget(name: "PredicatesTests", dependencies: ["Predicates", "Model", "SQLite"],
+                    path: "Tests/PredicatesTests"),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Model", "SQLite"], path: "Tests/StoreTests"),
+        .testTarget(name: "ContextsTests", dependencies: ["Contexts", "Store", "Model", "Predicates"],
+                    path: "Tests/ContextsTests"),
+        .testTarget(name: "ControllersTests", dependencies: ["Controllers", "Contexts", "Store", "Model", "Predicates"],
+                    path: "Tests/ControllersTests"),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "JSON", "JSONRPC"], path: "Tests/ServerTests"),
+        .testTarget(name: "EndToEndTests", dependencies: ["JSON"], path: "Tests/EndToEndTests"),
+    ]
+)

@@ -1,0 +1,2 @@
+import Model
+public enum ContextsModule {}

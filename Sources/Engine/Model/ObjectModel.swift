@@ -1,0 +1,83 @@
+/// The types an attribute can have; raw values are the model file's spellings.
+public enum AttributeType: String, Sendable, CaseIterable {
+    case string, integer, double, boolean, date, binary, uuid
+}
+
+public enum DeleteRule: String, Sendable, CaseIterable {
+    case nullify, cascade, deny, noAction
+}
+
+public struct Attribute: Sendable, Equatable {
+    public var name: String
+    public var type: AttributeType
+    public var optional: Bool
+    /// Used when an insert leaves the attribute out (and by light migration).
+    public var defaultValue: Value?
+    public var indexed: Bool
+
+    public init(name: String, type: AttributeType, optional: Bool = false, defaultValue: Value? = nil,
+                indexed: Bool = false) {
+        self.name = name
+        self.type = type
+        self.optional = optional
+        self.defaultValue = defaultValue
+        self.indexed = indexed
+    }
+}
+
+public struct Relationship: Sendable, Equatable {
+    public var name: String
+    public var destination: String
+    public var toMany: Bool
+    public var inverse: String
+    public var deleteRule: DeleteRule
+    public var optional: Bool
+
+    public init(name: String, destination: String, toMany: Bool, inverse: String,
+                deleteRule: DeleteRule = .nullify, optional: Bool = true) {
+        self.name = name
+        self.destination = destination
+        self.toMany = toMany
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+        self.optional = optional
+    }
+}
+
+public struct Entity: Sendable, Equatable {
+    public var name: String
+    /// In declaration order; the order columns and wire objects use.
+    public var attributes: [Attribute]
+    public var relationships: [Relationship]
+
+    public init(name: String, attributes: [Attribute], relationships: [Relationship] = []) {
+        self.name = name
+        self.attributes = attributes
+        self.relationships = relationships
+    }
+
+    public func attribute(_ name: String) -> Attribute? { attributes.first { $0.name == name } }
+    public func relationship(_ name: String) -> Relationship? { relationships.first { $0.name == name } }
+}
+
+/// The managed object model: every entity the store holds.
+public struct ObjectModel: Sendable, Equatable {
+    public var entities: [Entity]
+    private var byName: [String: Int]
+
+    public init(entities: [Entity]) {
+        self.entities = entities
+        var index: [String: Int] = [:]
+        for (i, e) in entities.enumerated() where index[e.name] == nil { index[e.name] = i }
+        self.byName = index
+    }
+
+    public func entity(_ name: String) -> Entity? { byName[name].map { entities[$0] } }
+
+    /// The relationship on the other side of `relationship` of `entity`.
+    public func inverse(of relationship: Relationship) -> Relationship? {
+        entity(relationship.destination)?.relationship(relationship.inverse)
+    }
+
+    public static func == (a: ObjectModel, b: ObjectModel) -> Bool { a.entities == b.entities }
+}

@@ -1,0 +1,53 @@
+/// A value held by an attribute or relationship of a managed object.
+///
+/// The engine's one value type: the store reads and writes it, predicates compare it,
+/// controllers build sort keys from it. The server translates it to and from JSON.
+public enum Value: Hashable, Sendable {
+    case null
+    case integer(Int64)
+    case double(Double)
+    case bool(Bool)
+    case string(String)
+    /// Seconds since 1970-01-01T00:00:00Z, held to the millisecond (the wire's precision).
+    case date(Double)
+    case binary([UInt8])
+    /// Canonical lowercase 8-4-4-4-12 text.
+    case uuid(String)
+    /// A to-one relationship's destination.
+    case object(ObjectID)
+    /// A to-many relationship's destinations, ascending by id number.
+    case objects([ObjectID])
+
+    public var isNull: Bool { if case .null = self { return true } else { return false } }
+}
+
+/// A permanent object id, `Entity/N` on the wire. N is the row's primary key.
+public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let entity: String
+    public let number: Int64
+
+    public init(entity: String, number: Int64) {
+        self.entity = entity
+        self.number = number
+    }
+
+    /// Parses `Entity/N` (N a positive decimal integer); nil for anything else.
+    public init?(_ text: String) {
+        guard let slash = text.lastIndex(of: "/") else { return nil }
+        let name = String(text[..<slash])
+        let digits = text[text.index(after: slash)...]
+        guard !name.isEmpty, !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let n = Int64(digits), n > 0 else { return nil }
+        self.init(entity: name, number: n)
+    }
+
+    public var description: String { "\(entity)/\(number)" }
+
+    public static func < (a: ObjectID, b: ObjectID) -> Bool {
+        a.entity == b.entity ? a.number < b.number : a.entity < b.entity
+    }
+}
+
+/// An object's values by key: every attribute, every to-one relationship (`.object` or
+/// `.null`) and every to-many relationship (`.objects`).
+public typealias Snapshot = [String: Value]

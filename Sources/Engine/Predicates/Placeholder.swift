@@ -1,0 +1,3 @@
+import Model
+import SQLite
+public enum PredicatesModule {}

@@ -1,0 +1,2 @@
+import JSON
+public enum JSONRPCModule {}

@@ -1,0 +1,178 @@
+import CSQLite
+
+/// A SQLite failure: the result code and SQLite's own message.
+public struct SQLiteError: Error, Equatable, CustomStringConvertible {
+    public let code: Int32
+    public let message: String
+    public var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// One SQLite connection. Single-threaded by design (the engine is), so it is opened with
+/// SQLITE_OPEN_NOMUTEX and caches prepared statements by SQL text.
+public final class Connection {
+    public let handle: OpaquePointer
+    private var cache: [String: Statement] = [:]
+    /// Boxes kept alive for the functions and collations registered on this connection.
+    fileprivate var retained: [AnyObject] = []
+
+    public init(path: String = ":memory:") throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: message)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Finalizes cached statements and closes the connection now.
+    public func close() {
+        cache.removeAll()
+    }
+
+    public var lastError: SQLiteError {
+        SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// Runs one or more statements that take no parameters.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var err: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &err)
+        if rc != SQLITE_OK {
+            let message = err.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(err)
+            throw SQLiteError(code: rc, message: message)
+        }
+    }
+
+    /// A prepared statement for `sql`, from the cache when it was prepared before. The
+    /// statement comes back reset, with its bindings cleared.
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        if let cached = cache[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// A statement that is not cached (for one-off SQL such as schema changes).
+    public func prepareUncached(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` inside BEGIN IMMEDIATE ... COMMIT; rolls back when it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+// MARK: - Functions and collations
+
+/// A value passed to or returned from a registered SQL function.
+public enum SQLValue: Equatable, Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+private final class FunctionBox {
+    let body: ([SQLValue]) -> SQLValue
+    init(_ body: @escaping ([SQLValue]) -> SQLValue) { self.body = body }
+}
+
+private final class CollationBox {
+    let compare: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int32
+    init(_ compare: @escaping (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int32) { self.compare = compare }
+}
+
+extension Connection {
+    /// Registers a deterministic scalar SQL function. `arity` -1 accepts any count.
+    public func createFunction(_ name: String, arity: Int32, _ body: @escaping ([SQLValue]) -> SQLValue) throws(SQLiteError) {
+        let box = FunctionBox(body)
+        retained.append(box)
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        let rc = sqlite3_create_function_v2(
+            handle, name, arity, flags, Unmanaged.passUnretained(box).toOpaque(),
+            { ctx, argc, argv in
+                let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(ctx)).takeUnretainedValue()
+                var args: [SQLValue] = []
+                args.reserveCapacity(Int(argc))
+                for i in 0..<Int(argc) { args.append(SQLValue(sqlite: argv![i]!)) }
+                switch box.body(args) {
+                case .null: sqlite3_result_null(ctx)
+                case .integer(let v): sqlite3_result_int64(ctx, v)
+                case .real(let v): sqlite3_result_double(ctx, v)
+                case .text(let s):
+                    var s = s
+                    s.withUTF8 { utf8 in
+                        utf8.withMemoryRebound(to: CChar.self) {
+                            sqlite3_result_text(ctx, $0.baseAddress ?? emptyText, Int32($0.count), csqlite_transient())
+                        }
+                    }
+                case .blob(let b):
+                    b.withUnsafeBytes { sqlite3_result_blob(ctx, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+                }
+            }, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw lastError }
+    }
+
+    /// Registers a collation over UTF-8 text. `compare` gets the two strings' bytes and
+    /// returns <0, 0 or >0.
+    public func createCollation(_ name: String,
+                                _ compare: @escaping (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int32) throws(SQLiteError) {
+        let box = CollationBox(compare)
+        retained.append(box)
+        let rc = sqlite3_create_collation_v2(
+            handle, name, SQLITE_UTF8, Unmanaged.passUnretained(box).toOpaque(),
+            { ctx, n1, p1, n2, p2 in
+                let box = Unmanaged<CollationBox>.fromOpaque(ctx!).takeUnretainedValue()
+                return box.compare(UnsafeRawBufferPointer(start: p1, count: Int(n1)),
+                                   UnsafeRawBufferPointer(start: p2, count: Int(n2)))
+            }, nil)
+        guard rc == SQLITE_OK else { throw lastError }
+    }
+}
+
+extension SQLValue {
+    init(sqlite value: OpaquePointer) {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: self = .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: self = .real(sqlite3_value_double(value))
+        case SQLITE_TEXT:
+            let n = Int(sqlite3_value_bytes(value))
+            let p = sqlite3_value_text(value)!
+            self = .text(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
+        case SQLITE_BLOB:
+            let n = Int(sqlite3_value_bytes(value))
+            if n == 0 { self = .blob([]) } else {
+                let p = sqlite3_value_blob(value)!.assumingMemoryBound(to: UInt8.self)
+                self = .blob(Array(UnsafeBufferPointer(start: p, count: n)))
+            }
+        default: self = .null
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import CSQLite
+
+/// A prepared statement. Bind by 1-based index, step, read columns by 0-based index.
+public final class Statement {
+    public let handle: OpaquePointer
+    private unowned let connection: Connection
+
+    init(connection: Connection, sql: String) throws(SQLiteError) {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw connection.lastError }
+        self.handle = stmt
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: Binding
+
+    public func bind(_ value: SQLValue, at index: Int32) throws(SQLiteError) {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+        case .real(let v): rc = sqlite3_bind_double(handle, index, v)
+        case .text(let s):
+            // Explicit byte length: text may hold NUL, which a -1 length would cut at.
+            var s = s
+            rc = s.withUTF8 { utf8 in
+                utf8.withMemoryRebound(to: CChar.self) {
+                    sqlite3_bind_text(handle, index, $0.baseAddress ?? emptyText, Int32($0.count), csqlite_transient())
+                }
+            }
+        case .blob(let b):
+            rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), csqlite_transient()) }
+        }
+        guard rc == SQLITE_OK else { throw connection.lastError }
+    }
+
+    /// Binds `values` to parameters 1...n.
+    public func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        for (i, v) in values.enumerated() { try bind(v, at: Int32(i + 1)) }
+    }
+
+    // MARK: Stepping
+
+    /// Advances to the next row: true when there is one, false when done.
+    @discardableResult
+    public func step() throws(SQLiteError) -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.lastError
+        }
+    }
+
+    /// Runs a statement that returns no rows, then resets it.
+    public func run(_ values: [SQLValue] = []) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    // MARK: Columns
+
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    public func text(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        let n = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+
+    public func blob(_ column: Int32) -> [UInt8] {
+        let n = Int(sqlite3_column_bytes(handle, column))
+        guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeBufferPointer(start: p.assumingMemoryBound(to: UInt8.self), count: n))
+    }
+
+    public func value(_ column: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(int64(column))
+        case SQLITE_FLOAT: return .real(double(column))
+        case SQLITE_TEXT: return .text(text(column))
+        case SQLITE_BLOB: return .blob(blob(column))
+        default: return .null
+        }
+    }
+}
+
+/// A non-null pointer for empty text: SQLite binds a NULL pointer as SQL NULL, not as ''.
+nonisolated(unsafe) let emptyText: UnsafePointer<CChar> = UnsafeRawPointer(("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)

@@ -1,0 +1,3 @@
+import Testing
+
+@Test func placeholder_JSONRPCTests() { #expect(Bool(true)) }
