@@ -1,0 +1,57 @@
+/// The contracts between the predicate compiler and its users (contexts and controllers).
+///
+/// Predicates implements `ObjectFilter` and `ObjectOrdering`; contexts run them as SQL for a
+/// fetch and in memory over pending changes; controllers run them in memory on every change
+/// cycle. Both paths share one implementation of every comparison, so they always agree.
+
+/// A SQL expression with its bound values, in order of the `?` placeholders.
+public struct SQLFragment: Sendable, Equatable {
+    public var text: String
+    public var bindings: [Value]
+
+    public init(_ text: String, _ bindings: [Value] = []) {
+        self.text = text
+        self.bindings = bindings
+    }
+}
+
+/// The objects as some context sees them, for following key paths (`author.name`,
+/// to-many collections) during in-memory evaluation.
+public protocol ObjectView {
+    /// The object's current values in this view; nil when it does not exist here.
+    func snapshot(of id: ObjectID) -> Snapshot?
+    /// The ids whose to-one relationship `relationship` of entity `entity` points at `target`
+    /// (the to-many side of a one-to-many, read backwards), ascending by number.
+    func referrers(of target: ObjectID, entity: String, relationship: String) -> [ObjectID]
+}
+
+/// A compiled predicate on one entity.
+public protocol ObjectFilter: Sendable {
+    var entity: String { get }
+    /// A boolean SQL expression over the entity's table, which the query names `alias`.
+    func sql(alias: String) -> SQLFragment
+    /// The same predicate, evaluated on one object's values.
+    func matches(_ id: ObjectID, _ values: Snapshot, in view: ObjectView) -> Bool
+    /// The relationship paths the predicate reads through (each a list of relationship
+    /// names from the entity), so a change to a related object can be traced back.
+    var relationshipPaths: [[String]] { get }
+}
+
+/// The key of one object under an ordering: one value per sort descriptor.
+public typealias SortKey = [Value]
+
+/// Compiled sort descriptors on one entity (with a section key path first, when set).
+public protocol ObjectOrdering: Sendable {
+    var entity: String { get }
+    /// `ORDER BY` terms (comma-separated, without the final id tie-break) over `alias`.
+    func orderBy(alias: String) -> SQLFragment
+    /// The SQL expressions of the sort keys, selected for bulk loads in the same order.
+    func keyColumns(alias: String) -> [SQLFragment]
+    /// An object's key, from its values.
+    func key(of id: ObjectID, _ values: Snapshot, in view: ObjectView) -> SortKey
+    /// Three-way comparison of two keys under the descriptors (ascending/descending applied,
+    /// nil first when ascending): negative, zero or positive. Ties are broken by the caller
+    /// with the id number.
+    func compare(_ a: SortKey, _ b: SortKey) -> Int
+    var relationshipPaths: [[String]] { get }
+}

@@ -1,3 +1,0 @@
-import Model
-import SQLite
-public enum PredicatesModule {}
