@@ -49,6 +49,7 @@ let package = Package(
                           path: "Sources/fetchd"),
 
         // Tests mirror the modules.
+        .testTarget(name: "ModelTests", dependencies: ["Model"], path: "Tests/ModelTests"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], path: "Tests/JSONTests"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], path: "Tests/JSONRPCTests"),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates", "Model", "SQLite"],
