@@ -41,6 +41,10 @@ public protocol ObjectFilter: Sendable {
 public typealias SortKey = [Value]
 
 /// Compiled sort descriptors on one entity (with a section key path first, when set).
+///
+/// A key holds raw values (not collation keys), so its first component is the section
+/// value a controller turns into a section name. When a section key path is set and the
+/// first descriptor is not on it, the section component sorts ascending with `compare`.
 public protocol ObjectOrdering: Sendable {
     var entity: String { get }
     /// `ORDER BY` terms (comma-separated, without the final id tie-break) over `alias`.
@@ -49,6 +53,10 @@ public protocol ObjectOrdering: Sendable {
     func keyColumns(alias: String) -> [SQLFragment]
     /// An object's key, from its values.
     func key(of id: ObjectID, _ values: Snapshot, in view: ObjectView) -> SortKey
+    /// An object's key from the row `keyColumns` selected, each column decoded untyped
+    /// (`ValueEncoding.untyped`: INTEGER -> .integer, REAL -> .double, TEXT -> .string,
+    /// BLOB -> .binary, NULL -> .null). Equal to `key(of:)` on the same object's values.
+    func key(fromColumns columns: [Value]) -> SortKey
     /// Three-way comparison of two keys under the descriptors (ascending/descending applied,
     /// nil first when ascending): negative, zero or positive. Ties are broken by the caller
     /// with the id number.

@@ -40,6 +40,18 @@ public enum ValueEncoding {
         }
     }
 
+    /// Decodes a column whose attribute type the caller does not know (sort key columns,
+    /// decoded further by the ordering that selected them).
+    public static func untyped(_ sql: SQLValue) -> Value {
+        switch sql {
+        case .null: return .null
+        case .integer(let v): return .integer(v)
+        case .real(let v): return .double(v)
+        case .text(let s): return .string(s)
+        case .blob(let b): return .binary(b)
+        }
+    }
+
     /// Decodes a to-one column pointing at `destination`.
     public static func reference(_ sql: SQLValue, to destination: String) -> Value {
         if case .integer(let n) = sql { return .object(ObjectID(entity: destination, number: n)) }
