@@ -34,7 +34,7 @@ def render(controller: Controller, cell: Callable[[Row], str], empty: Optional[s
     sectioned = controller.section_name_key_path is not None
     for section in mirror.sections:
         if sectioned:
-            lines.append(f"  [{section.index_title or '#'}] {section.name}")
+            lines.append(f"  {section.name or '(no name)'}")
         for row in section.rows:
             lines.append(f"    {cell(row)}" if sectioned else f"  {cell(row)}")
     if index_bar:
