@@ -48,7 +48,7 @@ public final class Session {
         case .message(let bytes):
             outgoing = bytes.withUnsafeBytes { process(message: $0) }
         case .error(let error):
-            logger.notice("framing error: \(error)")
+            logger.debug("framing error: \(error)")
             outgoing = [.response(Response(id: .null, outcome: .failure(RPCError(error))))]
         }
         let encoder = FrameEncoder(framing: decoder.framing ?? .ndjson)
@@ -61,7 +61,7 @@ public final class Session {
         do {
             json = try JSON.parse(bytes)
         } catch {
-            logger.notice("parse error: \(error)")
+            logger.debug("parse error: \(error)")
             return [.response(Response(id: .null, outcome: .failure(.parseError(error.reason, [
                 ("line", .integer(Int64(error.line))), ("column", .integer(Int64(error.column))),
                 ("position", .integer(Int64(error.position))),

@@ -9,6 +9,12 @@ public struct Lifecycle: Sendable {
     /// Requests (not notifications) seen so far.
     public internal(set) var requestCount = 0
 
+    /// A failed `initialize` (bad params) may be retried, so it does not count as a request.
+    mutating func record(_ request: Request, succeeded: Bool) {
+        guard !request.isNotification, succeeded || request.method != "initialize" else { return }
+        requestCount += 1
+    }
+
     /// Why a request may not run now, or nil.
     func refusal(of request: Request) -> RPCError? {
         if shutdownRequested, request.method != "exit" {

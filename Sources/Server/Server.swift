@@ -89,11 +89,14 @@ public final class Server: MessageHandler {
 
     public func handle(_ request: Request) -> Result<JSON, RPCError> {
         if let refusal = lifecycle.refusal(of: request) { return .failure(refusal) }
-        if !request.isNotification { lifecycle.requestCount += 1 }
-        guard let handler = methods.handler(for: request.method) else {
-            return .failure(.methodNotFound(request.method))
+        let outcome: Result<JSON, RPCError>
+        if let handler = methods.handler(for: request.method) {
+            outcome = invoke(handler, request.params, method: request.method)
+        } else {
+            outcome = .failure(.methodNotFound(request.method))
         }
-        return invoke(handler, request.params, method: request.method)
+        lifecycle.record(request, succeeded: (try? outcome.get()) != nil)
+        return outcome
     }
 
     public func endOfCycle() {
