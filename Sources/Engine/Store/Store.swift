@@ -94,7 +94,10 @@ public final class Store {
     public var isOpen: Bool { handle != nil }
 
     /// Finalizes statements and closes the file (a WAL file is checkpointed and removed).
+    /// Numbers reserved since the last write are recorded first, so a later process does
+    /// not hand them out again.
     public func close() {
+        if reservedSinceWrite { try? write(StoreBatch()) }
         handle = nil
     }
 
