@@ -75,7 +75,7 @@ extension Context {
             case .skip: break
             }
         }
-        let mergers = graph.roots.filter { $0 !== self && $0.mergesChangesFromParent }
+        let mergers = (graph?.roots ?? []).filter { $0 !== self && $0.mergesChangesFromParent }
         let written = resolved.compactMap { entry -> ObjectID? in if case .skip = entry.1 { return nil } else { return entry.0 } }
         // What the merging roots see before the write, for their cycles afterwards.
         for r in mergers { for id in written { r.note(id, before: r.snapshot(of: id)) } }

@@ -14,7 +14,10 @@ public final class Context {
     /// them). Without it, other saves reach this context's objects only through conflicts.
     public let mergesChangesFromParent: Bool
     public let mergePolicy: MergePolicy
-    unowned let graph: ObjectGraph
+    /// Weak: the graph owns its contexts. A context outliving its graph still reads and
+    /// writes its store, but delivers no change sets and merges into no one.
+    weak var graph: ObjectGraph?
+    let store: Store
     /// Children in creation order; a change here is a change there too.
     var children: [Context] = []
     var pending: [ObjectID: PendingChange] = [:]
@@ -27,10 +30,10 @@ public final class Context {
         self.mergesChangesFromParent = mergesChangesFromParent
         self.mergePolicy = mergePolicy
         self.graph = graph
+        self.store = graph.store
     }
 
-    var store: Store { graph.store }
-    var model: ObjectModel { graph.store.model }
+    var model: ObjectModel { store.model }
     public var isRoot: Bool { parent == nil }
     /// Unsaved changes exist.
     public var hasChanges: Bool { pending.values.contains { $0.isEffective } }
@@ -121,7 +124,7 @@ public final class Context {
                 guard before != after else { continue }
                 changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: differingKeys(before, after)))
             }
-            if !changes.isEmpty { graph.deliver(ChangeSet(context: name, changes: changes)) }
+            if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes)) }
         }
         for child in children { child.processPendingChanges() }
     }
