@@ -21,7 +21,8 @@ import Store
         #expect(rec.take().map(\.context) == ["editor"])
 
         let counts = try child.save()
-        #expect(counts == SaveCounts(inserted: 1, updated: 1, deleted: 0))
+        // The group's members are the contact's group read backwards: not an update of the group.
+        #expect(counts == SaveCounts(inserted: 1, updated: 0, deleted: 0))
         let sets = rec.take()
         #expect(sets.map(\.context) == ["main"])
         #expect(sets[0].changes.map(\.id) == [c, g])
@@ -68,14 +69,14 @@ import Store
         rec.sets.removeAll()
 
         try grandchild.update(c, ["name": .string("G")])
-        grandchild.rollback()
+        try grandchild.rollback()
         #expect(try grandchild.object(c)?["name"] == .string("Ana"))
 
         try grandchild.update(c, ["name": .string("G")])
         try grandchild.save()
         #expect(try child.object(c)?["name"] == .string("G"))
         rec.sets.removeAll()
-        child.rollback()
+        try child.rollback()
         #expect(try child.object(c)?["name"] == .string("Ana"))
         #expect(try grandchild.object(c)?["name"] == .string("Ana"))
         // The rollback is a cycle in the child and, through it, in the grandchild.
@@ -85,7 +86,7 @@ import Store
         try main.update(c, ["age": .integer(9)])
         main.processPendingChanges()
         rec.sets.removeAll()
-        main.rollback()
+        try main.rollback()
         #expect(try main.object(d) == nil)
         #expect(try main.object(c)?["age"] == .integer(0))
         #expect(!main.hasChanges)
@@ -94,7 +95,7 @@ import Store
         #expect(sets.first?.changes.map(\.id) == [c, d])
         #expect(sets.first?.changes.last?.isDelete == true)
         // A rollback with nothing to roll back is no cycle.
-        main.rollback()
+        try main.rollback()
         #expect(rec.take().isEmpty)
         #expect(try graph.store.read(c)?.values["name"] == .string("Ana"))
     }

@@ -26,8 +26,8 @@ extension Context {
     }
 
     /// Discards every unsaved change (a change cycle).
-    public func rollback() {
-        discardPending()
+    public func rollback() throws(EngineError) {
+        try discardPending()
         processPendingChanges()
     }
 
@@ -53,7 +53,7 @@ extension Context {
                 counts.updated += 1
             }
         }
-        discardPending()
+        try discardPending()
         processPendingChanges()
         parent.processPendingChanges()
         return counts
@@ -78,9 +78,18 @@ extension Context {
         let mergers = (graph?.roots ?? []).filter { $0 !== self && $0.mergesChangesFromParent }
         let written = resolved.compactMap { entry -> ObjectID? in if case .skip = entry.1 { return nil } else { return entry.0 } }
         // What the merging roots see before the write, for their cycles afterwards.
-        for r in mergers { for id in written { r.note(id, before: r.snapshot(of: id)) } }
+        var finals: [ObjectID: Snapshot?] = [:]
+        for (id, write) in resolved {
+            switch write {
+            case .insert(let v), .update(let v): finals[id] = .some(v)
+            case .delete: finals[id] = .some(nil)
+            case .skip: break
+            }
+        }
+        for r in mergers { for id in written { try r.noteCurrent(id, next: finals[id] ?? nil) } }
+        for id in written { try noteCurrent(id, next: finals[id] ?? nil) }
         try store.write(batch)
-        discardPending()
+        try discardPending()
         processPendingChanges()
         for r in mergers {
             try r.rebase(on: written)
@@ -96,20 +105,18 @@ extension Context {
             guard let p = pending[id] else { continue }
             guard let row = try store.read(id) else {
                 // Deleted by the save: the object is gone here too.
-                note(id, before: p.values)
-                pending[id] = nil
+                try replacePending(id, nil)
                 continue
             }
             var next = p
-            if let values = p.values {
-                var merged = row.values
+            let saved = stored(row.values, of: id.entity)
+            if let values = p.values, var merged = saved {
                 for key in p.changedKeys { merged[key] = values[key] }
-                note(id, before: p.values)
                 next.values = merged
             }
-            next.base = row.values
+            next.base = saved
             next.baseVersion = row.version
-            pending[id] = next
+            try replacePending(id, next.isEffective ? next : nil)
         }
     }
 
@@ -177,7 +184,7 @@ extension Context {
                 out.append((id, p.values.map(Write.update) ?? .delete))
                 continue
             }
-            let ours = p.values, theirs = row?.values, base = p.base ?? [:]
+            let ours = p.values, theirs = stored(row?.values, of: id.entity), base = p.base ?? [:]
             switch mergePolicy {
             case .error:
                 conflicts.append(conflictDetail(id, ours: ours, theirs: theirs, base: base))

@@ -5,8 +5,10 @@ import Store
 /// parent's view (a root's parent is the store).
 ///
 /// A context sees its parent live: what the parent changes shows through wherever this
-/// context has not changed the object itself. Every change to what a context sees is
-/// remembered (the value before) until its next change cycle reports it.
+/// context has not changed the object itself. The to-many side of a one-to-many is never
+/// stored in a pending change: it is read backwards from the to-one side in this context's
+/// view, so both sides always agree, whatever the parent does meanwhile. Every change to
+/// what a context sees is remembered (the value before) until its next change cycle.
 public final class Context {
     public let name: String
     public let parent: Context?
@@ -20,7 +22,12 @@ public final class Context {
     let store: Store
     /// Children in creation order; a change here is a change there too.
     var children: [Context] = []
-    var pending: [ObjectID: PendingChange] = [:]
+    private(set) var pending: [ObjectID: PendingChange] = [:]
+    /// Pending objects by entity (count), so reads know when the store's answer stands.
+    private var pendingCount: [String: Int] = [:]
+    /// For the one-to-many reads: "Entity.relationship" -> target -> pending objects here
+    /// whose to-one `relationship` points at target.
+    private var referrerIndex: [String: [ObjectID: Set<ObjectID>]] = [:]
     /// For each object this context saw change since the last cycle: its value before.
     var cycleBefore: [ObjectID: Snapshot?] = [:]
 
@@ -44,15 +51,40 @@ public final class Context {
 
     /// The object's values as this context sees them; nil when it does not exist here.
     public func object(_ id: ObjectID) throws(EngineError) -> Snapshot? {
-        try lookup(id).values
+        guard var values = try lookup(id).values else { return nil }
+        for r in model.derivedRelationships(of: id.entity) where values[r.name] == nil || chainHasPending(r.destination) {
+            values[r.name] = .objects(try derivedIDs(id, r).sorted())
+        }
+        return values
     }
 
-    /// Values and the store version they are based on, through the chain of parents.
+    /// Stored values (without one-to-many sides when pending somewhere) and the store
+    /// version they are based on, through the chain of parents.
     func lookup(_ id: ObjectID) throws(EngineError) -> (values: Snapshot?, version: Int64?) {
         if let p = pending[id] { return (p.values, p.baseVersion) }
         if let parent { return try parent.lookup(id) }
         guard model.entity(id.entity) != nil, let row = try store.read(id) else { return (nil, nil) }
         return (row.values, row.version)
+    }
+
+    /// The objects whose to-one inverse of `r` points at `target` in this view.
+    func derivedIDs(_ target: ObjectID, _ r: Relationship) throws(EngineError) -> Set<ObjectID> {
+        var ids: Set<ObjectID>
+        if let parent { ids = try parent.derivedIDs(target, r) } else { ids = Set(try store.relatedIDs(of: target, r.name)) }
+        if pendingCount[r.destination, default: 0] > 0 {
+            ids = ids.filter { pending[$0] == nil }
+            ids.formUnion(referrerIndex["\(r.destination).\(r.inverse)"]?[target] ?? [])
+        }
+        return ids
+    }
+
+    private func chainHasPending(_ entity: String) -> Bool {
+        var c: Context? = self
+        while let context = c {
+            if context.pendingCount[entity, default: 0] > 0 { return true }
+            c = context.parent
+        }
+        return false
     }
 
     /// `object(id)`, or `unknownObject` naming it.
@@ -67,46 +99,109 @@ public final class Context {
         return values
     }
 
+    /// Values without the one-to-many sides (which are read, never stored).
+    func stored(_ values: Snapshot?, of entity: String) -> Snapshot? {
+        guard var values else { return nil }
+        for r in model.derivedRelationships(of: entity) { values[r.name] = nil }
+        return values
+    }
+
+    /// The objects whose one-to-many side reads `values` (its to-one targets).
+    func referencedTargets(_ values: Snapshot?, of entity: String) -> [ObjectID] {
+        guard let values else { return [] }
+        return model.referencingRelationships(of: entity).compactMap {
+            if case .object(let t)? = values[$0.name] { return t } else { return nil }
+        }
+    }
+
     // MARK: Recording changes
 
-    /// Sets this context's own value of `id` (nil deletes), remembering the value before for
-    /// the next cycle here and in the children that see it through this context.
-    func setPending(_ id: ObjectID, _ values: Snapshot?, isNew: Bool = false, baseVersion: Int64?? = nil) throws(EngineError) {
-        if var p = pending[id] {
-            note(id, before: p.values)
-            if p.isInsert && values == nil {
-                pending[id] = nil
-            } else {
-                p.values = values
-                pending[id] = p
-            }
-            return
+    /// Sets this context's own value of `id` (nil deletes), remembering what it and the
+    /// objects whose one-to-many sides it changes looked like before, here and in the
+    /// children that see them through this context.
+    func setPending(_ id: ObjectID, _ newValues: Snapshot?, isNew: Bool = false, baseVersion: Int64?? = nil) throws(EngineError) {
+        let values = stored(newValues, of: id.entity)
+        let existingEntry = pending[id]
+        let old: (values: Snapshot?, version: Int64?)
+        if let existingEntry {
+            old = (existingEntry.values, existingEntry.baseVersion)
+        } else if isNew {
+            old = (nil, nil)
+        } else if let parent {
+            old = try parent.lookup(id)
+        } else {
+            old = try store.read(id).map { ($0.values, $0.version) } ?? (nil, nil)
         }
-        var base: (values: Snapshot?, version: Int64?) = (nil, nil)
-        if !isNew {
-            if let parent { base = try parent.lookup(id) } else { base = try rootLookup(id) }
+        if isNew { noteNew(id) } else { try noteCurrent(id) }
+        for t in referencedTargets(old.values, of: id.entity) + referencedTargets(values, of: id.entity) { try noteCurrent(t) }
+
+        unindex(id)
+        if var entry = existingEntry {
+            entry.values = values
+            // Back to what the parent shows: nothing left to save, nothing pinned.
+            pending[id] = (entry.isInsert && values == nil) || (!entry.isInsert && values == entry.base) ? nil : entry
+        } else {
+            let base = stored(old.values, of: id.entity)
+            if base == values { return }
+            pending[id] = PendingChange(values: values, base: base, baseVersion: baseVersion ?? old.version)
+            pendingCount[id.entity, default: 0] += 1
         }
-        note(id, before: base.values)
-        if base.values == nil && values == nil { return }
-        pending[id] = PendingChange(values: values, base: base.values, baseVersion: baseVersion ?? base.version)
+        if pending[id] == nil { pendingCount[id.entity, default: 1] -= 1 } else { index(id) }
     }
 
-    private func rootLookup(_ id: ObjectID) throws(EngineError) -> (values: Snapshot?, version: Int64?) {
-        guard let row = try store.read(id) else { return (nil, nil) }
-        return (row.values, row.version)
+    private func index(_ id: ObjectID) {
+        guard let values = pending[id]?.values else { return }
+        for r in model.referencingRelationships(of: id.entity) {
+            if case .object(let t)? = values[r.name] { referrerIndex["\(id.entity).\(r.name)", default: [:]][t, default: []].insert(id) }
+        }
     }
 
-    /// Remembers `before` as this context's value of `id` before the current cycle (the first
-    /// time only), and likewise in every descendant that sees `id` through this context.
-    func note(_ id: ObjectID, before: Snapshot?) {
-        if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(before) }
-        for child in children where child.pending[id] == nil { child.note(id, before: before) }
+    private func unindex(_ id: ObjectID) {
+        guard let values = pending[id]?.values else { return }
+        for r in model.referencingRelationships(of: id.entity) {
+            if case .object(let t)? = values[r.name] { referrerIndex["\(id.entity).\(r.name)"]?[t]?.remove(id) }
+        }
+    }
+
+    /// Remembers the current value of `id` as its value before this cycle (the first time
+    /// only), here and in every descendant that sees `id` through this context.
+    func noteCurrent(_ id: ObjectID) throws(EngineError) {
+        if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(try object(id)) }
+        for child in children where child.pending[id] == nil { try child.noteCurrent(id) }
+    }
+
+    /// A new id: it existed nowhere before.
+    private func noteNew(_ id: ObjectID) {
+        if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(nil) }
+        for child in children where child.pending[id] == nil { child.noteNew(id) }
+    }
+
+    /// Notes `id`, and the one-to-many sides its current and `next` values point at.
+    func noteCurrent(_ id: ObjectID, next: Snapshot?) throws(EngineError) {
+        try noteCurrent(id)
+        for t in referencedTargets(try object(id), of: id.entity) + referencedTargets(next, of: id.entity) { try noteCurrent(t) }
     }
 
     /// Drops every pending change (their values become the parent's again), noting them.
-    func discardPending() {
-        for (id, p) in pending { note(id, before: p.values) }
+    func discardPending() throws(EngineError) {
+        for (id, p) in pending {
+            try noteCurrent(id)
+            for t in referencedTargets(p.values, of: id.entity) + referencedTargets(p.base, of: id.entity) { try noteCurrent(t) }
+        }
         pending.removeAll()
+        pendingCount.removeAll()
+        referrerIndex.removeAll()
+    }
+
+    /// Replaces one pending change as it is (a rebase after a merge), noting the change.
+    func replacePending(_ id: ObjectID, _ entry: PendingChange?) throws(EngineError) {
+        try noteCurrent(id)
+        if let old = pending[id] { for t in referencedTargets(old.values, of: id.entity) { try noteCurrent(t) } }
+        for t in referencedTargets(entry?.values, of: id.entity) { try noteCurrent(t) }
+        unindex(id)
+        if pending[id] != nil { pendingCount[id.entity, default: 1] -= 1 }
+        pending[id] = entry
+        if entry != nil { pendingCount[id.entity, default: 0] += 1; index(id) }
     }
 
     // MARK: Change cycles

@@ -140,6 +140,19 @@ public final class Store {
         } catch { throw Self.storeError(error, "reading \(id)") }
     }
 
+    /// The destinations of a to-many relationship of a stored object, ascending.
+    public func relatedIDs(of id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
+        guard let t = tables[id.entity], let (r, sql) = t.toMany.first(where: { $0.relationship.name == relationship }) else { return [] }
+        do {
+            let m = try connection.prepare(sql)
+            defer { m.reset() }
+            try m.bind(.integer(id.number), at: 1)
+            var ids: [ObjectID] = []
+            while try m.step() { ids.append(ObjectID(entity: r.destination, number: m.int64(0))) }
+            return ids
+        } catch { throw Self.storeError(error, "reading \(id).\(relationship)") }
+    }
+
     /// The row's version, or nil when the store has no such object.
     public func version(of id: ObjectID) throws(EngineError) -> Int64? {
         guard let t = tables[id.entity] else { return nil }
