@@ -59,23 +59,24 @@ def test_child_context_saves_into_its_parent(server):
 
 
 @pytest.mark.parametrize(
-    "method, params",
+    "method, params, code, kind",
     [
-        ("context/insert", {"context": "main", "entity": "Nope", "values": {}}),
-        ("context/insert", {"context": "nope", "entity": "Contact", "values": {"name": "x", "initial": "x"}}),
-        ("context/update", {"context": "main", "id": "Contact/999", "values": {"name": "x"}}),
-        ("context/fetch", {"context": "main", "request": {"entity": "Contact", "predicate": "name ==="}}),
-        ("context/insert", {"context": "main", "entity": "Contact"}),
-        ("controller/rows", {"controller": "nope", "section": 0}),
+        ("context/insert", {"context": "main", "entity": "Nope", "values": {}}, -32020, "unknownEntity"),
+        ("context/insert", {"context": "nope", "entity": "Contact", "values": {"name": "x", "initial": "x"}}, -32023, "unknownContext"),
+        ("context/update", {"context": "main", "id": "Contact/999", "values": {"name": "x"}}, -32022, "unknownObject"),
+        ("context/insert", {"context": "main", "entity": "Contact", "values": {"name": "x", "initial": "x", "shoe": 1}}, -32021, "unknownKey"),
+        ("context/insert", {"context": "main", "entity": "Contact", "values": {"name": 5, "initial": "x"}}, -32602, "typeMismatch"),
+        ("context/fetch", {"context": "main", "request": {"entity": "Contact", "predicate": "name ==="}}, -32602, "predicateSyntax"),
+        ("context/insert", {"context": "main", "entity": "Contact"}, -32602, "invalidParams"),
+        ("controller/rows", {"controller": "nope", "section": 0}, -32024, "unknownController"),
     ],
 )
-def test_bad_input_is_a_clear_error_that_changes_nothing(server, method, params):
+def test_bad_input_is_a_clear_error_that_changes_nothing(server, method, params, code, kind):
+    """Codes and kinds from the server's one error table (protocol.md §3)."""
     server.open_store(CONTACTS)
     with pytest.raises(FetchdError) as caught:
         server.request(method, params)
-    error = caught.value
-    assert error.code == -32602 or -32099 <= error.code <= -32000, error
-    assert isinstance(error.kind, str) and error.kind
+    assert (caught.value.code, caught.value.kind) == (code, kind), caught.value
     assert server.context().count(fetch_request("Contact")) == 0
 
 
