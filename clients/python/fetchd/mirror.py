@@ -6,7 +6,7 @@ A UI renders straight from ``mirror.sections``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from .changes import DELETE, INSERT, MOVE, UPDATE, ChangeBatch, IndexPath, SectionInfo, WireObject
 from .errors import MirrorError
@@ -53,8 +53,8 @@ class TableMirror:
         for change in sorted(removals, key=lambda c: c.index_path or (0, 0), reverse=True):
             self._remove_row(work, change.index_path, change.id)
         deleted = [c for c in batch.sections if c.type == DELETE]
-        for change in sorted(deleted, key=lambda c: c.section_index, reverse=True):
-            index = change.section_index
+        for gone in sorted(deleted, key=lambda c: c.section_index, reverse=True):
+            index = gone.section_index
             if not 0 <= index < len(work):
                 raise MirrorError(f"section delete at {index}, but there are {len(work)} sections")
             if work[index].rows:
@@ -63,11 +63,11 @@ class TableMirror:
                 )
             del work[index]
         inserted = [c for c in batch.sections if c.type == INSERT]
-        for change in sorted(inserted, key=lambda c: c.section_index):
-            index = change.section_index
+        for new in sorted(inserted, key=lambda c: c.section_index):
+            index = new.section_index
             if not 0 <= index <= len(work):
                 raise MirrorError(f"section insert at {index}, but there are {len(work)} sections")
-            work.insert(index, MirrorSection(change.section.name, change.section.index_title))
+            work.insert(index, MirrorSection(new.section.name, new.section.index_title))
         additions = [c for c in batch.objects if c.type in (INSERT, MOVE)]
         for change in sorted(additions, key=lambda c: c.new_index_path or (0, 0)):
             self._insert_row(work, change.new_index_path, change.row)
