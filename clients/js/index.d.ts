@@ -113,8 +113,8 @@ export class ProtocolCore {
   notification(method: string, params?: Params): Buffer;
   batch(calls: Array<[string, Params?]>): { ids: number[]; data: Buffer };
   feed(data: Buffer): Incoming[];
-  register(name: string, target: { handleNotification(method: string, params: object): void }): void;
-  unregister(name: string): void;
+  register(name: string, target: { handleNotification(method: string, params: object): void }): object | undefined;
+  unregister(name: string, restore?: object): void;
   addListener(listener: (method: string, params: any) => void): void;
   removeListener(listener: (method: string, params: any) => void): void;
 }

@@ -143,14 +143,14 @@ export class Client extends EventEmitter {
   async controller(context, name, request, options = {}) {
     const contextName = typeof context === 'string' ? context : context.name;
     const controller = new Controller(this, contextName, name, request, options);
-    this.core.register(name, controller);
+    const previous = this.core.register(name, controller);
     try {
       const result = await this.request(
         ...calls.createController(contextName, name, request, options.sectionNameKeyPath, options.notify),
       );
       await controller._created(result.sections.map(sectionInfoFromWire));
     } catch (error) {
-      this.core.unregister(name);
+      this.core.unregister(name, previous);
       throw error;
     }
     return controller;

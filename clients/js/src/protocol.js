@@ -77,12 +77,17 @@ export class ProtocolCore {
     return out;
   }
 
+  /** Route `name`'s notifications to `target`; returns the target it replaces (or undefined). */
   register(name, target) {
+    const previous = this.targets.get(name);
     this.targets.set(name, target);
+    return previous;
   }
 
-  unregister(name) {
-    this.targets.delete(name);
+  /** Stop routing `name`, or route it back to `restore` (after a failed create of a taken name). */
+  unregister(name, restore) {
+    if (restore) this.targets.set(name, restore);
+    else this.targets.delete(name);
   }
 
   addListener(listener) {

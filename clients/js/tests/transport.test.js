@@ -105,3 +105,19 @@ test('attach to given streams', async () => {
   const code = await new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
   assert.equal(code, 0);
 });
+
+test('a failed create of a taken name keeps the first controller', async () => {
+  const firstCycle = cycle('notes', [['', []]], [['', [{ id: 'Note/1' }]]], new Set());
+  const client = Client.spawn(FAKE, {
+    env: scriptEnv([
+      { method: 'controller/create', result: { sections: [info('', [])], count: 0 } },
+      { method: 'controller/create', error: { code: -32025, message: 'Name taken', data: { kind: 'duplicateName' } } },
+      { method: 'context/insert', notifications: firstCycle.map(([method, params]) => ({ method, params })), result: { object: { id: 'Note/1' } } },
+    ]),
+  });
+  const first = await client.context().controller('notes', { entity: 'Note' });
+  await assert.rejects(client.context().controller('notes', { entity: 'Note' }), (e) => e.kind === 'duplicateName');
+  await client.context().insert('Note', {});
+  assert.deepEqual(first.mirror.ids(), [['Note/1']]);
+  assert.equal(await client.close(), 0);
+});

@@ -155,14 +155,14 @@ class AsyncClient:
     ) -> "AsyncController":
         context_name = context.name if isinstance(context, AsyncContext) else context
         controller = AsyncController(self, context_name, name, request, section_name_key_path, notify, delegate, mirror)
-        self.core.register(name, controller)
+        previous = self.core.register(name, controller)
         try:
             result = await self.request(
                 *calls.create_controller(context_name, name, request, section_name_key_path, notify)
             )
             await controller._created([SectionInfo.from_wire(s) for s in result["sections"]])
         except BaseException:
-            self.core.unregister(name)
+            self.core.unregister(name, restore=previous)
             raise
         return controller
 

@@ -153,12 +153,12 @@ class Client:
         from controller/rows now and kept in sync by every cycle's notifications."""
         context_name = context.name if isinstance(context, Context) else context
         controller = Controller(self, context_name, name, request, section_name_key_path, notify, delegate, mirror)
-        self.core.register(name, controller)
+        previous = self.core.register(name, controller)
         try:
             result = self.request(*calls.create_controller(context_name, name, request, section_name_key_path, notify))
             controller._created([SectionInfo.from_wire(s) for s in result["sections"]])
         except BaseException:
-            self.core.unregister(name)
+            self.core.unregister(name, restore=previous)
             raise
         return controller
 

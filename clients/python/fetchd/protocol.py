@@ -136,11 +136,19 @@ class ProtocolCore:
         return Response(message["id"], result=message["result"])
 
     # -- notification routing -------------------------------------------------------------
-    def register(self, name: str, target: NotificationTarget) -> None:
+    def register(self, name: str, target: NotificationTarget) -> Optional[NotificationTarget]:
+        """Route ``name``'s notifications to ``target``; returns the target it replaces."""
+        previous = self._targets.get(name)
         self._targets[name] = target
+        return previous
 
-    def unregister(self, name: str) -> None:
-        self._targets.pop(name, None)
+    def unregister(self, name: str, restore: Optional[NotificationTarget] = None) -> None:
+        """Stop routing ``name`` (or route it back to ``restore``, e.g. after a failed create
+        whose name was already taken)."""
+        if restore is not None:
+            self._targets[name] = restore
+        else:
+            self._targets.pop(name, None)
 
     def add_listener(self, listener: NotificationListener) -> None:
         self._listeners.append(listener)

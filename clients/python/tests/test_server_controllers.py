@@ -130,3 +130,16 @@ def test_async_client_controller_cycle():
         assert await client.shutdown() == 0
 
     asyncio.run(main())
+
+
+def test_duplicate_controller_name_is_refused_and_the_first_keeps_working(server):
+    from fetchd import FetchdError
+
+    server.open_store(NOTES)
+    main = server.context()
+    notes = main.controller("notes", fetch_request("Note", sort_descriptors=["updatedAt"]))
+    with pytest.raises(FetchdError) as caught:
+        main.controller("notes", fetch_request("Note"))
+    assert (caught.value.code, caught.value.kind) == (-32025, "duplicateName")
+    made = main.insert("Note", {"title": "a", "updatedAt": stamp(1)})
+    assert notes.mirror.ids() == [[made["id"]]]

@@ -147,3 +147,19 @@ def test_attach_to_given_streams():
     assert client.request("test/echo", {"attached": True}) == {"attached": True}
     client.close()
     assert process.wait(5) == 0
+
+
+def test_a_failed_create_of_a_taken_name_keeps_the_first_controller(tmp_path):
+    first_cycle = cycle("notes", [("", [])], [("", [{"id": "Note/1"}])], set())
+    steps = [
+        {"method": "controller/create", "result": {"sections": [info("", [])], "count": 0}},
+        {"method": "controller/create", "error": {"code": -32025, "message": "Name taken", "data": {"kind": "duplicateName"}}},
+        {"method": "context/insert", "notifications": [{"method": m, "params": p} for m, p in first_cycle], "result": {"object": {"id": "Note/1"}}},
+    ]
+    with Client.spawn(FAKE, env=script_env(tmp_path, steps)) as client:
+        first = client.context().controller("notes", {"entity": "Note"})
+        with pytest.raises(FetchdError) as caught:
+            client.context().controller("notes", {"entity": "Note"})
+        assert caught.value.kind == "duplicateName"
+        client.context().insert("Note", {})
+        assert first.mirror.ids() == [["Note/1"]]
