@@ -143,3 +143,15 @@ def test_duplicate_controller_name_is_refused_and_the_first_keeps_working(server
     assert (caught.value.code, caught.value.kind) == (-32025, "duplicateName")
     made = main.insert("Note", {"title": "a", "updatedAt": stamp(1)})
     assert notes.mirror.ids() == [[made["id"]]]
+
+
+def test_child_context_save_reaches_controllers_on_the_parent(server):
+    server.open_store(NOTES)
+    main = server.context()
+    notes = main.controller("notes", fetch_request("Note", sort_descriptors=["-updatedAt"]))
+    editor = server.create_context("editor", parent="main")
+    draft = editor.insert("Note", {"title": "draft", "updatedAt": stamp(1)})
+    assert notes.mirror.ids() == [[]]  # unsaved in the child: main does not see it
+    editor.save()
+    assert events(notes) == [("insert", draft["id"], None, (0, 0))]
+    check_mirror(notes)
