@@ -20,6 +20,12 @@ enum Signals {
         }
         signal(SIGTERM, handler)
         signal(SIGINT, handler)
+        // A parent may spawn us with signals blocked (swift-corelibs-foundation's Process does).
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGTERM)
+        sigaddset(&unblock, SIGINT)
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
         return fds[0]
     }
 }
