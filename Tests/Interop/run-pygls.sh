@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs the pygls 2.1.1 interop client against a built fetchd, in a private virtualenv.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+bin="$(cd "$(dirname "${1:?usage: run-pygls.sh path/to/fetchd}")" && pwd)/$(basename "$1")"
+venv="$root/.build/interop-venv"
+if ! "$venv/bin/python" -c 'import pygls, lsprotocol' 2>/dev/null \
+   || [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("pygls"))')" != 2.1.1 ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q pygls==2.1.1
+fi
+"$venv/bin/python" "$here/pygls_client.py" "$bin"
