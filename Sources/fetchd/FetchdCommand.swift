@@ -56,17 +56,17 @@ struct FetchdCommand: ParsableCommand {
             try openAtStartup(server, model: Self.loadModel(model), logger: logger)
         }
 
-        let wake = Signals.installTerminationPipe()
+        Signals.install()
         let session = Session(handler: server, mode: framing,
                               limits: FramingLimits(maxMessageSize: maxMessageSize),
                               logger: Logger(label: "fetchd.jsonrpc"))
-        let end = StdioTransport(input: STDIN_FILENO, output: protocolOutput, wake: wake >= 0 ? wake : nil,
+        let end = StdioTransport(input: STDIN_FILENO, output: protocolOutput, interrupted: { Signals.caught != 0 },
                                  logger: Logger(label: "fetchd.transport")).run(session)
         server.close()
         switch end {
         case .endOfInput, .outputClosed: throw ExitCode(0)
         case .exit(let code): throw ExitCode(code)
-        case .wake:
+        case .interrupted:
             logger.notice("stopped by signal \(Signals.caught)")
             throw ExitCode(128 + Signals.caught)
         }
