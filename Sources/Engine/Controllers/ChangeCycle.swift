@@ -67,20 +67,24 @@ extension FetchedResultsController {
         }
         let oldSections = sectionKeys.mapValues { results.visibleSection($0, firstSection: firstOld) }
 
-        // 2. Mutate: every old entry out, then every new entry in.
+        // 2. Mutate: every old entry out, then every new entry in, in ascending order so
+        // each insert's rank is final (later inserts land after it).
         for row in affected { if row.oldRank != nil, let key = row.oldKey { results.remove(key, row.id.number) } }
-        for row in affected { if let key = row.newKey { results.insert(key, row.id.number) } }
+        var entering = affected.indices.filter { affected[$0].newKey != nil }
+        if entering.count > 1 {
+            entering.sort { a, b in
+                let c = ordering.compare(affected[a].newKey!, affected[b].newKey!)
+                return c != 0 ? c < 0 : affected[a].id.number < affected[b].id.number
+            }
+        }
+        for i in entering { affected[i].newRank = results.insert(affected[i].newKey!, affected[i].id.number) }
 
         // 3. New positions.
         let firstNew = results.firstVisibleSectionRank()
         var newStarts: [String: Int] = [:]
-        for i in affected.indices {
-            guard let key = affected[i].newKey else { continue }
-            let rank = results.rows.rank(of: key, id: affected[i].id.number)
-            affected[i].newRank = rank
-            affected[i].newPath = results.indexPath(rank: rank, key: key, firstSection: firstNew) { k in
-                cachedStart(&newStarts, k)
-            }
+        for i in entering {
+            affected[i].newPath = results.indexPath(rank: affected[i].newRank!, key: affected[i].newKey!,
+                                                    firstSection: firstNew) { k in cachedStart(&newStarts, k) }
         }
         let changedNew = affected.compactMap(\.newRank).sorted()
         let a2 = unchangedBefore(results.offset, changedNew), b2 = unchangedBefore(results.windowEnd, changedNew)

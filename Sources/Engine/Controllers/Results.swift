@@ -52,9 +52,12 @@ struct Results {
         sections.bulkLoad(reps)
     }
 
-    mutating func insert(_ key: SortKey, _ id: Int64) {
-        rows.insert(key, id: id)
+    /// Inserts the row and returns its rank; its section comes with its first row.
+    @discardableResult
+    mutating func insert(_ key: SortKey, _ id: Int64) -> Int {
+        let rank = rows.insert(key, id: id)
         if sectioned, sections.find(key, id: 0) == nil { sections.insert(key, id: 0) }
+        return rank
     }
 
     /// Removes the row; its section goes when it was the section's last row.

@@ -43,8 +43,9 @@ struct CountedBTree {
 
     /// Sign of entry `i` of `node` against `(key, id)`.
     @inline(__always)
-    func order(_ node: Node, _ i: Int, _ key: SortKey, _ id: Int64) -> Int {
-        let c = compare(node.entries.key(at: i), key)
+    func order(_ node: Node, _ i: Int, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey) -> Int {
+        node.entries.load(i, into: &scratch)
+        let c = compare(scratch, key)
         if c != 0 { return c }
         let e = node.entries.ids[i]
         return e < id ? -1 : (e > id ? 1 : 0)
@@ -57,26 +58,39 @@ struct CountedBTree {
     func firstRank(where isAfter: (SortKey, Int64) -> Bool) -> Int {
         var node = root
         var base = 0
+        var scratch = SortKey(repeating: .null, count: width)
         while !node.isLeaf {
-            let c = childIndex(node) { k, id in isAfter(k, id) }
+            let c = childIndex(node, &scratch, isAfter)
             for j in 0..<c { base += node.counts[j] }
             node = node.children[c]
         }
         var lo = 0, hi = node.entries.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if isAfter(node.entries.key(at: mid), node.entries.ids[mid]) { hi = mid } else { lo = mid + 1 }
+            node.entries.load(mid, into: &scratch)
+            if isAfter(scratch, node.entries.ids[mid]) { hi = mid } else { lo = mid + 1 }
         }
         return base + lo
     }
 
     /// The child that holds the boundary: the one before the first separator (from the
     /// second on) that is after it.
-    private func childIndex(_ node: Node, _ isAfter: (SortKey, Int64) -> Bool) -> Int {
+    private func childIndex(_ node: Node, _ scratch: inout SortKey, _ isAfter: (SortKey, Int64) -> Bool) -> Int {
         var lo = 1, hi = node.children.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if isAfter(node.entries.key(at: mid), node.entries.ids[mid]) { hi = mid } else { lo = mid + 1 }
+            node.entries.load(mid, into: &scratch)
+            if isAfter(scratch, node.entries.ids[mid]) { hi = mid } else { lo = mid + 1 }
+        }
+        return lo - 1
+    }
+
+    /// `childIndex` for a probe entry: the child whose range holds `(key, id)`.
+    private func childIndex(_ node: Node, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey) -> Int {
+        var lo = 1, hi = node.children.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if order(node, mid, key, id, &scratch) > 0 { hi = mid } else { lo = mid + 1 }
         }
         return lo - 1
     }
@@ -93,8 +107,9 @@ struct CountedBTree {
     func find(_ key: SortKey, id: Int64) -> Int? {
         let r = rank(of: key, id: id)
         guard r < count else { return nil }
-        let (k, i) = select(r)
-        return i == id && compare(k, key) == 0 ? r : nil
+        let (node, i) = locate(r)
+        var scratch = SortKey(repeating: .null, count: width)
+        return order(node, i, key, id, &scratch) == 0 ? r : nil
     }
 
     func select(_ rank: Int) -> (key: SortKey, id: Int64) {
@@ -155,7 +170,8 @@ struct CountedBTree {
     /// Inserts `(key, id)` (which must be absent) and returns its rank.
     @discardableResult
     mutating func insert(_ key: SortKey, id: Int64) -> Int {
-        let (rank, split) = insert(into: root, key, id)
+        var scratch = SortKey(repeating: .null, count: width)
+        let (rank, split) = insert(into: root, key, id, &scratch)
         if let (sepKey, sepID, right) = split {
             var seps = Entries(width: width, capacity: innerCapacity)
             seps.append(key, 0)  // never read
@@ -169,12 +185,13 @@ struct CountedBTree {
         return rank
     }
 
-    private func insert(into node: Node, _ key: SortKey, _ id: Int64) -> (Int, (SortKey, Int64, Node)?) {
+    private func insert(into node: Node, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey)
+        -> (Int, (SortKey, Int64, Node)?) {
         if node.isLeaf {
             var lo = 0, hi = node.entries.count
             while lo < hi {
                 let mid = (lo + hi) / 2
-                if order(node, mid, key, id) > 0 { hi = mid } else { lo = mid + 1 }
+                if order(node, mid, key, id, &scratch) > 0 { hi = mid } else { lo = mid + 1 }
             }
             guard node.entries.count == leafCapacity else {
                 node.entries.insert(key, id, at: lo)
@@ -186,13 +203,10 @@ struct CountedBTree {
             if lo >= half { right.entries.insert(key, id, at: lo - half) } else { node.entries.insert(key, id, at: lo) }
             return (lo, (right.entries.key(at: 0), right.entries.ids[0], right))
         }
-        let c = childIndex(node) { k, i in
-            let o = compare(k, key)
-            return o != 0 ? o > 0 : i > id
-        }
+        let c = childIndex(node, key, id, &scratch)
         var base = 0
         for j in 0..<c { base += node.counts[j] }
-        let (r, split) = insert(into: node.children[c], key, id)
+        let (r, split) = insert(into: node.children[c], key, id, &scratch)
         node.counts[c] += 1
         if let (sepKey, sepID, right) = split {
             let moved = right.total
@@ -214,28 +228,26 @@ struct CountedBTree {
     /// Removes `(key, id)`; returns the rank it had, nil when it was absent.
     @discardableResult
     mutating func remove(_ key: SortKey, id: Int64) -> Int? {
-        guard let r = remove(from: root, key, id) else { return nil }
+        var scratch = SortKey(repeating: .null, count: width)
+        guard let r = remove(from: root, key, id, &scratch) else { return nil }
         count -= 1
         while !root.isLeaf && root.children.count == 1 { root = root.children[0] }
         return r
     }
 
-    private func remove(from node: Node, _ key: SortKey, _ id: Int64) -> Int? {
+    private func remove(from node: Node, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey) -> Int? {
         if node.isLeaf {
             var lo = 0, hi = node.entries.count
             while lo < hi {
                 let mid = (lo + hi) / 2
-                if order(node, mid, key, id) >= 0 { hi = mid } else { lo = mid + 1 }
+                if order(node, mid, key, id, &scratch) >= 0 { hi = mid } else { lo = mid + 1 }
             }
-            guard lo < node.entries.count, order(node, lo, key, id) == 0 else { return nil }
+            guard lo < node.entries.count, order(node, lo, key, id, &scratch) == 0 else { return nil }
             node.entries.remove(at: lo)
             return lo
         }
-        let c = childIndex(node) { k, i in
-            let o = compare(k, key)
-            return o != 0 ? o > 0 : i > id
-        }
-        guard let r = remove(from: node.children[c], key, id) else { return nil }
+        let c = childIndex(node, key, id, &scratch)
+        guard let r = remove(from: node.children[c], key, id, &scratch) else { return nil }
         var base = 0
         for j in 0..<c { base += node.counts[j] }
         node.counts[c] -= 1

@@ -26,6 +26,13 @@ struct Entries {
         return k
     }
 
+    /// Writes entry `i`'s key into `key` (which has `width` components) in place, so a
+    /// search reuses one buffer instead of allocating a key per comparison.
+    @inline(__always)
+    func load(_ i: Int, into key: inout SortKey) {
+        for c in columns.indices { key[c] = columns[c].value(at: i) }
+    }
+
     mutating func insert(_ key: SortKey, _ id: Int64, at i: Int) {
         precondition(key.count == columns.count, "sort key width \(key.count) != \(columns.count)")
         ids.insert(id, at: i)
