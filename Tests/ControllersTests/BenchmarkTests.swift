@@ -36,11 +36,25 @@ import Glibc
         }
     }
 
+    /// Ascending integer keys: the cheapest comparator, so the figures are the engine's.
+    struct IntOrdering: ObjectOrdering {
+        let entity = "Item"
+        func orderBy(alias: String) -> SQLFragment { SQLFragment("\(alias).value") }
+        func keyColumns(alias: String) -> [SQLFragment] { [SQLFragment("\(alias).value")] }
+        func key(of id: ObjectID, _ values: Snapshot, in view: ObjectView) -> SortKey { [values["value"] ?? .null] }
+        func key(fromColumns columns: [Value]) -> SortKey { columns }
+        func compare(_ a: SortKey, _ b: SortKey) -> Int {
+            guard case .integer(let x) = a[0], case .integer(let y) = b[0] else { return 0 }
+            return x < y ? -1 : (x > y ? 1 : 0)
+        }
+        var relationshipPaths: [[String]] { [] }
+    }
+
     static let model = ObjectModel(entities: [Entity(name: "Item", attributes: [Attribute(name: "value", type: .integer)])])
 
     static func now() -> Double {
         var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
@@ -58,7 +72,7 @@ import Glibc
         var rng = SeededRandom(seed: UInt64(n))
         let source = IntSource(n: n, rng: &rng)
         let c = FetchedResultsController(name: "bench", source: source, filter: TestFilter(entity: "Item"),
-                                         ordering: TestOrdering(entity: "Item", sort: [(["value"], true)]), model: Self.model)
+                                         ordering: IntOrdering(), model: Self.model)
         var t0 = Self.now()
         let fetched = try source.fetchKeys(filter: c.filter, ordering: c.ordering)
         let sourceTime = Self.now() - t0

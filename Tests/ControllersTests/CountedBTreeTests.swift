@@ -42,10 +42,14 @@ import Model
                 let expected = model.firstIndex { Self.less(e, $0) } ?? model.count
                 #expect(r == expected, "insert rank at step \(step)")
                 model.insert(e, at: expected)
-            } else if op < 85 {
+            } else if op < 70 {
                 let i = rng.int(0..<model.count)
                 let e = model[i]
                 #expect(tree.remove(e.key, id: e.id) == i, "remove rank at step \(step)")
+                model.remove(at: i)
+            } else if op < 85 {
+                let i = rng.int(0..<model.count)
+                tree.remove(at: i)
                 model.remove(at: i)
             } else if op < 90 {
                 // Absent entries: same key, other id; or unknown key.

@@ -30,8 +30,9 @@ extension FetchedResultsController {
     public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] {
         guard !changeSet.isEmpty else { return [] }
         var changes: [ObjectID: ChangeSet.Change] = [:]
+        changes.reserveCapacity(changeSet.changes.count)
         for change in changeSet.changes { changes[change.id] = change }
-        var affected = collectAffected(changes)
+        var affected = collectAffected(changeSet.changes, changes)
         guard !affected.isEmpty else { return [] }
 
         // 1. Old positions, edge rows and section candidates, before touching the tree.
@@ -69,15 +70,21 @@ extension FetchedResultsController {
 
         // 2. Mutate: every old entry out, then every new entry in, in ascending order so
         // each insert's rank is final (later inserts land after it).
-        for row in affected { if row.oldRank != nil, let key = row.oldKey { results.remove(key, row.id.number) } }
-        var entering = affected.indices.filter { affected[$0].newKey != nil }
-        if entering.count > 1 {
-            entering.sort { a, b in
-                let c = ordering.compare(affected[a].newKey!, affected[b].newKey!)
-                return c != 0 ? c < 0 : affected[a].id.number < affected[b].id.number
+        var leaving = affected.indices.filter { affected[$0].oldRank != nil }
+        leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
+        for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
+        var newEntries: [(key: SortKey, id: Int64, index: Int)] = []
+        newEntries.reserveCapacity(affected.count)
+        for i in affected.indices { if let key = affected[i].newKey { newEntries.append((key, affected[i].id.number, i)) } }
+        if newEntries.count > 1 {
+            let ordering = self.ordering
+            newEntries.sort { a, b in
+                let c = ordering.compare(a.key, b.key)
+                return c != 0 ? c < 0 : a.id < b.id
             }
         }
-        for i in entering { affected[i].newRank = results.insert(affected[i].newKey!, affected[i].id.number) }
+        for e in newEntries { affected[e.index].newRank = results.insert(e.key, e.id) }
+        let entering = newEntries.map(\.index)
 
         // 3. New positions.
         let firstNew = results.firstVisibleSectionRank()
@@ -166,12 +173,13 @@ extension FetchedResultsController {
 
     /// The changed objects of this controller's entity, and those reading a changed object
     /// through a relationship path; objects that are not matches before or after are dropped.
-    func collectAffected(_ changes: [ObjectID: ChangeSet.Change]) -> [AffectedRow] {
-        let old = OldView(current: source, changes: changes)
+    func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change]) -> [AffectedRow] {
+        // One existential box for the whole cycle, not one per key computed.
+        let old: any ObjectView = OldView(current: source, changes: changes)
         var rows: [AffectedRow] = []
-        var direct = Set<ObjectID>()
-        for (id, change) in changes where id.entity == entity && change.before != change.after {
-            direct.insert(id)
+        rows.reserveCapacity(changeList.count)
+        for change in changeList where change.id.entity == entity && change.before != change.after {
+            let id = change.id
             var row = AffectedRow(id: id)
             if let before = change.before {
                 let key = ordering.key(of: id, before, in: old)
@@ -184,7 +192,9 @@ extension FetchedResultsController {
             if row.oldRank != nil || row.newKey != nil { rows.append(row) }
         }
         if !tracer.isEmpty {
-            for id in tracer.dependents(of: changes, in: source) where !direct.contains(id) {
+            for id in tracer.dependents(of: changes, in: source) {
+                // Objects that changed themselves were handled above.
+                if let own = changes[id], own.before != own.after { continue }
                 guard let values = changes[id]?.after ?? source.snapshot(of: id) else { continue }
                 var row = AffectedRow(id: id)
                 let key = ordering.key(of: id, values, in: old)

@@ -60,6 +60,12 @@ struct Results {
         return rank
     }
 
+    /// Removes the row at `rank`, whose key is `key`; its section goes with its last row.
+    mutating func remove(at rank: Int, key: SortKey) {
+        rows.remove(at: rank)
+        if sectioned, sectionRange(key).isEmpty { sections.remove(key, id: 0) }
+    }
+
     /// Removes the row; its section goes when it was the section's last row.
     @discardableResult
     mutating func remove(_ key: SortKey, _ id: Int64) -> Bool {

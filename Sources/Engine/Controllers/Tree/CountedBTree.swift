@@ -43,11 +43,11 @@ struct CountedBTree {
 
     /// Sign of entry `i` of `node` against `(key, id)`.
     @inline(__always)
-    func order(_ node: Node, _ i: Int, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey) -> Int {
-        node.entries.load(i, into: &scratch)
+    func order(_ entries: Entries, _ i: Int, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey) -> Int {
+        entries.load(i, into: &scratch)
         let c = compare(scratch, key)
         if c != 0 { return c }
-        let e = node.entries.ids[i]
+        let e = entries.ids[i]
         return e < id ? -1 : (e > id ? 1 : 0)
     }
 
@@ -64,11 +64,14 @@ struct CountedBTree {
             for j in 0..<c { base += node.counts[j] }
             node = node.children[c]
         }
-        var lo = 0, hi = node.entries.count
+        // A local copy of the node's entries: reads through the class reference would
+        // retain and release the buffers on every comparison.
+        let entries = node.entries
+        var lo = 0, hi = entries.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            node.entries.load(mid, into: &scratch)
-            if isAfter(scratch, node.entries.ids[mid]) { hi = mid } else { lo = mid + 1 }
+            entries.load(mid, into: &scratch)
+            if isAfter(scratch, entries.ids[mid]) { hi = mid } else { lo = mid + 1 }
         }
         return base + lo
     }
@@ -76,21 +79,23 @@ struct CountedBTree {
     /// The child that holds the boundary: the one before the first separator (from the
     /// second on) that is after it.
     private func childIndex(_ node: Node, _ scratch: inout SortKey, _ isAfter: (SortKey, Int64) -> Bool) -> Int {
-        var lo = 1, hi = node.children.count
+        let entries = node.entries
+        var lo = 1, hi = entries.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            node.entries.load(mid, into: &scratch)
-            if isAfter(scratch, node.entries.ids[mid]) { hi = mid } else { lo = mid + 1 }
+            entries.load(mid, into: &scratch)
+            if isAfter(scratch, entries.ids[mid]) { hi = mid } else { lo = mid + 1 }
         }
         return lo - 1
     }
 
     /// `childIndex` for a probe entry: the child whose range holds `(key, id)`.
     private func childIndex(_ node: Node, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey) -> Int {
-        var lo = 1, hi = node.children.count
+        let entries = node.entries
+        var lo = 1, hi = entries.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if order(node, mid, key, id, &scratch) > 0 { hi = mid } else { lo = mid + 1 }
+            if order(entries, mid, key, id, &scratch) > 0 { hi = mid } else { lo = mid + 1 }
         }
         return lo - 1
     }
@@ -105,11 +110,23 @@ struct CountedBTree {
 
     /// The rank of the entry equal to `(key, id)`, nil when absent.
     func find(_ key: SortKey, id: Int64) -> Int? {
-        let r = rank(of: key, id: id)
-        guard r < count else { return nil }
-        let (node, i) = locate(r)
+        // One descent to the only leaf that can hold it, summing counts on the way.
         var scratch = SortKey(repeating: .null, count: width)
-        return order(node, i, key, id, &scratch) == 0 ? r : nil
+        var node = root
+        var base = 0
+        while !node.isLeaf {
+            let c = childIndex(node, key, id, &scratch)
+            for j in 0..<c { base += node.counts[j] }
+            node = node.children[c]
+        }
+        let entries = node.entries
+        var lo = 0, hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if order(entries, mid, key, id, &scratch) >= 0 { hi = mid } else { lo = mid + 1 }
+        }
+        guard lo < entries.count, order(entries, lo, key, id, &scratch) == 0 else { return nil }
+        return base + lo
     }
 
     func select(_ rank: Int) -> (key: SortKey, id: Int64) {
@@ -189,9 +206,12 @@ struct CountedBTree {
         -> (Int, (SortKey, Int64, Node)?) {
         if node.isLeaf {
             var lo = 0, hi = node.entries.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if order(node, mid, key, id, &scratch) > 0 { hi = mid } else { lo = mid + 1 }
+            do {
+                let entries = node.entries
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if order(entries, mid, key, id, &scratch) > 0 { hi = mid } else { lo = mid + 1 }
+                }
             }
             guard node.entries.count == leafCapacity else {
                 node.entries.insert(key, id, at: lo)
@@ -238,11 +258,14 @@ struct CountedBTree {
     private func remove(from node: Node, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey) -> Int? {
         if node.isLeaf {
             var lo = 0, hi = node.entries.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if order(node, mid, key, id, &scratch) >= 0 { hi = mid } else { lo = mid + 1 }
+            do {
+                let entries = node.entries
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if order(entries, mid, key, id, &scratch) >= 0 { hi = mid } else { lo = mid + 1 }
+                }
+                guard lo < entries.count, order(entries, lo, key, id, &scratch) == 0 else { return nil }
             }
-            guard lo < node.entries.count, order(node, lo, key, id, &scratch) == 0 else { return nil }
             node.entries.remove(at: lo)
             return lo
         }
@@ -253,6 +276,27 @@ struct CountedBTree {
         node.counts[c] -= 1
         rebalance(node, c)
         return base + r
+    }
+
+    /// Removes the entry at `rank`, found by counts alone (no key comparison). Removing
+    /// several entries from the highest rank down keeps the lower ranks valid.
+    mutating func remove(at rank: Int) {
+        precondition(rank >= 0 && rank < count, "rank \(rank) out of 0..<\(count)")
+        remove(from: root, at: rank)
+        count -= 1
+        while !root.isLeaf && root.children.count == 1 { root = root.children[0] }
+    }
+
+    private func remove(from node: Node, at rank: Int) {
+        if node.isLeaf {
+            node.entries.remove(at: rank)
+            return
+        }
+        var r = rank, c = 0
+        while r >= node.counts[c] { r -= node.counts[c]; c += 1 }
+        remove(from: node.children[c], at: r)
+        node.counts[c] -= 1
+        rebalance(node, c)
     }
 
     /// Merges child `c` with a neighbour when together they fit in one node, and drops it
