@@ -51,11 +51,12 @@ public final class TranscriptRecorder {
         line { $0.writeRaw("{\"framing\":"); $0.write(string: framing.rawValue); $0.writeRaw("}") }
     }
 
-    /// Objects and arrays are recorded as JSON; anything else (not JSON, or a bare scalar,
-    /// whose text matters) as its verbatim text.
+    /// A message is recorded as JSON when that reproduces its bytes exactly (compact, in
+    /// fetchd's own formatting); otherwise (not JSON, a bare scalar, spaces, escapes, duplicate
+    /// keys ...) as its verbatim text, so a replay sends the very same bytes.
     private func recordSend(_ bytes: [UInt8]) {
-        if let json = try? JSON.parse(bytes), json.objectValue != nil || json.arrayValue != nil {
-            line { $0.writeRaw("{\"send\":"); $0.write(json); $0.writeRaw("}") }
+        if let json = try? JSON.parse(bytes), json.objectValue != nil || json.arrayValue != nil, json.serialized == bytes {
+            line { $0.writeRaw("{\"send\":"); $0.bytes += bytes; $0.writeRaw("}") }
         } else {
             line { $0.writeRaw("{\"send\":"); $0.write(string: String(decoding: bytes, as: UTF8.self)); $0.writeRaw("}") }
         }

@@ -117,4 +117,24 @@ import JSON
         #expect(r.status == 64)
         #expect(r.stderr.contains("must hold a JSON object"))
     }
+
+    @Test func recordsASessionThatReplaysAndCatchesAChange() throws {
+        let path = NSTemporaryDirectory() + "fetchd-e2e-record-\(getpid()).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let input = [Self.initialize, "garbage", Self.unknown, Self.shutdown, Self.exit].map(lspFrame).joined()
+        let served = try FetchdProcess.run(["--record", path], input: input)
+        #expect(served.status == 0)
+        let replay = try FetchdProcess.run(["replay", path], input: "")
+        #expect(replay.status == 0)
+        #expect(replay.output.isEmpty)
+
+        let recorded = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(recorded.hasPrefix(#"{"framing":"lsp"}"#))
+        #expect(recorded.hasSuffix(#"{"exitCode":0}"# + "\n"))
+        try recorded.replacingOccurrences(of: #""kind":"methodNotFound","method":"no/such""#,
+                                           with: #""kind":"methodNotFound","method":"no/other""#).write(toFile: path, atomically: true, encoding: .utf8)
+        let changed = try FetchdProcess.run(["replay", path], input: "")
+        #expect(changed.status == 1)
+        #expect(changed.output.contains("expected"))
+    }
 }

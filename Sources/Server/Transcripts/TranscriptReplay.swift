@@ -9,6 +9,12 @@ public enum TranscriptReplay {
         public var line: Int
         public var expected: String
         public var got: String
+        public init(line: Int, expected: String, got: String) {
+            self.line = line
+            self.expected = expected
+            self.got = got
+        }
+
         public var description: String { "line \(line):\n  expected \(expected)\n  got      \(got)" }
     }
 
@@ -19,7 +25,18 @@ public enum TranscriptReplay {
         let collect: (Frame) -> Void = { frame in written.append(body(of: frame, transcript.framing)) }
         var next = 0
         var lastLine = 0
-        for (line, step) in transcript.steps {
+        // Input ends after the last send: a final NDJSON line without its newline is answered then.
+        let lastSend = transcript.steps.lastIndex {
+            if case .send = $0.step { return true }
+            if case .sendBytes = $0.step { return true }
+            return false
+        } ?? -1
+        var finished = false
+        for (index, (line, step)) in transcript.steps.enumerated() {
+            if index > lastSend, !finished {
+                finished = true
+                session.finish(emit: collect)
+            }
             lastLine = line
             switch step {
             case .send(let body):
@@ -36,7 +53,6 @@ public enum TranscriptReplay {
                 }
                 next += 1
             case .exitCode(let code):
-                session.finish(emit: collect)
                 let status = server.exitCode ?? 0
                 if next < written.count {
                     return Difference(line: line, expected: "nothing more", got: text(written[next]))
@@ -46,7 +62,7 @@ public enum TranscriptReplay {
                 }
             }
         }
-        session.finish(emit: collect)
+        if !finished { session.finish(emit: collect) }
         if next < written.count {
             return Difference(line: lastLine + 1, expected: "nothing more", got: text(written[next]))
         }
