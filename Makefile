@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_BIN := .build/release/fetchd
 DEBUG_BIN := .build/debug/fetchd
 
-.PHONY: run test deps build release test-swift test-transcripts test-interop test-python test-js bench clean
+.PHONY: run test deps build release test-swift test-transcripts test-interop test-python test-js bench bench-transport clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -41,6 +41,10 @@ test-js:
 
 bench: deps
 	@scripts/bench.sh
+
+# Transport round trip vs a raw pipe, and pipelined throughput (release build, real pipes).
+bench-transport: deps
+	@Tests/Performance/run-transport-bench.sh
 
 clean:
 	rm -rf .build
