@@ -6,7 +6,8 @@ struct CompiledFilter: ObjectFilter {
     let tree: BoundPredicate
     let relationshipPaths: [[String]]
     /// `attribute OP constant`, the most common predicate, skips the general evaluator.
-    private let simple: (attribute: String, comparison: PreparedComparison)?
+    private let simpleAttribute: String?
+    private let simpleComparison: PreparedComparison?
 
     init(entity: String, tree: BoundPredicate, relationshipPaths: [[String]]) {
         self.entity = entity
@@ -14,9 +15,11 @@ struct CompiledFilter: ObjectFilter {
         self.relationshipPaths = relationshipPaths
         if case .compare(.key(let k), _, _, _, _, let prepared?) = tree, k.scope == 0, k.hops.isEmpty,
            case .attribute(let name, _) = k.terminal {
-            simple = (name, prepared)
+            simpleAttribute = name
+            simpleComparison = prepared
         } else {
-            simple = nil
+            simpleAttribute = nil
+            simpleComparison = nil
         }
     }
 
@@ -27,7 +30,9 @@ struct CompiledFilter: ObjectFilter {
     }
 
     func matches(_ id: ObjectID, _ values: Snapshot, in view: ObjectView) -> Bool {
-        if let simple { return simple.comparison.evaluate(values[simple.attribute] ?? .null) }
+        if let simpleComparison, let simpleAttribute {
+            return simpleComparison.evaluate(values[simpleAttribute] ?? .null)
+        }
         var evaluator = MemoryEvaluator(view: view, id: id, values: values)
         return evaluator.evaluate(tree)
     }
