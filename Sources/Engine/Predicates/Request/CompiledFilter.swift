@@ -5,6 +5,7 @@ struct CompiledFilter: ObjectFilter {
     let entity: String
     let tree: BoundPredicate
     let relationshipPaths: [[String]]
+    private let program: any PredicateNode
     /// `attribute OP constant`, the most common predicate, skips the general evaluator.
     private let simpleAttribute: String?
     private let simpleComparison: PreparedComparison?
@@ -13,6 +14,7 @@ struct CompiledFilter: ObjectFilter {
         self.entity = entity
         self.tree = tree
         self.relationshipPaths = relationshipPaths
+        self.program = MemoryProgram.predicate(tree)
         if case .compare(.key(let k), _, _, _, _, let prepared?) = tree, k.scope == 0, k.hops.isEmpty,
            case .attribute(let name, _) = k.terminal {
             simpleAttribute = name
@@ -33,7 +35,7 @@ struct CompiledFilter: ObjectFilter {
         if let simpleComparison, let simpleAttribute {
             return simpleComparison.evaluate(values[simpleAttribute] ?? .null)
         }
-        var evaluator = MemoryEvaluator(view: view, id: id, values: values)
-        return evaluator.evaluate(tree)
+        var context = EvaluationContext(view: view, id: id, values: values)
+        return program.test(&context)
     }
 }
