@@ -49,7 +49,7 @@ extension Context {
                 // other keys survive.
                 guard var merged = try parent.object(id) else { continue }
                 for key in p.changedKeys { merged[key] = values[key] }
-                try parent.setPending(id, merged, baseVersion: .some(p.baseVersion))
+                try parent.setPending(id, merged)
                 counts.updated += 1
             }
         }
@@ -142,8 +142,10 @@ extension Context {
                 }
             } else if let base = p.base {
                 // Objects left pointing at a deleted object (a noAction rule), saved or not.
+                let derived = Set(model.derivedRelationships(of: id.entity).map(\.name))
                 for r in entity.relationships {
-                    for t in (base[r.name] ?? .null).objectIDs where pending[t] == nil {
+                    let targets = derived.contains(r.name) ? try derivedIDs(id, r).sorted() : (base[r.name] ?? .null).objectIDs
+                    for t in targets where pending[t] == nil {
                         if let tv = try object(t), (tv[r.inverse] ?? .null).objectIDs.contains(id) {
                             errors.append((t, r.inverse, "refers to \(id), which does not exist"))
                         }

@@ -186,7 +186,10 @@ public final class Context {
     func discardPending() throws(EngineError) {
         for (id, p) in pending {
             try noteCurrent(id)
-            for t in referencedTargets(p.values, of: id.entity) + referencedTargets(p.base, of: id.entity) { try noteCurrent(t) }
+            // The value coming back is the parent's now, which may differ from the base.
+            let next: Snapshot?
+            if let parent { next = try parent.lookup(id).values } else { next = try store.read(id)?.values }
+            for t in referencedTargets(p.values, of: id.entity) + referencedTargets(next, of: id.entity) { try noteCurrent(t) }
         }
         pending.removeAll()
         pendingCount.removeAll()
