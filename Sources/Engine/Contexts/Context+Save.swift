@@ -77,7 +77,6 @@ extension Context {
         }
         let mergers = (graph?.roots ?? []).filter { $0 !== self && $0.mergesChangesFromParent }
         let written = resolved.compactMap { entry -> ObjectID? in if case .skip = entry.1 { return nil } else { return entry.0 } }
-        // What the merging roots see before the write, for their cycles afterwards.
         var finals: [ObjectID: Snapshot?] = [:]
         for (id, write) in resolved {
             switch write {
@@ -86,10 +85,26 @@ extension Context {
             case .skip: break
             }
         }
-        for r in mergers { for id in written { try r.noteCurrent(id, next: finals[id] ?? nil) } }
-        for id in written { try noteCurrent(id, next: finals[id] ?? nil) }
+        // What the merging roots see before the write, for their cycles afterwards. A new
+        // object was nowhere before.
+        let inserted = Set(batch.inserts.map(\.0))
+        for r in mergers {
+            for id in written {
+                if inserted.contains(id) { r.noteNew(id) } else { try r.noteCurrent(id, next: finals[id] ?? nil) }
+            }
+        }
+        // Here, an object the store now holds as this context showed it does not change (nor
+        // in the children); only those the merge policy settled otherwise are noted.
+        for (id, p) in entries {
+            if let final = finals[id] {
+                if final == p.values { continue }
+                try noteCurrent(id, next: final)
+            } else {
+                try noteCurrent(id, next: try store.read(id)?.values)
+            }
+        }
         try store.write(batch)
-        try discardPending()
+        clearPending()
         processPendingChanges()
         for r in mergers {
             try r.rebase(on: written)
