@@ -1,4 +1,5 @@
 import Model
+import Predicates
 
 extension EngineError.Kind {
     /// A section, row or index title that the controller's results do not have.
@@ -37,6 +38,13 @@ public final class FetchedResultsController {
                           offset: fetchOffset, limit: fetchLimit)
         tracer = DependencyTracer(entity: filter.entity, paths: filter.relationshipPaths + ordering.relationshipPaths,
                                   model: model)
+    }
+
+    /// A controller for a compiled request (its limit and offset included).
+    public convenience init(name: String, source: any ControllerSource, request: CompiledRequest, model: ObjectModel) {
+        self.init(name: name, source: source, filter: request.filter, ordering: request.ordering,
+                  sectionNameKeyPath: request.sectionNameKeyPath, fetchLimit: request.request.fetchLimit,
+                  fetchOffset: request.request.fetchOffset, model: model)
     }
 
     public var entity: String { filter.entity }
