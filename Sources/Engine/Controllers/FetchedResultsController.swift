@@ -1,11 +1,6 @@
 import Model
 import Predicates
 
-extension EngineError.Kind {
-    /// A section, row or index title that the controller's results do not have.
-    public static let indexOutOfRange = Self("indexOutOfRange")
-}
-
 /// A live query over one context: the engine side of NSFetchedResultsController.
 ///
 /// Holds only `(key, id number)` per matching object (see `Results`); object values are
@@ -78,10 +73,10 @@ public final class FetchedResultsController {
     public func ids(section: Int, offset: Int = 0, limit: Int? = nil) throws(EngineError) -> [ObjectID] {
         let all = results.visibleSections()
         guard section >= 0, section < all.count else {
-            throw EngineError(.indexOutOfRange, "no section \(section)", [("section", .int(Int64(section)))])
+            throw EngineError(.invalidValue, "no section \(section)", [("key", "section"), ("section", .int(Int64(section)))])
         }
         guard offset >= 0, (limit ?? 0) >= 0 else {
-            throw EngineError(.invalidValue, "offset and limit must not be negative", [("offset", .int(Int64(offset)))])
+            throw EngineError(.invalidValue, "offset and limit must not be negative", [("key", offset < 0 ? "offset" : "limit")])
         }
         let ranks = all[section].ranks
         let lo = min(ranks.upperBound, ranks.lowerBound + offset)
@@ -93,8 +88,8 @@ public final class FetchedResultsController {
         let all = results.visibleSections()
         guard indexPath.section >= 0, indexPath.section < all.count, indexPath.row >= 0,
               indexPath.row < all[indexPath.section].ranks.count else {
-            throw EngineError(.indexOutOfRange, "no row at \(indexPath)",
-                              [("indexPath", .list([.int(Int64(indexPath.section)), .int(Int64(indexPath.row))]))])
+            throw EngineError(.invalidValue, "no row at \(indexPath)",
+                              [("key", "indexPath"), ("indexPath", .list([.int(Int64(indexPath.section)), .int(Int64(indexPath.row))]))])
         }
         let rank = all[indexPath.section].ranks.lowerBound + indexPath.row
         return ObjectID(entity: entity, number: results.rows.id(at: rank))
@@ -125,8 +120,8 @@ public final class FetchedResultsController {
         if let s = infos.firstIndex(where: { $0.indexTitle == title }) { return s }
         let titles = sectionIndexTitles
         guard index >= 0, index < titles.count, let s = infos.firstIndex(where: { $0.indexTitle == titles[index] }) else {
-            throw EngineError(.indexOutOfRange, "no section for index title \"\(title)\" at \(index)",
-                              [("title", .string(title)), ("index", .int(Int64(index)))])
+            throw EngineError(.invalidValue, "no section for index title \"\(title)\" at \(index)",
+                              [("key", "title"), ("title", .string(title)), ("index", .int(Int64(index)))])
         }
         return s
     }
