@@ -133,6 +133,8 @@ import Contexts
             graph.processPendingChanges()
             for changeSet in delivered {
                 for h in harnesses where h.context.name == changeSet.context {
+                    // Both paths must give the same notifications: rebuild a quarter of the time.
+                    h.controller.rebuildOverride = rng.chance(0.25) ? true : false
                     let events = h.controller.apply(changeSet)
                     #expect(wireOrderProblems(events) == [], "seed \(seed) cycle \(cycle) \(h.spec.name)")
                     try h.mirror.apply(events) { h.context.snapshot(of: $0) }

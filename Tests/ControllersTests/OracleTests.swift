@@ -121,6 +121,8 @@ import Model
             let oldView = OldView(current: store, changes: byID)
             for h in harnesses {
                 let before = h.mirror
+                // Both paths must give the same notifications: rebuild a quarter of the time.
+                h.controller.rebuildOverride = rng.chance(0.25) ? true : false
                 let events = h.controller.apply(changeSet)
                 let context = "seed \(seed) cycle \(cycle) controller \(h.spec.name)"
                 #expect(wireOrderProblems(events) == [], "\(context)")

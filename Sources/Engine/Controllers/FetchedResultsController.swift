@@ -44,8 +44,16 @@ public final class FetchedResultsController {
 
     public var entity: String { filter.entity }
 
+    /// Tests force the rebuild path on (true) or off (false); nil lets the size decide.
+    var rebuildOverride: Bool?
+
     /// Loads the whole match set from the source (keys only) in one sorted pass.
     public func performFetch() throws(EngineError) {
+        results.load(try fetchSorted())
+    }
+
+    /// The match set from the source as `(key, id number)` in the tree's order.
+    func fetchSorted() throws(EngineError) -> [(SortKey, Int64)] {
         let fetched = try source.fetchKeys(filter: filter, ordering: ordering)
         var sorted = fetched.map { ($0.1, $0.0.number) }
         // The source promises this order; verify it in O(n) rather than trust it.
@@ -59,7 +67,7 @@ public final class FetchedResultsController {
                 return c != 0 ? c < 0 : a.1 < b.1
             }
         }
-        results.load(sorted)
+        return sorted
     }
 
     // MARK: Reading the results
