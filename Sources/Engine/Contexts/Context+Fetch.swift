@@ -17,7 +17,7 @@ extension Context {
     }
 
     /// The controllers' form (`ControllerSource`): the whole match set, keyed.
-    public func fetchKeys(filter: any ObjectFilter, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
+    public func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
         try fetchKeys(entity: ordering.entity, filter: filter, ordering: ordering, limit: nil, offset: 0)
     }
 
