@@ -29,7 +29,7 @@ export function render(controller, cell, { empty, indexBar = false } = {}) {
 
 /** The mirror must equal the controller's rows fetched fresh from the server. */
 export async function verify(controller) {
-  const fresh = await controller.fetched();
+  const fresh = await controller.fetched({ keys: controller.notify?.keys }); // rows carry what notifications carry
   const mirrored = controller.mirror.sections.map((s) => s.rows);
   const infos = await controller.sections();
   if (JSON.stringify(fresh) !== JSON.stringify(mirrored) || JSON.stringify(infos) !== JSON.stringify(controller.mirror.sectionInfos())) {

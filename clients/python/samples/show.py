@@ -45,7 +45,8 @@ def render(controller: Controller, cell: Callable[[Row], str], empty: Optional[s
 def verify(controller: Controller) -> None:
     """The mirror must equal the controller's rows fetched fresh from the server."""
     assert controller.mirror is not None
-    fresh = controller.fetched()
+    keys = (controller.notify or {}).get("keys")  # rows carry what notifications carry
+    fresh = controller.fetched(keys=keys)
     mirrored = [[dict(r) for r in s.rows] for s in controller.mirror.sections]
     if fresh != mirrored or controller.sections() != controller.mirror.section_infos():
         raise AssertionError(f"{controller.name}: mirror {mirrored} differs from the server's rows {fresh}")
