@@ -16,7 +16,6 @@ public enum ErrorTable {
         (.invalidValue, RPCError.invalidParamsCode),
         (.predicateSyntax, RPCError.invalidParamsCode),
         (.missingVariable, RPCError.invalidParamsCode),
-        (.indexOutOfRange, RPCError.invalidParamsCode),
         // Store and model.
         (.noStore, -32010),
         (.invalidModel, -32011),
