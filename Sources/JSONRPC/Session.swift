@@ -123,7 +123,8 @@ public final class Session {
 
     private func closeCycle(dispatched: Bool, _ responses: [Outgoing]) -> [Outgoing] {
         if dispatched { handler.endOfCycle() }
-        let notifications = handler.takeNotifications().map(Outgoing.notification)
-        return notifications + responses
+        let notifications = handler.takeNotifications()
+        if notifications.isEmpty { return responses }
+        return notifications.map(Outgoing.notification) + responses
     }
 }
