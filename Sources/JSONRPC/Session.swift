@@ -23,6 +23,8 @@ public final class Session {
     public var rejectedHeader: [UInt8] { decoder.rejectedHeader }
     public var onWrite: ((Frame, Framing) -> Void)?
 
+    public var limits: FramingLimits { decoder.limits }
+
     /// The framing in use: fixed, or detected from the first byte received.
     public var framing: Framing? { decoder.framing }
 
