@@ -19,9 +19,10 @@ public final class Session {
     /// Sees every event the decoder produces (a message's bytes, or a framing error) before it
     /// is handled, and every frame written: how `--record` captures a session.
     public var onReceive: ((FrameDecoder.Event) -> Void)?
+    public var onWrite: ((Frame, Framing) -> Void)?
+
     /// The bytes of the header behind the current malformed-header event (see FrameDecoder).
     public var rejectedHeader: [UInt8] { decoder.rejectedHeader }
-    public var onWrite: ((Frame, Framing) -> Void)?
 
     public var limits: FramingLimits { decoder.limits }
 
