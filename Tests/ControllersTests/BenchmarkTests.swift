@@ -18,7 +18,7 @@ import Glibc
             id.number >= 1 && Int(id.number) <= values.count ? ["value": .integer(values[Int(id.number) - 1])] : nil
         }
         func referrers(of target: ObjectID, entity: String, relationship: String) -> [ObjectID] { [] }
-        func fetchKeys(filter: any ObjectFilter, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
+        func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
             values.indices.sorted { values[$0] != values[$1] ? values[$0] < values[$1] : $0 < $1 }
                 .map { (ObjectID(entity: "Item", number: Int64($0 + 1)), [.integer(values[$0])]) }
         }

@@ -11,6 +11,8 @@ struct AffectedRow {
     var newRank: Int?
     var oldPath: IndexPath?
     var newPath: IndexPath?
+    /// Reported because it reads a changed object through a key path, not for its own values.
+    var isDependent = false
 }
 
 /// An unchanged row near a window edge, recorded before the tree changes: it may be
@@ -27,12 +29,18 @@ extension FetchedResultsController {
     ///
     /// O(k log n) for k affected objects: old positions come from old keys (before
     /// snapshots seen through `OldView`), then the tree is updated, then new positions.
+    /// A cycle changing a large part of the results rebuilds instead (`shouldRebuild`): old
+    /// positions from one walk of the old tree, a fresh keyed fetch, new positions from one
+    /// walk of the new tree; the notifications are the same either way.
     public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] {
         guard !changeSet.isEmpty else { return [] }
         var changes: [ObjectID: ChangeSet.Change] = [:]
         changes.reserveCapacity(changeSet.changes.count)
         for change in changeSet.changes { changes[change.id] = change }
-        var affected = collectAffected(changeSet.changes, changes)
+        // A failed fetch falls back to the incremental path, which needs no query.
+        let fresh = shouldRebuild(changeSet.changes.count, results.count) ? try? fetchSorted() : nil
+        var affected = collectAffected(changeSet.changes, changes, locate: fresh == nil)
+        if fresh != nil { locateByWalk(&affected, old: true) }
         guard !affected.isEmpty else { return [] }
 
         // 1. Old positions, edge rows and section candidates, before touching the tree.
@@ -69,22 +77,16 @@ extension FetchedResultsController {
         let oldSections = sectionKeys.mapValues { results.visibleSection($0, firstSection: firstOld) }
 
         // 2. Mutate: every old entry out, then every new entry in, in ascending order so
-        // each insert's rank is final (later inserts land after it).
-        var leaving = affected.indices.filter { affected[$0].oldRank != nil }
-        leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
-        for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
-        var newEntries: [(key: SortKey, id: Int64, index: Int)] = []
-        newEntries.reserveCapacity(affected.count)
-        for i in affected.indices { if let key = affected[i].newKey { newEntries.append((key, affected[i].id.number, i)) } }
-        if newEntries.count > 1 {
-            let ordering = self.ordering
-            newEntries.sort { a, b in
-                let c = ordering.compare(a.key, b.key)
-                return c != 0 ? c < 0 : a.id < b.id
-            }
+        // each insert's rank is final (later inserts land after it). Or rebuild.
+        let entering: [Int]
+        if let fresh {
+            results.load(fresh)
+            locateByWalk(&affected, old: false)
+            entering = affected.indices.filter { affected[$0].newRank != nil }
+        } else {
+            entering = mutate(&affected)
         }
-        for e in newEntries { affected[e.index].newRank = results.insert(e.key, e.id) }
-        let entering = newEntries.map(\.index)
+
 
         // 3. New positions.
         let firstNew = results.firstVisibleSectionRank()
@@ -171,9 +173,67 @@ extension FetchedResultsController {
         return events
     }
 
+    /// The incremental update: removals from the highest old rank down (by counts only), then
+    /// inserts in ascending key order. Returns the indices of the rows in the results now.
+    private func mutate(_ affected: inout [AffectedRow]) -> [Int] {
+        var leaving = affected.indices.filter { affected[$0].oldRank != nil }
+        leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
+        for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
+        var newEntries: [(key: SortKey, id: Int64, index: Int)] = []
+        newEntries.reserveCapacity(affected.count)
+        for i in affected.indices { if let key = affected[i].newKey { newEntries.append((key, affected[i].id.number, i)) } }
+        if newEntries.count > 1 {
+            let ordering = self.ordering
+            newEntries.sort { a, b in
+                let c = ordering.compare(a.key, b.key)
+                return c != 0 ? c < 0 : a.id < b.id
+            }
+        }
+        for e in newEntries { affected[e.index].newRank = results.insert(e.key, e.id) }
+        return newEntries.map(\.index)
+    }
+
+    /// Whether a cycle of `changes` changed objects over `rows` results rebuilds: when the
+    /// changes are at least an eighth of the results (and more than a few hundred), one
+    /// fetch and two linear walks cost less than k tree updates.
+    func shouldRebuild(_ changes: Int, _ rows: Int) -> Bool {
+        if let forced = rebuildOverride { return forced }
+        return changes >= 512 && changes * 8 >= rows
+    }
+
+    /// Sets each row's rank (and key, as the tree holds it) from one in-order walk of the
+    /// results: the OLD tree before a rebuild, the NEW one after. Rows in neither are dropped.
+    private func locateByWalk(_ affected: inout [AffectedRow], old: Bool) {
+        var index: [Int64: Int] = [:]
+        index.reserveCapacity(affected.count)
+        for (i, row) in affected.enumerated() { index[row.id.number] = i }
+        var found = [Bool](repeating: false, count: affected.count)
+        var rank = 0
+        results.rows.forEachID { id, key in
+            if let i = index[id] {
+                found[i] = true
+                if old { affected[i].oldRank = rank; affected[i].oldKey = key() }
+                else { affected[i].newRank = rank; affected[i].newKey = key() }
+            }
+            rank += 1
+        }
+        for i in affected.indices where !found[i] {
+            if old { affected[i].oldRank = nil } else { affected[i].newKey = nil; affected[i].newRank = nil }
+        }
+        if old {
+            // As in `collectAffected`: nothing to report for a row in neither state, or for a
+            // dependent whose key and match did not change.
+            affected.removeAll { row in
+                (row.oldRank == nil && row.newKey == nil) || (row.isDependent && row.oldRank != nil && row.newKey == row.oldKey)
+            }
+        }
+    }
+
     /// The changed objects of this controller's entity, and those reading a changed object
     /// through a relationship path; objects that are not matches before or after are dropped.
-    func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change]) -> [AffectedRow] {
+    /// With `locate` false (a rebuild) old ranks are left for `locateByWalk` to fill in.
+    func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
+                         locate: Bool) -> [AffectedRow] {
         // One existential box for the whole cycle, not one per key computed.
         let old: any ObjectView = OldView(current: source, changes: changes)
         var rows: [AffectedRow] = []
@@ -184,12 +244,12 @@ extension FetchedResultsController {
             if let before = change.before {
                 let key = ordering.key(of: id, before, in: old)
                 row.oldKey = key
-                row.oldRank = results.rows.find(key, id: id.number)
+                row.oldRank = locate ? results.rows.find(key, id: id.number) : nil
             }
             if let after = change.after, filter.matches(id, after, in: source) {
                 row.newKey = ordering.key(of: id, after, in: source)
             }
-            if row.oldRank != nil || row.newKey != nil { rows.append(row) }
+            if !locate || row.oldRank != nil || row.newKey != nil { rows.append(row) }
         }
         if !tracer.isEmpty {
             for id in tracer.dependents(of: changes, in: source) {
@@ -197,13 +257,16 @@ extension FetchedResultsController {
                 if let own = changes[id], own.before != own.after { continue }
                 guard let values = changes[id]?.after ?? source.snapshot(of: id) else { continue }
                 var row = AffectedRow(id: id)
+                row.isDependent = true
                 let key = ordering.key(of: id, values, in: old)
                 row.oldKey = key
-                row.oldRank = results.rows.find(key, id: id.number)
                 if filter.matches(id, values, in: source) { row.newKey = ordering.key(of: id, values, in: source) }
-                // A dependent is changed when what the controller reads of it changed.
-                if row.oldRank == nil && row.newKey == nil { continue }
-                if row.oldRank != nil, row.newKey == row.oldKey { continue }
+                if locate {
+                    row.oldRank = results.rows.find(key, id: id.number)
+                    // A dependent is changed when what the controller reads of it changed.
+                    if row.oldRank == nil && row.newKey == nil { continue }
+                    if row.oldRank != nil, row.newKey == row.oldKey { continue }
+                }
                 rows.append(row)
             }
         }

@@ -26,14 +26,14 @@ extension FetchRequest: ParamDecodable {
                 if case .array(let items) = json {
                     var list: [Value] = []
                     for (i, item) in items.enumerated() {
-                        guard let value = FetchRequest.variableValue(item) else {
+                        guard let value = WireValue.untyped(item) else {
                             throw v.mismatch("\(name)[\(i)]", "a string, number, boolean or null", got: item.typeName)
                         }
                         list.append(value)
                     }
                     lists[name] = list
                 } else {
-                    guard let value = FetchRequest.variableValue(json) else {
+                    guard let value = WireValue.untyped(json) else {
                         throw v.mismatch(name, "a string, number, boolean, null or an array of them", got: json.typeName)
                     }
                     variables[name] = value
@@ -55,6 +55,7 @@ extension FetchRequest: ParamDecodable {
                                            comparator: comparator))
             }
         }
+        // 0 means no limit, as in Core Data.
         let limit = try params.optionalInt("fetchLimit")
         if let limit, limit < 0 { throw params.mismatch("fetchLimit", "a count >= 0", got: String(limit)) }
         let offset = try params.optionalInt("fetchOffset") ?? 0
@@ -64,18 +65,6 @@ extension FetchRequest: ParamDecodable {
             throw params.mismatch("fetchBatchSize", "a count >= 0", got: String(batch))
         }
         self.init(entity: entity, predicate: predicate, variables: variables, listVariables: lists, sortDescriptors: sort,
-                  fetchLimit: limit, fetchOffset: offset)
-    }
-
-    /// A scalar variable, untyped: strings stay strings until the compiler types them.
-    static func variableValue(_ json: JSON) -> Value? {
-        switch json {
-        case .null: return .null
-        case .bool(let b): return .bool(b)
-        case .integer(let i): return .integer(i)
-        case .double(let d): return .double(d)
-        case .string(let s): return .string(s)
-        case .array, .object: return nil
-        }
+                  fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset)
     }
 }
