@@ -17,10 +17,13 @@ import Model
             var r = RandomSource(seed: seed)
             let l = try RandomLibrary.library(&r)
             for _ in 0..<100 {
+                r.variables = [:]
+                r.listVariables = [:]
                 let predicate = RandomLibrary.predicate(&r, depth: r.int(0...3))
                 let compiled: CompiledRequest
                 do {
-                    compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: predicate))
+                    compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: predicate, variables: r.variables,
+                                                                   listVariables: r.listVariables))
                 } catch {
                     Issue.record("seed \(seed): generator made an invalid predicate \(predicate): \(error)")
                     continue
@@ -29,7 +32,7 @@ import Model
                 cases += 1
                 hits += sql.count
                 if sql != memory {
-                    Issue.record("seed \(seed): \(predicate)\nSQL \(sql)\nmemory \(memory)\n\(compiled.filter.sql(alias: "t").text)")
+                    Issue.record("seed \(seed): \(predicate) \(r.variables) \(r.listVariables)\nSQL \(sql)\nmemory \(memory)\n\(compiled.filter.sql(alias: "t").text)")
                     return
                 }
             }

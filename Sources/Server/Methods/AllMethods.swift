@@ -3,5 +3,7 @@ extension Server {
     func registerAllMethods() {
         registerLifecycleMethods()
         registerServerMethods()
+        registerStoreMethods()
+        registerContextMethods()
     }
 }
