@@ -42,9 +42,21 @@ extension FetchedResultsController {
             for change in changeSet.changes { changes[change.id] = change }
         }
         // A failed fetch falls back to the incremental path, which needs no query.
-        let fresh = shouldRebuild(changeSet.changes.count, results.count) ? try? fetchSorted() : nil
-        var affected = collectAffected(changeSet.changes, changes, locate: fresh == nil)
-        if fresh != nil { locateByWalk(&affected, old: true) }
+        var rebuilt: Results?
+        if shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchSorted() {
+            rebuilt = results.emptyCopy()
+            rebuilt!.load(fresh)
+        }
+        var affected = collectAffected(changeSet.changes, changes, evaluate: rebuilt == nil)
+        if let rebuilt {
+            // Old and new keys and ranks straight from the two trees.
+            locateByWalk(&affected, in: results, old: true)
+            locateByWalk(&affected, in: rebuilt, old: false)
+            affected.removeAll { row in
+                (row.oldRank == nil && row.newRank == nil)
+                    || (row.isDependent && row.oldRank != nil && row.newRank != nil && row.newKey == row.oldKey)
+            }
+        }
         guard !affected.isEmpty else { return [] }
 
         // 1. Old positions, edge rows and section candidates, before touching the tree.
@@ -83,9 +95,8 @@ extension FetchedResultsController {
         // 2. Mutate: every old entry out, then every new entry in, in ascending order so
         // each insert's rank is final (later inserts land after it). Or rebuild.
         let entering: [Int]
-        if let fresh {
-            results.load(fresh)
-            locateByWalk(&affected, old: false)
+        if let rebuilt {
+            results = rebuilt
             entering = affected.indices.filter { affected[$0].newRank != nil }
         } else {
             entering = mutate(&affected)
@@ -164,9 +175,8 @@ extension FetchedResultsController {
                 for j in earliestLongestIncreasing(candidates[start..<end].map { affected[$0.index].oldRank! }) { stays[j] = true }
             }
             for (j, c) in candidates[start..<end].enumerated() {
-                let row = affected[c.index]
-                if stays[j] { updates.append((row.oldPath!, row.newPath!, row.id)) }
-                else { moves.append((row.oldPath!, row.newPath!, row.id)) }
+                let change = (affected[c.index].oldPath!, affected[c.index].newPath!, affected[c.index].id)
+                if stays[j] { updates.append(change) } else { moves.append(change) }
             }
             start = end
         }
@@ -216,9 +226,9 @@ extension FetchedResultsController {
         return changes >= 512 && changes * 8 >= rows
     }
 
-    /// Sets each row's rank (and key, as the tree holds it) from one in-order walk of the
-    /// results: the OLD tree before a rebuild, the NEW one after. Rows in neither are dropped.
-    private func locateByWalk(_ affected: inout [AffectedRow], old: Bool) {
+    /// Sets each row's rank and key (as the tree holds it) from one in-order walk of
+    /// `results`: the OLD tree, or the rebuilt NEW one.
+    private func locateByWalk(_ affected: inout [AffectedRow], in results: Results, old: Bool) {
         let lookup = IDLookup(affected.map(\.id.number), rows: results.count)
         var found = [Bool](repeating: false, count: affected.count)
         var rank = 0
@@ -231,22 +241,14 @@ extension FetchedResultsController {
             rank += 1
         }
         for i in affected.indices where !found[i] {
-            if old { affected[i].oldRank = nil } else { affected[i].newKey = nil; affected[i].newRank = nil }
-        }
-        if old {
-            // As in `collectAffected`: nothing to report for a row in neither state, or for a
-            // dependent whose key and match did not change.
-            affected.removeAll { row in
-                (row.oldRank == nil && row.newKey == nil) || (row.isDependent && row.oldRank != nil && row.newKey == row.oldKey)
-            }
+            if old { affected[i].oldRank = nil; affected[i].oldKey = nil } else { affected[i].newKey = nil; affected[i].newRank = nil }
         }
     }
 
-    /// The changed objects of this controller's entity, and those reading a changed object
-    /// through a relationship path; objects that are not matches before or after are dropped.
-    /// With `locate` false (a rebuild) old ranks are left for `locateByWalk` to fill in.
+    /// With `evaluate` false (a rebuild) only the ids are collected: `locateByWalk` reads
+    /// keys and ranks from the old and the rebuilt trees.
     func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
-                         locate: Bool) -> [AffectedRow] {
+                         evaluate locate: Bool) -> [AffectedRow] {
         // One existential box for the whole cycle, not one per key computed.
         let old: any ObjectView = tracer.isEmpty ? source : OldView(current: source, changes: changes)
         var rows: [AffectedRow] = []
@@ -254,8 +256,8 @@ extension FetchedResultsController {
         for change in changeList where change.id.entity == entity && change.before != change.after {
             let id = change.id
             var row = AffectedRow(id: id)
-            // A rebuild reads old keys from the tree's walk instead.
-            if locate, let before = change.before {
+            guard locate else { rows.append(row); continue }
+            if let before = change.before {
                 let key = ordering.key(of: id, before, in: old)
                 row.oldKey = key
                 row.oldRank = results.rows.find(key, id: id.number)
@@ -263,7 +265,7 @@ extension FetchedResultsController {
             if let after = change.after, filter.matches(id, after, in: source) {
                 row.newKey = ordering.key(of: id, after, in: source)
             }
-            if !locate || row.oldRank != nil || row.newKey != nil { rows.append(row) }
+            if row.oldRank != nil || row.newKey != nil { rows.append(row) }
         }
         if !tracer.isEmpty {
             for id in tracer.dependents(of: changes, in: source) {
@@ -272,15 +274,14 @@ extension FetchedResultsController {
                 guard let values = changes[id]?.after ?? source.snapshot(of: id) else { continue }
                 var row = AffectedRow(id: id)
                 row.isDependent = true
+                guard locate else { rows.append(row); continue }
                 let key = ordering.key(of: id, values, in: old)
                 row.oldKey = key
                 if filter.matches(id, values, in: source) { row.newKey = ordering.key(of: id, values, in: source) }
-                if locate {
-                    row.oldRank = results.rows.find(key, id: id.number)
-                    // A dependent is changed when what the controller reads of it changed.
-                    if row.oldRank == nil && row.newKey == nil { continue }
-                    if row.oldRank != nil, row.newKey == row.oldKey { continue }
-                }
+                row.oldRank = results.rows.find(key, id: id.number)
+                // A dependent is changed when what the controller reads of it changed.
+                if row.oldRank == nil && row.newKey == nil { continue }
+                if row.oldRank != nil, row.newKey == row.oldKey { continue }
                 rows.append(row)
             }
         }
