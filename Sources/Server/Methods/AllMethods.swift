@@ -5,5 +5,6 @@ extension Server {
         registerServerMethods()
         registerStoreMethods()
         registerContextMethods()
+        registerControllerMethods()
     }
 }
