@@ -35,7 +35,7 @@ extension Context {
 
     private func push(into parent: Context) throws(EngineError) -> SaveCounts {
         var counts = SaveCounts()
-        let entries = pending.sorted { $0.key < $1.key }.filter { $0.value.isEffective }
+        let entries = sortedPending().filter { $0.value.isEffective }
         for (id, p) in entries {
             if p.isInsert {
                 try parent.setPending(id, p.values, isNew: true)
@@ -62,47 +62,46 @@ extension Context {
     // MARK: Root save
 
     private func writeToStore() throws(EngineError) -> SaveCounts {
-        let entries = pending.sorted { $0.key < $1.key }.filter { $0.value.isEffective }
+        let entries = sortedPending().filter { $0.value.isEffective }
         try validate(entries)
         let resolved = try resolveConflicts(entries)
         var batch = StoreBatch()
         var counts = SaveCounts()
-        for (id, write) in resolved {
+        // Objects the merge policy settled otherwise than this context showed them.
+        var settled: [(ObjectID, Snapshot?)] = []
+        for (i, (id, write)) in resolved.enumerated() {
+            let ours = entries[i].value.values
             switch write {
-            case .insert(let v): batch.inserts.append((id, v)); counts.inserted += 1
-            case .update(let v): batch.updates.append((id, v)); counts.updated += 1
-            case .delete: batch.deletes.append(id); counts.deleted += 1
-            case .skip: break
+            case .insert(let v):
+                batch.inserts.append((id, v)); counts.inserted += 1
+                if v != ours { settled.append((id, v)) }
+            case .update(let v):
+                batch.updates.append((id, v)); counts.updated += 1
+                if v != ours { settled.append((id, v)) }
+            case .delete:
+                batch.deletes.append(id); counts.deleted += 1
+                if ours != nil { settled.append((id, nil)) }
+            case .skip:
+                settled.append((id, try store.read(id)?.values))
             }
         }
         let mergers = (graph?.roots ?? []).filter { $0 !== self && $0.mergesChangesFromParent }
-        let written = resolved.compactMap { entry -> ObjectID? in if case .skip = entry.1 { return nil } else { return entry.0 } }
-        var finals: [ObjectID: Snapshot?] = [:]
-        for (id, write) in resolved {
-            switch write {
-            case .insert(let v), .update(let v): finals[id] = .some(v)
-            case .delete: finals[id] = .some(nil)
-            case .skip: break
-            }
-        }
-        // What the merging roots see before the write, for their cycles afterwards. A new
-        // object was nowhere before.
-        let inserted = Set(batch.inserts.map(\.0))
-        for r in mergers {
-            for id in written {
-                if inserted.contains(id) { r.noteNew(id) } else { try r.noteCurrent(id, next: finals[id] ?? nil) }
+        var written: [ObjectID] = []
+        if !mergers.isEmpty {
+            // What the merging roots see before the write, for their cycles afterwards. A new
+            // object was nowhere before.
+            for (id, v) in batch.inserts { written.append(id); _ = v }
+            for (id, v) in batch.updates { written.append(id); _ = v }
+            written += batch.deletes
+            let finals = Dictionary(uniqueKeysWithValues: batch.updates.map { ($0.0, Optional($0.1)) } + batch.deletes.map { ($0, Snapshot?.none) })
+            for r in mergers {
+                for (id, _) in batch.inserts { r.noteNew(id) }
+                for (id, final) in finals { try r.noteCurrent(id, next: final) }
             }
         }
         // Here, an object the store now holds as this context showed it does not change (nor
-        // in the children); only those the merge policy settled otherwise are noted.
-        for (id, p) in entries {
-            if let final = finals[id] {
-                if final == p.values { continue }
-                try noteCurrent(id, next: final)
-            } else {
-                try noteCurrent(id, next: try store.read(id)?.values)
-            }
-        }
+        // in the children); only those settled otherwise are noted.
+        for (id, final) in settled { try noteCurrent(id, next: final) }
         try store.write(batch)
         clearPending()
         processPendingChanges()
@@ -111,6 +110,16 @@ extension Context {
             r.processPendingChanges()
         }
         return counts
+    }
+
+    /// Pending changes by entity name, then id number (cheaper than comparing ids).
+    func sortedPending() -> [(key: ObjectID, value: PendingChange)] {
+        var byEntity: [String: [(key: ObjectID, value: PendingChange)]] = [:]
+        for entry in pending { byEntity[entry.key.entity, default: []].append(entry) }
+        var out: [(key: ObjectID, value: PendingChange)] = []
+        out.reserveCapacity(pending.count)
+        for entity in byEntity.keys.sorted() { out += byEntity[entity]!.sorted { $0.key.number < $1.key.number } }
+        return out
     }
 
     /// After another root's save of `ids`: pending changes to those objects now stand on the
