@@ -64,20 +64,22 @@ extension Context {
     private func writeToStore() throws(EngineError) -> SaveCounts {
         let entries = sortedPending().filter { $0.value.isEffective }
         try validate(entries)
-        let resolved = try resolveConflicts(entries)
+        let (resolved, conflicts) = try resolveConflicts(entries)
         var batch = StoreBatch()
         var counts = SaveCounts()
         // Objects the merge policy settled otherwise than this context showed them.
         var settled: [(ObjectID, Snapshot?)] = []
         for (i, (id, write)) in resolved.enumerated() {
             let ours = entries[i].value.values
+            // Without a conflict the write is this context's own value: no need to compare.
+            let conflicted = entries[i].value.isInsert ? false : conflicts.contains(id)
             switch write {
             case .insert(let v):
                 batch.inserts.append((id, v)); counts.inserted += 1
-                if v != ours { settled.append((id, v)) }
+                if conflicted && v != ours { settled.append((id, v)) }
             case .update(let v):
                 batch.updates.append((id, v)); counts.updated += 1
-                if v != ours { settled.append((id, v)) }
+                if conflicted && v != ours { settled.append((id, v)) }
             case .delete:
                 batch.deletes.append(id); counts.deleted += 1
                 if ours != nil { settled.append((id, nil)) }
@@ -197,8 +199,10 @@ extension Context {
 
     /// The write for each entry, after the merge policy settled objects that another context
     /// saved since this one read them.
-    private func resolveConflicts(_ entries: [(key: ObjectID, value: PendingChange)]) throws(EngineError) -> [(ObjectID, Write)] {
+    private func resolveConflicts(_ entries: [(key: ObjectID, value: PendingChange)]) throws(EngineError)
+        -> ([(ObjectID, Write)], conflicted: Set<ObjectID>) {
         var out: [(ObjectID, Write)] = []
+        var conflicted: Set<ObjectID> = []
         var conflicts: [EngineError.Detail] = []
         for (id, p) in entries {
             if p.isInsert {
@@ -210,6 +214,7 @@ extension Context {
                 out.append((id, p.values.map(Write.update) ?? .delete))
                 continue
             }
+            conflicted.insert(id)
             let ours = p.values, theirs = stored(row?.values, of: id.entity), base = p.base ?? [:]
             switch mergePolicy {
             case .error:
@@ -234,7 +239,7 @@ extension Context {
             throw EngineError(.mergeConflict, "\(conflicts.count) object(s) changed in the store since context \(name) read them; nothing was written",
                               [("conflicts", .list(conflicts))])
         }
-        return out
+        return (out, conflicted)
     }
 
     private func conflictDetail(_ id: ObjectID, ours: Snapshot?, theirs: Snapshot?, base: Snapshot) -> EngineError.Detail {
