@@ -35,7 +35,7 @@ extension Context {
 
     private func push(into parent: Context) throws(EngineError) -> SaveCounts {
         var counts = SaveCounts()
-        let entries = sortedPending().filter { $0.value.isEffective }
+        let entries = sortedPending()
         for (id, p) in entries {
             if p.isInsert {
                 try parent.setPending(id, p.values, isNew: true)
@@ -62,7 +62,7 @@ extension Context {
     // MARK: Root save
 
     private func writeToStore() throws(EngineError) -> SaveCounts {
-        let entries = sortedPending().filter { $0.value.isEffective }
+        let entries = sortedPending()
         try validate(entries)
         let (resolved, conflicts) = try resolveConflicts(entries)
         var batch = StoreBatch()
@@ -114,14 +114,31 @@ extension Context {
         return counts
     }
 
-    /// Pending changes by entity name, then id number (cheaper than comparing ids).
+    /// Effective pending changes by entity name, then id number: the order writes go to
+    /// SQLite in (appending rows in key order is its fast path). Sorted through integer keys:
+    /// comparing ids would compare entity names.
     func sortedPending() -> [(key: ObjectID, value: PendingChange)] {
-        var byEntity: [String: [(key: ObjectID, value: PendingChange)]] = [:]
-        for entry in pending { byEntity[entry.key.entity, default: []].append(entry) }
-        var out: [(key: ObjectID, value: PendingChange)] = []
-        out.reserveCapacity(pending.count)
-        for entity in byEntity.keys.sorted() { out += byEntity[entity]!.sorted { $0.key.number < $1.key.number } }
-        return out
+        var rank: [String: UInt64] = [:]
+        for (i, name) in model.entities.map(\.name).sorted().enumerated() { rank[name] = UInt64(i) }
+        var lastEntity = "", lastRank: UInt64 = 0
+        var fits = true
+        var keyed: [(UInt64, Dictionary<ObjectID, PendingChange>.Index)] = []
+        keyed.reserveCapacity(pending.count)
+        var i = pending.startIndex
+        while i != pending.endIndex {
+            let (id, change) = pending[i]
+            if change.isEffective {
+                if id.entity != lastEntity { lastEntity = id.entity; lastRank = rank[id.entity] ?? 0 }
+                if id.number >= 1 << 47 { fits = false }
+                keyed.append((lastRank << 47 | UInt64(truncatingIfNeeded: id.number), i))
+            }
+            i = pending.index(after: i)
+        }
+        if fits {
+            keyed.sort { $0.0 < $1.0 }
+            return keyed.map { pending[$0.1] }
+        }
+        return keyed.map { pending[$0.1] }.sorted { $0.key < $1.key }
     }
 
     /// After another root's save of `ids`: pending changes to those objects now stand on the
@@ -151,8 +168,10 @@ extension Context {
     /// Required values present and no reference to an object that is gone.
     private func validate(_ entries: [(key: ObjectID, value: PendingChange)]) throws(EngineError) {
         var errors: [(ObjectID, String, String)] = []
+        var last: Entity? = nil
         for (id, p) in entries {
-            guard let entity = model.entity(id.entity) else { continue }
+            if last?.name != id.entity { last = model.entity(id.entity) }
+            guard let entity = last else { continue }
             if let values = p.values {
                 for a in entity.attributes where !a.optional && (values[a.name] ?? .null).isNull {
                     errors.append((id, a.name, "required value missing"))
