@@ -127,6 +127,34 @@ enum Models {
         #expect(again.modelVersion == 2)
     }
 
+    @Test func migratesAddedRelationships() throws {
+        let dir = TempDir()
+        let file = dir.file("rel.sqlite")
+        do { let s = try Store.open(path: file, model: Models.contacts); try seed(s); s.close() }
+        var entities = Models.contacts.entities
+        // A one-to-many between existing entities and a many-to-many to a new one.
+        entities[0].relationships.append(Relationship(name: "leads", destination: "Group", toMany: true, inverse: "leader"))
+        entities[1].relationships.append(Relationship(name: "leader", destination: "Contact", toMany: false, inverse: "leads"))
+        entities[1].relationships.append(Relationship(name: "labels", destination: "Label", toMany: true, inverse: "groups"))
+        entities.append(Entity(name: "Label", attributes: [Attribute(name: "text", type: .string)],
+                               relationships: [Relationship(name: "groups", destination: "Group", toMany: true, inverse: "labels")]))
+        let store = try Store.open(path: file, model: ObjectModel(entities: entities))
+        #expect(store.migrated)
+        #expect(try store.read(g1)?.values["leader"] == .null)
+        #expect(try store.read(c1)?.values["leads"] == .objects([]))
+        let label = store.reserveID(for: "Label")
+        try store.write(StoreBatch(inserts: [(label, ["text": .string("x"), "groups": .objects([g1])])],
+                                   updates: [(g1, ["title": .string("Friends"), "leader": .object(c1)])]))
+        #expect(try store.read(c1)?.values["leads"] == .objects([g1]))
+        #expect(try store.read(g1)?.values["labels"] == .objects([label]))
+        // A required relationship cannot be added to existing rows.
+        var required = entities
+        required[2].relationships.append(Relationship(name: "owner", destination: "Label", toMany: false, inverse: "owned", optional: false))
+        required[3].relationships.append(Relationship(name: "owned", destination: "Tag", toMany: true, inverse: "owner"))
+        store.close()
+        #expect(throws: EngineError.self) { _ = try Store.open(path: file, model: ObjectModel(entities: required)) }
+    }
+
     @Test func refusedMigrationLeavesFileByteIdentical() throws {
         let dir = TempDir()
         let file = dir.file("r.sqlite")

@@ -35,7 +35,7 @@ extension Context {
 
     private func push(into parent: Context) throws(EngineError) -> SaveCounts {
         var counts = SaveCounts()
-        let entries = pending.sorted { $0.key < $1.key }.filter { $0.value.isEffective }
+        let entries = sortedPending()
         for (id, p) in entries {
             if p.isInsert {
                 try parent.setPending(id, p.values, isNew: true)
@@ -62,47 +62,48 @@ extension Context {
     // MARK: Root save
 
     private func writeToStore() throws(EngineError) -> SaveCounts {
-        let entries = pending.sorted { $0.key < $1.key }.filter { $0.value.isEffective }
+        let entries = sortedPending()
         try validate(entries)
-        let resolved = try resolveConflicts(entries)
+        let (resolved, conflicts) = try resolveConflicts(entries)
         var batch = StoreBatch()
         var counts = SaveCounts()
-        for (id, write) in resolved {
+        // Objects the merge policy settled otherwise than this context showed them.
+        var settled: [(ObjectID, Snapshot?)] = []
+        for (i, (id, write)) in resolved.enumerated() {
+            let ours = entries[i].value.values
+            // Without a conflict the write is this context's own value: no need to compare.
+            let conflicted = entries[i].value.isInsert ? false : conflicts.contains(id)
             switch write {
-            case .insert(let v): batch.inserts.append((id, v)); counts.inserted += 1
-            case .update(let v): batch.updates.append((id, v)); counts.updated += 1
-            case .delete: batch.deletes.append(id); counts.deleted += 1
-            case .skip: break
+            case .insert(let v):
+                batch.inserts.append((id, v)); counts.inserted += 1
+                if conflicted && v != ours { settled.append((id, v)) }
+            case .update(let v):
+                batch.updates.append((id, v)); counts.updated += 1
+                if conflicted && v != ours { settled.append((id, v)) }
+            case .delete:
+                batch.deletes.append(id); counts.deleted += 1
+                if ours != nil { settled.append((id, nil)) }
+            case .skip:
+                settled.append((id, try store.read(id)?.values))
             }
         }
         let mergers = (graph?.roots ?? []).filter { $0 !== self && $0.mergesChangesFromParent }
-        let written = resolved.compactMap { entry -> ObjectID? in if case .skip = entry.1 { return nil } else { return entry.0 } }
-        var finals: [ObjectID: Snapshot?] = [:]
-        for (id, write) in resolved {
-            switch write {
-            case .insert(let v), .update(let v): finals[id] = .some(v)
-            case .delete: finals[id] = .some(nil)
-            case .skip: break
-            }
-        }
-        // What the merging roots see before the write, for their cycles afterwards. A new
-        // object was nowhere before.
-        let inserted = Set(batch.inserts.map(\.0))
-        for r in mergers {
-            for id in written {
-                if inserted.contains(id) { r.noteNew(id) } else { try r.noteCurrent(id, next: finals[id] ?? nil) }
+        var written: [ObjectID] = []
+        if !mergers.isEmpty {
+            // What the merging roots see before the write, for their cycles afterwards. A new
+            // object was nowhere before.
+            for (id, v) in batch.inserts { written.append(id); _ = v }
+            for (id, v) in batch.updates { written.append(id); _ = v }
+            written += batch.deletes
+            let finals = Dictionary(uniqueKeysWithValues: batch.updates.map { ($0.0, Optional($0.1)) } + batch.deletes.map { ($0, Snapshot?.none) })
+            for r in mergers {
+                for (id, _) in batch.inserts { r.noteNew(id) }
+                for (id, final) in finals { try r.noteCurrent(id, next: final) }
             }
         }
         // Here, an object the store now holds as this context showed it does not change (nor
-        // in the children); only those the merge policy settled otherwise are noted.
-        for (id, p) in entries {
-            if let final = finals[id] {
-                if final == p.values { continue }
-                try noteCurrent(id, next: final)
-            } else {
-                try noteCurrent(id, next: try store.read(id)?.values)
-            }
-        }
+        // in the children); only those settled otherwise are noted.
+        for (id, final) in settled { try noteCurrent(id, next: final) }
         try store.write(batch)
         clearPending()
         processPendingChanges()
@@ -111,6 +112,33 @@ extension Context {
             r.processPendingChanges()
         }
         return counts
+    }
+
+    /// Effective pending changes by entity name, then id number: the order writes go to
+    /// SQLite in (appending rows in key order is its fast path). Sorted through integer keys:
+    /// comparing ids would compare entity names.
+    func sortedPending() -> [(key: ObjectID, value: PendingChange)] {
+        var rank: [String: UInt64] = [:]
+        for (i, name) in model.entities.map(\.name).sorted().enumerated() { rank[name] = UInt64(i) }
+        var lastEntity = "", lastRank: UInt64 = 0
+        var fits = true
+        var keyed: [(UInt64, Dictionary<ObjectID, PendingChange>.Index)] = []
+        keyed.reserveCapacity(pending.count)
+        var i = pending.startIndex
+        while i != pending.endIndex {
+            let (id, change) = pending[i]
+            if change.isEffective {
+                if id.entity != lastEntity { lastEntity = id.entity; lastRank = rank[id.entity] ?? 0 }
+                if id.number >= 1 << 47 { fits = false }
+                keyed.append((lastRank << 47 | UInt64(truncatingIfNeeded: id.number), i))
+            }
+            i = pending.index(after: i)
+        }
+        if fits {
+            keyed.sort { $0.0 < $1.0 }
+            return keyed.map { pending[$0.1] }
+        }
+        return keyed.map { pending[$0.1] }.sorted { $0.key < $1.key }
     }
 
     /// After another root's save of `ids`: pending changes to those objects now stand on the
@@ -140,8 +168,10 @@ extension Context {
     /// Required values present and no reference to an object that is gone.
     private func validate(_ entries: [(key: ObjectID, value: PendingChange)]) throws(EngineError) {
         var errors: [(ObjectID, String, String)] = []
+        var last: Entity? = nil
         for (id, p) in entries {
-            guard let entity = model.entity(id.entity) else { continue }
+            if last?.name != id.entity { last = model.entity(id.entity) }
+            guard let entity = last else { continue }
             if let values = p.values {
                 for a in entity.attributes where !a.optional && (values[a.name] ?? .null).isNull {
                     errors.append((id, a.name, "required value missing"))
@@ -188,8 +218,10 @@ extension Context {
 
     /// The write for each entry, after the merge policy settled objects that another context
     /// saved since this one read them.
-    private func resolveConflicts(_ entries: [(key: ObjectID, value: PendingChange)]) throws(EngineError) -> [(ObjectID, Write)] {
+    private func resolveConflicts(_ entries: [(key: ObjectID, value: PendingChange)]) throws(EngineError)
+        -> ([(ObjectID, Write)], conflicted: Set<ObjectID>) {
         var out: [(ObjectID, Write)] = []
+        var conflicted: Set<ObjectID> = []
         var conflicts: [EngineError.Detail] = []
         for (id, p) in entries {
             if p.isInsert {
@@ -201,6 +233,7 @@ extension Context {
                 out.append((id, p.values.map(Write.update) ?? .delete))
                 continue
             }
+            conflicted.insert(id)
             let ours = p.values, theirs = stored(row?.values, of: id.entity), base = p.base ?? [:]
             switch mergePolicy {
             case .error:
@@ -225,7 +258,7 @@ extension Context {
             throw EngineError(.mergeConflict, "\(conflicts.count) object(s) changed in the store since context \(name) read them; nothing was written",
                               [("conflicts", .list(conflicts))])
         }
-        return out
+        return (out, conflicted)
     }
 
     private func conflictDetail(_ id: ObjectID, ours: Snapshot?, theirs: Snapshot?, base: Snapshot) -> EngineError.Detail {

@@ -38,9 +38,11 @@ public final class Context {
         self.mergePolicy = mergePolicy
         self.graph = graph
         self.store = graph.store
+        self.model = graph.store.model
     }
 
-    var model: ObjectModel { store.model }
+    /// A copy made once: reading it through the store on every object costs retains.
+    let model: ObjectModel
     public var isRoot: Bool { parent == nil }
     /// Unsaved changes exist.
     public var hasChanges: Bool { pending.values.contains { $0.isEffective } }

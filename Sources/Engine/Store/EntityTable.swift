@@ -3,8 +3,9 @@ import Predicates
 import SQLite
 
 /// The SQL of one entity's table, built once at open so reads and writes reuse the same
-/// statement text (and so the same cached prepared statements).
-struct EntityTable {
+/// statement text (and so the same cached prepared statements). A class: it is looked up
+/// per row, and copying a struct of this many fields costs a retain each.
+final class EntityTable {
     let entity: Entity
     /// Attributes, then to-one relationships: the columns after `_version` in every row read.
     let attributes: [Attribute]

@@ -173,14 +173,13 @@ public final class Store {
         do {
             try db.transaction {
                 // One statement per entity for the whole batch (no cache lookup per row).
-                var inserts: [String: (EntityTable, Statement)] = [:]
+                var current: (entity: String, table: EntityTable, statement: Statement)? = nil
                 for (id, values) in batch.inserts {
-                    let (t, s): (EntityTable, Statement)
-                    if let hit = inserts[id.entity] { (t, s) = hit } else {
-                        t = try table(id)
-                        s = try db.prepare(t.insert)
-                        inserts[id.entity] = (t, s)
+                    if current?.entity != id.entity {
+                        let t = try table(id)
+                        current = (id.entity, t, try db.prepare(t.insert))
                     }
+                    let t = current!.table, s = current!.statement
                     try s.bind(.integer(id.number), at: 1)
                     var i: Int32 = 2
                     for a in t.attributes { try s.bind(ValueEncoding.sql(values[a.name] ?? .null), at: i); i += 1 }
