@@ -150,17 +150,20 @@ extension FetchedResultsController {
         // increasing run of old ranks.
         let low = max(a1, a2), high = min(b1, b2)
         var candidates: [(gap: Int, newRank: Int, index: Int)] = []
-        for (i, row) in affected.enumerated() {
-            switch (row.oldPath, row.newPath) {
-            case let (old?, nil): deletes.append((old, row.id))
-            case let (nil, new?): inserts.append((new, row.id))
+        candidates.reserveCapacity(affected.count)
+        for i in affected.indices {
+            switch (affected[i].oldPath, affected[i].newPath) {
+            case let (old?, nil): deletes.append((old, affected[i].id))
+            case let (nil, new?): inserts.append((new, affected[i].id))
             case let (old?, new?):
-                let gapOld = min(max(unchangedBefore(row.oldRank!, changedOld), low), high)
-                let gapNew = min(max(unchangedBefore(row.newRank!, changedNew), low), high)
-                if gapOld != gapNew || results.sectionName(row.oldKey!) != results.sectionName(row.newKey!) {
-                    moves.append((old, new, row.id))
+                let oldRank = affected[i].oldRank!, newRank = affected[i].newRank!
+                let gapOld = min(max(unchangedBefore(oldRank, changedOld), low), high)
+                let gapNew = min(max(unchangedBefore(newRank, changedNew), low), high)
+                if gapOld != gapNew
+                    || (results.sectioned && results.sectionName(affected[i].oldKey!) != results.sectionName(affected[i].newKey!)) {
+                    moves.append((old, new, affected[i].id))
                 } else {
-                    candidates.append((gapNew, row.newRank!, i))
+                    candidates.append((gapNew, newRank, i))
                 }
             case (nil, nil): break
             }
@@ -231,14 +234,13 @@ extension FetchedResultsController {
     private func locateByWalk(_ affected: inout [AffectedRow], in results: Results, old: Bool) {
         let lookup = IDLookup(affected.map(\.id.number), rows: results.count)
         var found = [Bool](repeating: false, count: affected.count)
-        var rank = 0
-        results.rows.forEachID { id, key in
-            if let i = lookup[id] {
+        results.rows.forEachLeaf { entries, first in
+            for j in 0..<entries.count {
+                guard let i = lookup[entries.ids[j]] else { continue }
                 found[i] = true
-                if old { affected[i].oldRank = rank; affected[i].oldKey = key() }
-                else { affected[i].newRank = rank; affected[i].newKey = key() }
+                if old { affected[i].oldRank = first + j; affected[i].oldKey = entries.key(at: j) }
+                else { affected[i].newRank = first + j; affected[i].newKey = entries.key(at: j) }
             }
-            rank += 1
         }
         for i in affected.indices where !found[i] {
             if old { affected[i].oldRank = nil; affected[i].oldKey = nil } else { affected[i].newKey = nil; affected[i].newRank = nil }
@@ -285,7 +287,6 @@ extension FetchedResultsController {
                 rows.append(row)
             }
         }
-        rows.sort { $0.id.number < $1.id.number }
         return rows
     }
 

@@ -174,13 +174,13 @@ struct CountedBTree {
         }
     }
 
-    /// Calls `body` with the id of every entry, in order, and a way to read its key (keys
-    /// are only built when asked for).
-    func forEachID(_ body: (Int64, () -> SortKey) -> Void) {
+    /// Calls `body` with every leaf's entries, in order, and the rank of its first entry.
+    func forEachLeaf(_ body: (Entries, Int) -> Void) {
+        var rank = 0
         func walk(_ node: Node) {
             if node.isLeaf {
-                let entries = node.entries
-                for i in 0..<entries.count { body(entries.ids[i]) { entries.key(at: i) } }
+                body(node.entries, rank)
+                rank += node.entries.count
             } else {
                 for child in node.children { walk(child) }
             }
