@@ -34,6 +34,11 @@ extension FetchedResultsController {
     /// walk of the new tree; the notifications are the same either way.
     public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] {
         guard !changeSet.isEmpty else { return [] }
+        let started = CycleCost.now()
+        var rebuiltThisCycle = false
+        defer {
+            if !rebuiltThisCycle { cost.recordIncremental(nanos: CycleCost.now() - started, changes: changeSet.changes.count) }
+        }
         // Only key paths through relationships read other objects' old values; without them
         // no lookup table of the changes is needed.
         var changes: [ObjectID: ChangeSet.Change] = [:]
@@ -44,9 +49,12 @@ extension FetchedResultsController {
         // A failed fetch falls back to the incremental path, which needs no query.
         var rebuilt: Results?
         if shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchSorted() {
+            rebuiltThisCycle = true
             rebuilt = results.emptyCopy()
             rebuilt!.load(fresh)
+            cost.fetchNanos = CycleCost.now() - started
         }
+        lastCycleRebuilt = rebuiltThisCycle
         var affected = collectAffected(changeSet.changes, changes, evaluate: rebuilt == nil)
         if let rebuilt {
             // Old and new keys and ranks straight from the two trees.
@@ -221,12 +229,11 @@ extension FetchedResultsController {
         return newEntries.map(\.index)
     }
 
-    /// Whether a cycle of `changes` changed objects over `rows` results rebuilds: when the
-    /// changes are at least an eighth of the results (and more than a few hundred), one
-    /// fetch and two linear walks cost less than k tree updates.
+    /// Whether a cycle of `changes` changed objects rebuilds: when the measured costs
+    /// predict one fetch plus linear walks to be cheaper than k tree updates (`CycleCost`).
     func shouldRebuild(_ changes: Int, _ rows: Int) -> Bool {
         if let forced = rebuildOverride { return forced }
-        return changes >= 512 && changes * 8 >= rows
+        return cost.prefersRebuild(changes: changes)
     }
 
     /// Sets each row's rank and key (as the tree holds it) from one in-order walk of
