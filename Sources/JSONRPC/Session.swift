@@ -19,9 +19,12 @@ public final class Session {
     /// Sees every event the decoder produces (a message's bytes, or a framing error) before it
     /// is handled, and every frame written: how `--record` captures a session.
     public var onReceive: ((FrameDecoder.Event) -> Void)?
+    public var onWrite: ((Frame, Framing) -> Void)?
+
     /// The bytes of the header behind the current malformed-header event (see FrameDecoder).
     public var rejectedHeader: [UInt8] { decoder.rejectedHeader }
-    public var onWrite: ((Frame, Framing) -> Void)?
+
+    public var limits: FramingLimits { decoder.limits }
 
     /// The framing in use: fixed, or detected from the first byte received.
     public var framing: Framing? { decoder.framing }
@@ -123,7 +126,8 @@ public final class Session {
 
     private func closeCycle(dispatched: Bool, _ responses: [Outgoing]) -> [Outgoing] {
         if dispatched { handler.endOfCycle() }
-        let notifications = handler.takeNotifications().map(Outgoing.notification)
-        return notifications + responses
+        let notifications = handler.takeNotifications()
+        if notifications.isEmpty { return responses }
+        return notifications.map(Outgoing.notification) + responses
     }
 }

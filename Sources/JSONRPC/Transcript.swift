@@ -3,6 +3,7 @@ import JSON
 /// A recorded session in JSON Lines (Tests/Transcripts/README.md):
 ///
 ///     {"framing": "lsp"}                  optional first line; ndjson by default
+///     {"maxMessageSize": 100}             optional, before any step: --max-message-size
 ///     {"send": {...} | [...]}             a message, sent in the transcript's framing
 ///     {"send": "raw text"}                a message body sent verbatim (not JSON, or a bare scalar)
 ///     {"sendBytes": "raw stream bytes"}   bytes sent with no framing added (bad headers ...)
@@ -18,6 +19,7 @@ public struct Transcript: Sendable {
     }
 
     public var framing: Framing
+    public var maxMessageSize: Int = FramingLimits.defaultMaxMessageSize
     /// Each step with its 1-based line number, for reporting differences.
     public var steps: [(line: Int, step: Step)]
 
@@ -51,6 +53,11 @@ public struct Transcript: Sendable {
                     throw FormatError(line: lineNumber, reason: "framing is ndjson or lsp, before any step")
                 }
                 framing = f
+            case ("maxMessageSize", .integer(let limit)):
+                guard steps.isEmpty, limit > 0 else {
+                    throw FormatError(line: lineNumber, reason: "maxMessageSize is a positive integer, before any step")
+                }
+                maxMessageSize = Int(limit)
             case ("send", .string(let raw)): steps.append((lineNumber, .send(Array(raw.utf8))))
             case ("send", .object), ("send", .array): steps.append((lineNumber, .send(value.serialized)))
             case ("sendBytes", .string(let raw)): steps.append((lineNumber, .sendBytes(Array(raw.utf8))))

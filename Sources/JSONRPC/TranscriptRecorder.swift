@@ -23,7 +23,7 @@ public final class TranscriptRecorder {
     /// Records into `session` from now on.
     public func attach(to session: Session) {
         session.onReceive = { [unowned self] event in
-            writeFramingOnce(session.framing)
+            writeFramingOnce(session)
             switch event {
             case .message(let bytes): recordSend(bytes)
             case .error(let error):
@@ -45,10 +45,14 @@ public final class TranscriptRecorder {
         line { $0.writeRaw("{\"exitCode\":"); $0.write(integer: Int64(code)); $0.writeRaw("}") }
     }
 
-    private func writeFramingOnce(_ framing: Framing?) {
-        guard !wroteFraming, let framing else { return }
+    private func writeFramingOnce(_ session: Session) {
+        guard !wroteFraming, let framing = session.framing else { return }
         wroteFraming = true
         line { $0.writeRaw("{\"framing\":"); $0.write(string: framing.rawValue); $0.writeRaw("}") }
+        let limit = session.limits.maxMessageSize
+        if limit != FramingLimits.defaultMaxMessageSize {
+            line { $0.writeRaw("{\"maxMessageSize\":"); $0.write(integer: Int64(limit)); $0.writeRaw("}") }
+        }
     }
 
     /// A message is recorded as JSON when that reproduces its bytes exactly (compact, in

@@ -137,4 +137,37 @@ import JSON
         #expect(changed.status == 1)
         #expect(changed.output.contains("expected"))
     }
+
+    static let model = #"{"entities":[{"name":"Contact","attributes":{"name":{"type":"string"},"age":{"type":"integer","default":0}}}]}"#
+
+    @Test func storeAndModelOpenTheStoreAtStartUpAndSurviveSIGTERM() throws {
+        let dir = NSTemporaryDirectory() + "fetchd-e2e-store-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let modelPath = dir + "/model.json", storePath = dir + "/store.sqlite"
+        try Self.model.write(toFile: modelPath, atomically: true, encoding: .utf8)
+
+        let p = try FetchdProcess(["--store", storePath, "--model", modelPath])
+        p.write(#"{"jsonrpc":"2.0","method":"context/insert","params":{"context":"main","entity":"Contact","values":{"name":"Ana"}},"id":1}"# + "\n")
+        #expect(p.readLine()?.contains(#""name":"Ana""#) == true)
+        p.write(#"{"jsonrpc":"2.0","method":"context/save","params":{"context":"main"},"id":2}"# + "\n")
+        #expect(p.readLine() == #"{"jsonrpc":"2.0","result":{"inserted":1,"updated":0,"deleted":0},"id":2}"#)
+        kill(p.process.processIdentifier, SIGTERM)
+        #expect(p.finish().status == 128 + SIGTERM)
+
+        let again = try FetchdProcess.run(["--store", storePath, "--model", modelPath],
+            input: #"{"jsonrpc":"2.0","method":"context/count","params":{"context":"main","request":{"entity":"Contact"}},"id":3}"# + "\n")
+        #expect(again.output == #"{"jsonrpc":"2.0","result":{"count":1},"id":3}"# + "\n")
+        #expect(again.status == 0)
+    }
+
+    @Test func anInvalidModelAtStartUpExitsOneWithTheReason() throws {
+        let path = NSTemporaryDirectory() + "fetchd-e2e-badmodel-\(getpid()).json"
+        try #"{"entities":[{"name":"X","attributes":{"a":{"type":"nope"}}}]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try FetchdProcess.run(["--model", path], input: "")
+        #expect(r.status == 1)
+        #expect(r.output.isEmpty)
+        #expect(r.stderr.contains("invalidModel"))
+    }
 }

@@ -2,9 +2,11 @@
  * measured in the same run, and pipelined throughput. Usage: transport-bench FETCHD [N]
  *
  * Raw pipe: this program forks a copy of itself that echoes each line back (one read, one
- * write), so the baseline is two processes and two pipes, as with fetchd. */
+ * write), so the baseline is two processes and two pipes, as with fetchd. Latency is measured
+ * with all three processes on one CPU; throughput with no pinning. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,22 +62,22 @@ static void echo_loop(void) {
     }
 }
 
-static double p50_round_trip(child_t c, const char *msg, int n, double *p99) {
+static void round_trips(child_t c, const char *msg, int n, double *out) {
     char buf[4096];
-    double *t = malloc(sizeof(double) * n);
     size_t len = strlen(msg);
-    for (int i = 0; i < n + 1000; i++) {  /* the first 1000 warm up */
+    for (int i = 0; i < n; i++) {
         double s = now_us();
         if (write(c.in, msg, len) != (ssize_t)len || read_line(c.out, buf, sizeof buf) < 0) {
             fprintf(stderr, "round trip failed\n"); exit(1);
         }
-        if (i >= 1000) t[i - 1000] = now_us() - s;
+        if (out) out[i] = now_us() - s;
     }
+}
+
+/* Percentile of n samples (sorted in place). */
+static double percentile(double *t, int n, double p) {
     qsort(t, n, sizeof(double), cmp);
-    double p50 = t[n / 2];
-    *p99 = t[(int)(n * 0.99)];
-    free(t);
-    return p50;
+    return t[(int)(n * p)];
 }
 
 typedef struct { int fd; int n; } writer_arg;
@@ -100,6 +102,14 @@ int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: %s FETCHD [N]\n", argv[0]); return 2; }
     int n = argc > 2 ? atoi(argv[2]) : 20000;
     signal(SIGPIPE, SIG_IGN);
+    /* Latency: this process and both children share one CPU (children inherit the mask), so
+     * the raw pipe and fetchd are measured under the same scheduling on a shared machine. */
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    cpu_set_t all;
+    sched_getaffinity(0, sizeof all, &all);
+    sched_setaffinity(0, sizeof one, &one);
     const char *ping = "{\"jsonrpc\":\"2.0\",\"method\":\"server/ping\",\"id\":1}\n";
 
     char self[4096];
@@ -108,20 +118,26 @@ int main(int argc, char **argv) {
     char *echo_argv[] = {self, "--echo", NULL};
     char *fetchd_argv[] = {argv[1], "--framing", "ndjson", NULL};
 
-    double raw99, rpc99, raw50, rpc50;
-    /* Interleave the two measurements twice so machine noise hits both alike. */
+    /* Alternate blocks of 100 round trips between the two, so load from other processes on
+     * the machine hits both measurements alike. */
     child_t echo = spawn(echo_argv), fetchd = spawn(fetchd_argv);
-    raw50 = p50_round_trip(echo, ping, n, &raw99);
-    rpc50 = p50_round_trip(fetchd, ping, n, &rpc99);
-    double raw50b = p50_round_trip(echo, ping, n, &raw99);
-    double rpc50b = p50_round_trip(fetchd, ping, n, &rpc99);
-    if (raw50b < raw50) raw50 = raw50b;
-    if (rpc50b < rpc50) rpc50 = rpc50b;
+    round_trips(echo, ping, 1000, NULL);
+    round_trips(fetchd, ping, 1000, NULL);
+    double *raw = malloc(sizeof(double) * n), *rpc = malloc(sizeof(double) * n);
+    for (int done = 0; done < n; done += 100) {
+        int k = n - done < 100 ? n - done : 100;
+        round_trips(echo, ping, k, raw + done);
+        round_trips(fetchd, ping, k, rpc + done);
+    }
+    double raw50 = percentile(raw, n, 0.5), raw99 = percentile(raw, n, 0.99);
+    double rpc50 = percentile(rpc, n, 0.5), rpc99 = percentile(rpc, n, 0.99);
     close(echo.in); close(fetchd.in);
     waitpid(echo.pid, NULL, 0); waitpid(fetchd.pid, NULL, 0);
     close(echo.out); close(fetchd.out);
 
-    /* Pipelined: a writer thread streams pings, we count response lines until EOF. */
+    /* Pipelined: a writer thread streams pings, we count response lines until EOF; every CPU
+     * may be used here. */
+    sched_setaffinity(0, sizeof all, &all);
     int total = n * 10;
     child_t p = spawn(fetchd_argv);
     writer_arg wa = {p.in, total};

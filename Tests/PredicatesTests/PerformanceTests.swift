@@ -58,6 +58,30 @@ import Model
         print("PERF " + report.joined(separator: "; "))
         #expect(simple < (Self.strict ? 100 : 20_000), "simple comparison took \(simple) ns")
     }
+
+    /// SQL side: CPU time per row of a query over 20,000 rows, for the report.
+    @Test func sqlFilterCost() throws {
+        let l = try Library()
+        try l.db.execute("BEGIN")
+        var r = RandomSource(seed: 7)
+        for i in 0..<20_000 {
+            try l.insert("Author", ["name": .string(RandomLibrary.string(&r)), "age": .integer(Int64(i % 90)),
+                                    "rating": .double(Double(i % 50) / 10)])
+        }
+        try l.db.execute("COMMIT")
+        var report: [String] = []
+        for predicate in ["age > 30", "name == 'Ana'", "name BEGINSWITH[c] 'a'", "name LIKE '*b*'", "name MATCHES '[a-z]+'",
+                          "age > 20 AND rating < 2.5 OR name == nil"] {
+            let compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: predicate))
+            var n = try l.sqlMatches(compiled).count
+            let start = cpuNanoseconds()
+            for _ in 0..<3 { n = try l.sqlMatches(compiled).count }
+            let perRow = Double(cpuNanoseconds() - start) / 3 / 20_000
+            #expect(n == l.memoryMatches(compiled).count)
+            report.append("\(predicate): \(Int(perRow)) ns/row (\(n) of 20000 match)")
+        }
+        print("PERF SQL " + report.joined(separator: "; "))
+    }
 }
 
 #if canImport(Glibc)

@@ -20,7 +20,7 @@ public enum TranscriptReplay {
 
     public static func run(_ transcript: Transcript, server: Server = Server(logger: quietLogger)) -> Difference? {
         let session = Session(handler: server, mode: FramingMode(rawValue: transcript.framing.rawValue) ?? .auto,
-                              logger: quietLogger)
+                              limits: FramingLimits(maxMessageSize: transcript.maxMessageSize), logger: quietLogger)
         var written: [[UInt8]] = []
         let collect: (Frame) -> Void = { frame in written.append(body(of: frame, transcript.framing)) }
         var next = 0

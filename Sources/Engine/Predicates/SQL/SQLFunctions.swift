@@ -47,13 +47,19 @@ private final class PatternCache {
         var pattern: String
     }
     private var entries: [Key: TextPattern?] = [:]
+    /// A statement usually tests one pattern on every row: remember the last one.
+    private var last: (key: Key, pattern: TextPattern?)?
 
     func pattern(_ kind: TextPattern.Kind, _ options: ComparisonOptions, _ pattern: String) -> TextPattern? {
         let key = Key(kind: kindCode(kind), options: options.rawValue, pattern: pattern)
-        if let hit = entries[key] { return hit }
+        if let last, last.key.kind == key.kind, last.key.options == key.options, ByteOrder.equal(last.key.pattern, pattern) {
+            return last.pattern
+        }
+        if let hit = entries[key] { last = (key, hit); return hit }
         if entries.count > 1024 { entries.removeAll(keepingCapacity: true) }
         let made = TextPattern(kind, options: options, pattern: pattern)
         entries[key] = made
+        last = (key, made)
         return made
     }
 
