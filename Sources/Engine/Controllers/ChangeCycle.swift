@@ -274,6 +274,12 @@ extension FetchedResultsController {
             if let after = change.after, filter.matches(id, after, in: source) {
                 row.newKey = ordering.key(of: id, after, in: source)
             }
+            // Fetched after the change but before the cycle ended (a controller created in
+            // the same request): the tree already holds the new state.
+            if row.oldRank == nil, let key = row.newKey, let rank = results.rows.find(key, id: id.number) {
+                row.oldKey = key
+                row.oldRank = rank
+            }
             if row.oldRank != nil || row.newKey != nil { rows.append(row) }
         }
         if !tracer.isEmpty {
