@@ -112,7 +112,7 @@ import Glibc
             let bigEvents = c.apply(big)
             let bigCycle = Self.now() - tb
             #expect(bigEvents.count > 2 && c.count == n)
-            Self.report("n=\(n) \(big.changes.count)-change cycle (rebuild) \(Self.fmt(bigCycle * 1000)) ms vs performFetch \(Self.fmt(fullFetch * 1000)) ms: \(Self.fmt(bigCycle / fullFetch))x")
+            Self.report("n=\(n) \(big.changes.count)-change cycle\(c.lastCycleRebuilt ? " (rebuild)" : " (incremental)") \(Self.fmt(bigCycle * 1000)) ms vs performFetch \(Self.fmt(fullFetch * 1000)) ms: \(Self.fmt(bigCycle / fullFetch))x")
         }
     }
 }

@@ -121,6 +121,24 @@ import Model
         #expect(c.sections.map(\.name) == ["A", "C", "D", "E"])
     }
 
+    /// A controller created after changes but before their cycle ends already shows them;
+    /// the cycle then reports no second insert and the tree holds each row once.
+    @Test func controllerCreatedMidCycleDoesNotDoubleRows() throws {
+        let store = TestStore(model: Self.model)
+        let a = store.insert("Message", ["text": .string("a"), "sentAt": .date(1)])
+        let b = store.insert("Message", ["text": .string("b"), "sentAt": .date(2)])
+        _ = store.endCycle()
+        store.set(a, "sentAt", .date(3))
+        let c = store.insert("Message", ["text": .string("c"), "sentAt": .date(0)])
+        store.delete(b)
+        let controller = try controller(store, "Message", sort: [(["sentAt"], true)])
+        #expect(try controller.ids(section: 0) == [c, a])
+        let events = controller.apply(store.endCycle())
+        #expect(!events.contains { if case .object(.insert, _, _, _) = $0 { return true }; return false })
+        #expect(!events.contains { if case .object(.delete, _, _, _) = $0 { return true }; return false })
+        #expect(try controller.ids(section: 0) == [c, a] && controller.count == 2)
+    }
+
     @Test func renameWithinASectionThatKeepsItsPlaceIsAnUpdate() throws {
         let (store, c, ids) = try contacts()
         store.set(ids["Amy"]!, "name", .string("Anna"))  // still after Alice

@@ -129,6 +129,16 @@ import Model
         #expect(failure(s, "controller/sections", ["controller": "c"])?.1["kind"] == "unknownController")
     }
 
+    /// A controller created in the same batch as a change already shows it; the batch's
+    /// cycle does not add the row a second time.
+    @Test func controllerCreatedInTheBatchOfAChange() throws {
+        let h = Harness(.ndjson, server: try server())
+        let out = h.send([#"[{"jsonrpc":"2.0","method":"context/insert","params":{"context":"main","entity":"Contact","values":{"name":"Al"}},"id":1},{"jsonrpc":"2.0","method":"controller/create","params":{"context":"main","name":"all","request":{"entity":"Contact","sortDescriptors":[{"key":"name"}]}},"id":2}]"#])
+        #expect(out.allSatisfy { $0["method"] == nil || $0["params"]?["type"] != "insert" })
+        let rows = h.send([#"{"jsonrpc":"2.0","method":"controller/rows","params":{"controller":"all","section":0,"keys":["name"]},"id":3}"#])
+        #expect(rows.last?["result"]?["objects"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Al", "Ann", "Bob", "Cy"])
+    }
+
     /// Over the session: a batch is one cycle; its notifications come before its responses.
     @Test func notificationsPrecedeTheResponseOfTheRequestThatCausedThem() throws {
         let h = Harness(.ndjson, server: try server())

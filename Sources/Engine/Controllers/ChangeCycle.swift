@@ -34,6 +34,11 @@ extension FetchedResultsController {
     /// walk of the new tree; the notifications are the same either way.
     public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] {
         guard !changeSet.isEmpty else { return [] }
+        let started = CycleCost.now()
+        var rebuiltThisCycle = false
+        defer {
+            if !rebuiltThisCycle { cost.recordIncremental(nanos: CycleCost.now() - started, changes: changeSet.changes.count) }
+        }
         // Only key paths through relationships read other objects' old values; without them
         // no lookup table of the changes is needed.
         var changes: [ObjectID: ChangeSet.Change] = [:]
@@ -44,9 +49,12 @@ extension FetchedResultsController {
         // A failed fetch falls back to the incremental path, which needs no query.
         var rebuilt: Results?
         if shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchSorted() {
+            rebuiltThisCycle = true
             rebuilt = results.emptyCopy()
             rebuilt!.load(fresh)
+            cost.fetchNanos = CycleCost.now() - started
         }
+        lastCycleRebuilt = rebuiltThisCycle
         var affected = collectAffected(changeSet.changes, changes, evaluate: rebuilt == nil)
         if let rebuilt {
             // Old and new keys and ranks straight from the two trees.
@@ -150,17 +158,20 @@ extension FetchedResultsController {
         // increasing run of old ranks.
         let low = max(a1, a2), high = min(b1, b2)
         var candidates: [(gap: Int, newRank: Int, index: Int)] = []
-        for (i, row) in affected.enumerated() {
-            switch (row.oldPath, row.newPath) {
-            case let (old?, nil): deletes.append((old, row.id))
-            case let (nil, new?): inserts.append((new, row.id))
+        candidates.reserveCapacity(affected.count)
+        for i in affected.indices {
+            switch (affected[i].oldPath, affected[i].newPath) {
+            case let (old?, nil): deletes.append((old, affected[i].id))
+            case let (nil, new?): inserts.append((new, affected[i].id))
             case let (old?, new?):
-                let gapOld = min(max(unchangedBefore(row.oldRank!, changedOld), low), high)
-                let gapNew = min(max(unchangedBefore(row.newRank!, changedNew), low), high)
-                if gapOld != gapNew || results.sectionName(row.oldKey!) != results.sectionName(row.newKey!) {
-                    moves.append((old, new, row.id))
+                let oldRank = affected[i].oldRank!, newRank = affected[i].newRank!
+                let gapOld = min(max(unchangedBefore(oldRank, changedOld), low), high)
+                let gapNew = min(max(unchangedBefore(newRank, changedNew), low), high)
+                if gapOld != gapNew
+                    || (results.sectioned && results.sectionName(affected[i].oldKey!) != results.sectionName(affected[i].newKey!)) {
+                    moves.append((old, new, affected[i].id))
                 } else {
-                    candidates.append((gapNew, row.newRank!, i))
+                    candidates.append((gapNew, newRank, i))
                 }
             case (nil, nil): break
             }
@@ -196,172 +207,5 @@ extension FetchedResultsController {
         events += updates.sorted { $0.1 < $1.1 }.map { .object(.update, $0.2, indexPath: $0.0, newIndexPath: $0.1) }
         events.append(.didChangeContent)
         return events
-    }
-
-    /// The incremental update: removals from the highest old rank down (by counts only), then
-    /// inserts in ascending key order. Returns the indices of the rows in the results now.
-    private func mutate(_ affected: inout [AffectedRow]) -> [Int] {
-        var leaving = affected.indices.filter { affected[$0].oldRank != nil }
-        leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
-        for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
-        var newEntries: [(key: SortKey, id: Int64, index: Int)] = []
-        newEntries.reserveCapacity(affected.count)
-        for i in affected.indices { if let key = affected[i].newKey { newEntries.append((key, affected[i].id.number, i)) } }
-        if newEntries.count > 1 {
-            let ordering = self.ordering
-            newEntries.sort { a, b in
-                let c = ordering.compare(a.key, b.key)
-                return c != 0 ? c < 0 : a.id < b.id
-            }
-        }
-        for e in newEntries { affected[e.index].newRank = results.insert(e.key, e.id) }
-        return newEntries.map(\.index)
-    }
-
-    /// Whether a cycle of `changes` changed objects over `rows` results rebuilds: when the
-    /// changes are at least an eighth of the results (and more than a few hundred), one
-    /// fetch and two linear walks cost less than k tree updates.
-    func shouldRebuild(_ changes: Int, _ rows: Int) -> Bool {
-        if let forced = rebuildOverride { return forced }
-        return changes >= 512 && changes * 8 >= rows
-    }
-
-    /// Sets each row's rank and key (as the tree holds it) from one in-order walk of
-    /// `results`: the OLD tree, or the rebuilt NEW one.
-    private func locateByWalk(_ affected: inout [AffectedRow], in results: Results, old: Bool) {
-        let lookup = IDLookup(affected.map(\.id.number), rows: results.count)
-        var found = [Bool](repeating: false, count: affected.count)
-        var rank = 0
-        results.rows.forEachID { id, key in
-            if let i = lookup[id] {
-                found[i] = true
-                if old { affected[i].oldRank = rank; affected[i].oldKey = key() }
-                else { affected[i].newRank = rank; affected[i].newKey = key() }
-            }
-            rank += 1
-        }
-        for i in affected.indices where !found[i] {
-            if old { affected[i].oldRank = nil; affected[i].oldKey = nil } else { affected[i].newKey = nil; affected[i].newRank = nil }
-        }
-    }
-
-    /// With `evaluate` false (a rebuild) only the ids are collected: `locateByWalk` reads
-    /// keys and ranks from the old and the rebuilt trees.
-    func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
-                         evaluate locate: Bool) -> [AffectedRow] {
-        // One existential box for the whole cycle, not one per key computed.
-        let old: any ObjectView = tracer.isEmpty ? source : OldView(current: source, changes: changes)
-        var rows: [AffectedRow] = []
-        rows.reserveCapacity(changeList.count)
-        for change in changeList where change.id.entity == entity && change.before != change.after {
-            let id = change.id
-            var row = AffectedRow(id: id)
-            guard locate else { rows.append(row); continue }
-            if let before = change.before {
-                let key = ordering.key(of: id, before, in: old)
-                row.oldKey = key
-                row.oldRank = results.rows.find(key, id: id.number)
-            }
-            if let after = change.after, filter.matches(id, after, in: source) {
-                row.newKey = ordering.key(of: id, after, in: source)
-            }
-            if row.oldRank != nil || row.newKey != nil { rows.append(row) }
-        }
-        if !tracer.isEmpty {
-            for id in tracer.dependents(of: changes, in: source) {
-                // Objects that changed themselves were handled above.
-                if let own = changes[id], own.before != own.after { continue }
-                guard let values = changes[id]?.after ?? source.snapshot(of: id) else { continue }
-                var row = AffectedRow(id: id)
-                row.isDependent = true
-                guard locate else { rows.append(row); continue }
-                let key = ordering.key(of: id, values, in: old)
-                row.oldKey = key
-                if filter.matches(id, values, in: source) { row.newKey = ordering.key(of: id, values, in: source) }
-                row.oldRank = results.rows.find(key, id: id.number)
-                // A dependent is changed when what the controller reads of it changed.
-                if row.oldRank == nil && row.newKey == nil { continue }
-                if row.oldRank != nil, row.newKey == row.oldKey { continue }
-                rows.append(row)
-            }
-        }
-        rows.sort { $0.id.number < $1.id.number }
-        return rows
-    }
-
-    /// The integers of `r` that are not in `s`: at most one run below `s`, one above.
-    private func indices(in r: Range<Int>, notIn s: Range<Int>) -> [Int] {
-        func clamp(_ x: Int) -> Int { min(max(x, r.lowerBound), r.upperBound) }
-        return Array(r.lowerBound..<clamp(s.lowerBound)) + Array(clamp(s.upperBound)..<r.upperBound)
-    }
-
-    private func cachedStart(_ cache: inout [String: Int], _ key: SortKey) -> Int {
-        let name = results.sectionName(key)
-        if let start = cache[name] { return start }
-        let start = results.sectionRange(key).lowerBound
-        cache[name] = start
-        return start
-    }
-
-    /// Unchanged rows at ranks below `rank`, given the sorted ranks of the changed rows.
-    private func unchangedBefore(_ rank: Int, _ changed: [Int]) -> Int {
-        var lo = 0, hi = changed.count
-        while lo < hi { let mid = (lo + hi) / 2; if changed[mid] < rank { lo = mid + 1 } else { hi = mid } }
-        return rank - lo
-    }
-
-    /// The rank of the `u`-th unchanged row, given the sorted ranks of the changed rows.
-    private func rankOfUnchanged(_ u: Int, _ changed: [Int]) -> Int {
-        var rank = u
-        for c in changed { if c <= rank { rank += 1 } else { break } }
-        return rank
-    }
-
-    /// Records the unchanged rows with unchanged-indices in `range`, with old index paths.
-    private func recordEdges(_ range: Range<Int>, _ changed: [Int], _ firstOld: Int, _ starts: inout [String: Int],
-                             into edges: inout [Int: EdgeRow]) {
-        let changedSet = Set(changed)
-        var rank = rankOfUnchanged(range.lowerBound, changed)
-        var u = range.lowerBound
-        while u < range.upperBound {
-            if !changedSet.contains(rank) {
-                if edges[u] == nil {
-                    let (key, id) = results.rows.select(rank)
-                    let path = results.indexPath(rank: rank, key: key, firstSection: firstOld) { k in
-                        cachedStart(&starts, k)
-                    }
-                    edges[u] = EdgeRow(id: id, key: key, oldPath: path)
-                }
-                u += 1
-            }
-            rank += 1
-        }
-    }
-}
-
-/// Position of an id number in a list, for walks over every row: a flat table when the
-/// numbers are dense enough (the usual case: they are row ids), a dictionary otherwise.
-struct IDLookup {
-    private var table: [Int32] = []
-    private var map: [Int64: Int] = [:]
-
-    init(_ numbers: [Int64], rows: Int) {
-        let maxNumber = numbers.max() ?? 0
-        if maxNumber < Int64(4 * max(rows, numbers.count) + 1024), numbers.allSatisfy({ $0 >= 0 }) {
-            table = [Int32](repeating: -1, count: Int(maxNumber) + 1)
-            for (i, n) in numbers.enumerated() { table[Int(n)] = Int32(i) }
-        } else {
-            map.reserveCapacity(numbers.count)
-            for (i, n) in numbers.enumerated() { map[n] = i }
-        }
-    }
-
-    subscript(_ number: Int64) -> Int? {
-        if !table.isEmpty {
-            guard number >= 0, number < Int64(table.count) else { return nil }
-            let i = table[Int(number)]
-            return i < 0 ? nil : Int(i)
-        }
-        return map[number]
     }
 }

@@ -46,10 +46,16 @@ public final class FetchedResultsController {
 
     /// Tests force the rebuild path on (true) or off (false); nil lets the size decide.
     var rebuildOverride: Bool?
+    /// Measured costs that choose between incremental cycles and rebuilds.
+    var cost = CycleCost()
+    /// Whether the last cycle rebuilt (for measurements).
+    var lastCycleRebuilt = false
 
     /// Loads the whole match set from the source (keys only) in one sorted pass.
     public func performFetch() throws(EngineError) {
+        let started = CycleCost.now()
         results.load(try fetchSorted())
+        cost.fetchNanos = CycleCost.now() - started
     }
 
     /// The match set from the source as `(key, id number)` in the tree's order.

@@ -32,7 +32,7 @@ struct CountedBTree {
     private(set) var root: Node
     private(set) var count = 0
 
-    init(keyWidth: Int, leafCapacity: Int = 128, innerCapacity: Int = 64, compare: @escaping Compare) {
+    init(keyWidth: Int, leafCapacity: Int = 256, innerCapacity: Int = 64, compare: @escaping Compare) {
         precondition(leafCapacity >= 4 && innerCapacity >= 4)
         self.width = keyWidth
         self.leafCapacity = leafCapacity
@@ -174,13 +174,13 @@ struct CountedBTree {
         }
     }
 
-    /// Calls `body` with the id of every entry, in order, and a way to read its key (keys
-    /// are only built when asked for).
-    func forEachID(_ body: (Int64, () -> SortKey) -> Void) {
+    /// Calls `body` with every leaf's entries, in order, and the rank of its first entry.
+    func forEachLeaf(_ body: (Entries, Int) -> Void) {
+        var rank = 0
         func walk(_ node: Node) {
             if node.isLeaf {
-                let entries = node.entries
-                for i in 0..<entries.count { body(entries.ids[i]) { entries.key(at: i) } }
+                body(node.entries, rank)
+                rank += node.entries.count
             } else {
                 for child in node.children { walk(child) }
             }

@@ -1,0 +1,99 @@
+import Model
+
+/// Finding the objects a cycle affects and where they are: evaluation of each changed
+/// object (incremental cycles) or walks of the old and rebuilt trees (rebuilds).
+extension FetchedResultsController {
+    /// The incremental update: removals from the highest old rank down (by counts only), then
+    /// inserts in ascending key order. Returns the indices of the rows in the results now.
+    func mutate(_ affected: inout [AffectedRow]) -> [Int] {
+        var leaving = affected.indices.filter { affected[$0].oldRank != nil }
+        leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
+        for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
+        var newEntries: [(key: SortKey, id: Int64, index: Int)] = []
+        newEntries.reserveCapacity(affected.count)
+        for i in affected.indices { if let key = affected[i].newKey { newEntries.append((key, affected[i].id.number, i)) } }
+        if newEntries.count > 1 {
+            let ordering = self.ordering
+            newEntries.sort { a, b in
+                let c = ordering.compare(a.key, b.key)
+                return c != 0 ? c < 0 : a.id < b.id
+            }
+        }
+        for e in newEntries { affected[e.index].newRank = results.insert(e.key, e.id) }
+        return newEntries.map(\.index)
+    }
+
+    /// Whether a cycle of `changes` changed objects rebuilds: when the measured costs
+    /// predict one fetch plus linear walks to be cheaper than k tree updates (`CycleCost`).
+    func shouldRebuild(_ changes: Int, _ rows: Int) -> Bool {
+        if let forced = rebuildOverride { return forced }
+        return cost.prefersRebuild(changes: changes)
+    }
+
+    /// Sets each row's rank and key (as the tree holds it) from one in-order walk of
+    /// `results`: the OLD tree, or the rebuilt NEW one.
+    func locateByWalk(_ affected: inout [AffectedRow], in results: Results, old: Bool) {
+        let lookup = IDLookup(affected.map(\.id.number), rows: results.count)
+        var found = [Bool](repeating: false, count: affected.count)
+        results.rows.forEachLeaf { entries, first in
+            for j in 0..<entries.count {
+                guard let i = lookup[entries.ids[j]] else { continue }
+                found[i] = true
+                if old { affected[i].oldRank = first + j; affected[i].oldKey = entries.key(at: j) }
+                else { affected[i].newRank = first + j; affected[i].newKey = entries.key(at: j) }
+            }
+        }
+        for i in affected.indices where !found[i] {
+            if old { affected[i].oldRank = nil; affected[i].oldKey = nil } else { affected[i].newKey = nil; affected[i].newRank = nil }
+        }
+    }
+
+    /// With `evaluate` false (a rebuild) only the ids are collected: `locateByWalk` reads
+    /// keys and ranks from the old and the rebuilt trees.
+    func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
+                         evaluate locate: Bool) -> [AffectedRow] {
+        // One existential box for the whole cycle, not one per key computed.
+        let old: any ObjectView = tracer.isEmpty ? source : OldView(current: source, changes: changes)
+        var rows: [AffectedRow] = []
+        rows.reserveCapacity(changeList.count)
+        for change in changeList where change.id.entity == entity && change.before != change.after {
+            let id = change.id
+            var row = AffectedRow(id: id)
+            guard locate else { rows.append(row); continue }
+            if let before = change.before {
+                let key = ordering.key(of: id, before, in: old)
+                row.oldKey = key
+                row.oldRank = results.rows.find(key, id: id.number)
+            }
+            if let after = change.after, filter.matches(id, after, in: source) {
+                row.newKey = ordering.key(of: id, after, in: source)
+            }
+            // Fetched after the change but before the cycle ended (a controller created in
+            // the same request): the tree already holds the new state.
+            if row.oldRank == nil, let key = row.newKey, let rank = results.rows.find(key, id: id.number) {
+                row.oldKey = key
+                row.oldRank = rank
+            }
+            if row.oldRank != nil || row.newKey != nil { rows.append(row) }
+        }
+        if !tracer.isEmpty {
+            for id in tracer.dependents(of: changes, in: source) {
+                // Objects that changed themselves were handled above.
+                if let own = changes[id], own.before != own.after { continue }
+                guard let values = changes[id]?.after ?? source.snapshot(of: id) else { continue }
+                var row = AffectedRow(id: id)
+                row.isDependent = true
+                guard locate else { rows.append(row); continue }
+                let key = ordering.key(of: id, values, in: old)
+                row.oldKey = key
+                if filter.matches(id, values, in: source) { row.newKey = ordering.key(of: id, values, in: source) }
+                row.oldRank = results.rows.find(key, id: id.number)
+                // A dependent is changed when what the controller reads of it changed.
+                if row.oldRank == nil && row.newKey == nil { continue }
+                if row.oldRank != nil, row.newKey == row.oldKey { continue }
+                rows.append(row)
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,26 @@
+/// Position of an id number in a list, for walks over every row: a flat table when the
+/// numbers are dense enough (the usual case: they are row ids), a dictionary otherwise.
+struct IDLookup {
+    private var table: [Int32] = []
+    private var map: [Int64: Int] = [:]
+
+    init(_ numbers: [Int64], rows: Int) {
+        let maxNumber = numbers.max() ?? 0
+        if maxNumber < Int64(4 * max(rows, numbers.count) + 1024), numbers.allSatisfy({ $0 >= 0 }) {
+            table = [Int32](repeating: -1, count: Int(maxNumber) + 1)
+            for (i, n) in numbers.enumerated() { table[Int(n)] = Int32(i) }
+        } else {
+            map.reserveCapacity(numbers.count)
+            for (i, n) in numbers.enumerated() { map[n] = i }
+        }
+    }
+
+    subscript(_ number: Int64) -> Int? {
+        if !table.isEmpty {
+            guard number >= 0, number < Int64(table.count) else { return nil }
+            let i = table[Int(number)]
+            return i < 0 ? nil : Int(i)
+        }
+        return map[number]
+    }
+}

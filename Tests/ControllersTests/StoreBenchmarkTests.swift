@@ -1,0 +1,67 @@
+import Testing
+import Model
+import Predicates
+import Store
+import Contexts
+@testable import Controllers
+
+/// The same measurements over the real engine (SQLite store, context, compiled request),
+/// run only with FETCHD_BENCH=1 in a release build (see BenchmarkTests).
+@Suite(.serialized, .enabled(if: getenvString("FETCHD_BENCH") == "1")) struct StoreBenchmarkTests {
+    static let model = ObjectModel(entities: [Entity(name: "Item", attributes: [Attribute(name: "value", type: .integer, indexed: true)])])
+
+    @Test(arguments: [100_000, 1_000_000])
+    func overSQLite(n: Int) throws {
+        var rng = SeededRandom(seed: 77)
+        let store = try Store.open(model: Self.model) { try SQLFunctions.register(on: $0) }
+        let graph = ObjectGraph(store: store)
+        var delivered: [ChangeSet] = []
+        graph.onChangeSet = { delivered.append($0) }
+        let main = try graph.context(ObjectGraph.mainContext)
+        var inserted = 0
+        while inserted < n {
+            for _ in 0..<min(50_000, n - inserted) { _ = try main.insert("Item", ["value": .integer(Int64(rng.int(0..<1_000_000_000)))]) }
+            inserted += min(50_000, n - inserted)
+            _ = try main.save()
+            graph.processPendingChanges()
+            delivered.removeAll()
+        }
+        let compiled = try RequestCompiler(model: Self.model).compile(FetchRequest(entity: "Item", sortDescriptors: [SortDescriptor(key: "value")]))
+        let c = FetchedResultsController(name: "items", source: main, request: compiled, model: Self.model)
+        var t = BenchmarkTests.now()
+        try c.performFetch()
+        let fetch = BenchmarkTests.now() - t
+        #expect(c.count == n)
+        BenchmarkTests.report("sqlite n=\(n) performFetch \(BenchmarkTests.fmt(fetch * 1000)) ms (SQL keyed fetch + bulk load)")
+
+        var samples: [Double] = []
+        for _ in 0..<500 {
+            try main.update(ObjectID(entity: "Item", number: Int64(1 + rng.int(0..<n))), ["value": .integer(Int64(rng.int(0..<1_000_000_000)))])
+            graph.processPendingChanges()
+            let cs = delivered.removeFirst()
+            t = BenchmarkTests.now()
+            let events = c.apply(cs)
+            samples.append(BenchmarkTests.now() - t)
+            #expect(events.count == 3)
+        }
+        BenchmarkTests.report("sqlite n=\(n) one changed object: p50 \(BenchmarkTests.fmt(BenchmarkTests.percentile(samples, 0.5) * 1e6)) us, p99 \(BenchmarkTests.fmt(BenchmarkTests.percentile(samples, 0.99) * 1e6)) us")
+
+        for k in [10_000, n / 5] {
+            for _ in 0..<k {
+                try main.update(ObjectID(entity: "Item", number: Int64(1 + rng.int(0..<n))), ["value": .integer(Int64(rng.int(0..<1_000_000_000)))])
+            }
+            graph.processPendingChanges()
+            let cs = delivered.removeFirst()
+            t = BenchmarkTests.now()
+            let events = c.apply(cs)
+            let cycle = BenchmarkTests.now() - t
+            #expect(events.count > 2 && c.count == n)
+            // The fair baseline: a fresh performFetch in the same state (the context still
+            // holds the cycle's unsaved changes, which its fetch overlays on the SQL rows).
+            t = BenchmarkTests.now()
+            try c.performFetch()
+            let refetch = BenchmarkTests.now() - t
+            BenchmarkTests.report("sqlite n=\(n) \(cs.changes.count)-change cycle\(c.lastCycleRebuilt ? " (rebuild)" : " (incremental)") \(BenchmarkTests.fmt(cycle * 1000)) ms; fresh performFetch now \(BenchmarkTests.fmt(refetch * 1000)) ms: \(BenchmarkTests.fmt(cycle / refetch))x")
+        }
+    }
+}
