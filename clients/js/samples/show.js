@@ -1,6 +1,5 @@
 // Printing helpers the samples share: each notification as it arrives, and the table a
 // controller's TableMirror holds after the cycle.
-import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 
 export function describe(method, params) {
@@ -69,8 +68,8 @@ export const pad = (text, width) => String(text).padEnd(width);
 /** Run `run({binary})` when the sample is the main module (`node samples/x.js --fetchd PATH`). */
 export function runIfMain(meta, run) {
   if (process.argv[1] && pathToFileURL(process.argv[1]).href === meta.url) {
-    const { values } = parseArgs({ options: { fetchd: { type: 'string' } } });
-    run(values.fetchd).catch((error) => {
+    const at = process.argv.indexOf('--fetchd'); // (no util.parseArgs: Node 18.0-18.2 lack it)
+    run(at >= 0 ? process.argv[at + 1] : undefined).catch((error) => {
       console.error(error);
       process.exitCode = 1;
     });

@@ -22,42 +22,16 @@ export class TableMirror {
     });
   }
 
-  /** Apply one cycle; on error the mirror is unchanged and MirrorError is thrown. */
+  /** Apply one cycle; on error the mirror is unchanged and MirrorError is thrown. Changes are
+   * made in place and undone from a log on error, so a cycle costs its own size, not a copy. */
   apply(batch) {
-    const work = this.sections.map((s) => ({ name: s.name, indexTitle: s.indexTitle, rows: [...s.rows] }));
-    const removals = batch.objects.filter((c) => c.type === DELETE || c.type === MOVE);
-    for (const c of removals.sort((a, b) => comparePaths(b.indexPath, a.indexPath))) {
-      const [s, r] = checked(c.indexPath, work, false);
-      expectId(work, s, r, c.id, 'removes');
-      work[s].rows.splice(r, 1);
+    const undo = [];
+    try {
+      applyInPlace(this.sections, batch, undo);
+    } catch (error) {
+      while (undo.length) undo.pop()();
+      throw error;
     }
-    const deleted = batch.sections.filter((c) => c.type === DELETE).sort((a, b) => b.sectionIndex - a.sectionIndex);
-    for (const c of deleted) {
-      if (!(c.sectionIndex >= 0 && c.sectionIndex < work.length)) {
-        throw new MirrorError(`section delete at ${c.sectionIndex}, but there are ${work.length} sections`);
-      }
-      const left = work[c.sectionIndex].rows.length;
-      if (left) throw new MirrorError(`section delete at ${c.sectionIndex} (${JSON.stringify(work[c.sectionIndex].name)}) leaves ${left} rows unreported`);
-      work.splice(c.sectionIndex, 1);
-    }
-    const inserted = batch.sections.filter((c) => c.type === INSERT).sort((a, b) => a.sectionIndex - b.sectionIndex);
-    for (const c of inserted) {
-      if (!(c.sectionIndex >= 0 && c.sectionIndex <= work.length)) {
-        throw new MirrorError(`section insert at ${c.sectionIndex}, but there are ${work.length} sections`);
-      }
-      work.splice(c.sectionIndex, 0, { name: c.section.name, indexTitle: c.section.indexTitle, rows: [] });
-    }
-    const additions = batch.objects.filter((c) => c.type === INSERT || c.type === MOVE);
-    for (const c of additions.sort((a, b) => comparePaths(a.newIndexPath, b.newIndexPath))) {
-      const [s, r] = checked(c.newIndexPath, work, true);
-      work[s].rows.splice(r, 0, { ...c.row });
-    }
-    for (const c of batch.objects.filter((o) => o.type === UPDATE)) {
-      const [s, r] = checked(c.newIndexPath, work, false);
-      expectId(work, s, r, c.id, 'updates');
-      work[s].rows[r] = { ...c.row };
-    }
-    this.sections = work;
   }
 
   get count() {
@@ -90,6 +64,54 @@ export class TableMirror {
 
   ids() {
     return this.sections.map((s) => s.rows.map((row) => row.id));
+  }
+}
+
+function applyInPlace(work, batch, undo) {
+  const deleteRow = (s, r) => {
+    const rows = work[s].rows;
+    const [value] = rows.splice(r, 1);
+    undo.push(() => rows.splice(r, 0, value));
+  };
+  const insertRow = (s, r, value) => {
+    const rows = work[s].rows;
+    rows.splice(r, 0, value);
+    undo.push(() => rows.splice(r, 1));
+  };
+  const removals = batch.objects.filter((c) => c.type === DELETE || c.type === MOVE);
+  for (const c of removals.sort((a, b) => comparePaths(b.indexPath, a.indexPath))) {
+    const [s, r] = checked(c.indexPath, work, false);
+    expectId(work, s, r, c.id, 'removes');
+    deleteRow(s, r);
+  }
+  const deleted = batch.sections.filter((c) => c.type === DELETE).sort((a, b) => b.sectionIndex - a.sectionIndex);
+  for (const c of deleted) {
+    const index = c.sectionIndex;
+    if (!(index >= 0 && index < work.length)) throw new MirrorError(`section delete at ${index}, but there are ${work.length} sections`);
+    const left = work[index].rows.length;
+    if (left) throw new MirrorError(`section delete at ${index} (${JSON.stringify(work[index].name)}) leaves ${left} rows unreported`);
+    const [gone] = work.splice(index, 1);
+    undo.push(() => work.splice(index, 0, gone));
+  }
+  const inserted = batch.sections.filter((c) => c.type === INSERT).sort((a, b) => a.sectionIndex - b.sectionIndex);
+  for (const c of inserted) {
+    const index = c.sectionIndex;
+    if (!(index >= 0 && index <= work.length)) throw new MirrorError(`section insert at ${index}, but there are ${work.length} sections`);
+    work.splice(index, 0, { name: c.section.name, indexTitle: c.section.indexTitle, rows: [] });
+    undo.push(() => work.splice(index, 1));
+  }
+  const additions = batch.objects.filter((c) => c.type === INSERT || c.type === MOVE);
+  for (const c of additions.sort((a, b) => comparePaths(a.newIndexPath, b.newIndexPath))) {
+    const [s, r] = checked(c.newIndexPath, work, true);
+    insertRow(s, r, { ...c.row });
+  }
+  for (const c of batch.objects.filter((o) => o.type === UPDATE)) {
+    const [s, r] = checked(c.newIndexPath, work, false);
+    expectId(work, s, r, c.id, 'updates');
+    const rows = work[s].rows;
+    const old = rows[r];
+    rows[r] = { ...c.row };
+    undo.push(() => (rows[r] = old));
   }
 }
 

@@ -1,15 +1,11 @@
 // Shared by the tests against the real fetchd (FETCHD=/path/to/fetchd, else the build output).
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { findFetchd } from '../index.js';
 
 /** The real fetchd; a missing binary fails the test (server tests are never skipped). */
 export function fetchdBinary() {
   return findFetchd();
 }
-
-/** The Python in-memory stand-in (clients/python/tests/reference_server.py): NOT fetchd. */
-export const REFERENCE = fileURLToPath(new URL('../../python/tests/reference_server.py', import.meta.url));
 
 export const CONTACTS = {
   entities: [

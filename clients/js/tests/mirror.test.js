@@ -32,12 +32,16 @@ test('inconsistent batches throw and leave the mirror unchanged', () => {
     [new ChangeBatch([], [change('delete', 1, [0, 5])]), /has 2 rows/],
     [new ChangeBatch([], [change('insert', 3, undefined, [2, 0])]), /no section 2/],
     [new ChangeBatch([section('delete', 0, '', 2)], []), /unreported/],
+    // Fails after earlier steps changed the mirror: those are undone.
+    [new ChangeBatch([], [change('delete', 2, [0, 1]), change('insert', 3, undefined, [2, 0])]), /no section 2/],
+    [new ChangeBatch([section('insert', 1, 'Z', 1)], [change('move', 1, [0, 0], [1, 0]), change('update', 9, [0, 0], [0, 0])]), /updates "Contact\/9"/],
   ];
   for (const [batch, message] of cases) {
     const mirror = new TableMirror();
     load(mirror, [['', [obj(1), obj(2)]]]);
     assert.throws(() => mirror.apply(batch), (e) => e instanceof MirrorError && message.test(e.message));
     assert.deepEqual(mirror.ids(), [['Contact/1', 'Contact/2']]);
+    assert.deepEqual(mirror.sections.map((s) => s.name), ['']);
   }
 });
 

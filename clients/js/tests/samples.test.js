@@ -1,6 +1,5 @@
 // Every JS sample runs, verifies its mirror after each step and prints what its seed
-// describes: against the real fetchd, and against the Python in-memory stand-in
-// (clients/python/tests/reference_server.py, NOT fetchd) so the samples' own logic is tested.
+// describes, against the real fetchd.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
@@ -9,7 +8,7 @@ import { run as contacts } from '../samples/contacts.js';
 import { run as conversations } from '../samples/conversations.js';
 import { run as messages } from '../samples/messages.js';
 import { run as notes } from '../samples/notes.js';
-import { REFERENCE, fetchdBinary } from './helpers.js';
+import { fetchdBinary } from './helpers.js';
 
 async function output(run, binary) {
   const lines = [];
@@ -17,7 +16,7 @@ async function output(run, binary) {
   return lines.join('\n');
 }
 
-for (const [label, binary] of [['fetchd', () => fetchdBinary()], ['reference stand-in', () => REFERENCE]]) {
+for (const [label, binary] of [['fetchd', () => fetchdBinary()]]) {
   test(`samples (${label}): contacts has sections, an index bar and a cross-section move`, async () => {
     const text = await output(contacts, binary());
     assert.match(text, /index: A B C/);

@@ -130,3 +130,28 @@ test('server: randomized run, every mirror equals controller/rows after every cy
     assert.equal(await client.close(), 0);
   }
 });
+
+test('server: performFetch reloads the mirror; close forgets the controller; a taken name is refused', async () => {
+  const client = Client.spawn(fetchdBinary());
+  try {
+    await client.openStore(NOTES);
+    const main = client.context();
+    const notes = await main.controller('notes', fetchRequest('Note', { sortDescriptors: ['updatedAt'] }));
+    await assert.rejects(main.controller('notes', fetchRequest('Note')), (e) => e.code === -32025 && e.kind === 'duplicateName');
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await main.insert('Note', { title: `n${i}`, updatedAt: stamp(i) }));
+    assert.deepEqual(notes.mirror.ids(), [made.map((m) => m.id)]); // the first controller still gets its cycles
+    const seen = [];
+    client.on('notification', (method) => seen.push(method));
+    const sections = await notes.performFetch();
+    assert.deepEqual(seen, []);
+    assert.deepEqual(sections.map((s) => s.numberOfObjects), [3]);
+    await checkMirror(notes);
+    await notes.close();
+    await assert.rejects(notes.sections(), (e) => e.kind === 'unknownController');
+    await main.insert('Note', { title: 'after close', updatedAt: stamp(9) });
+    assert.deepEqual(seen, []);
+  } finally {
+    assert.equal(await client.close(), 0);
+  }
+});

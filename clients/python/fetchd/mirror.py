@@ -6,7 +6,7 @@ A UI renders straight from ``mirror.sections``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from .changes import DELETE, INSERT, MOVE, UPDATE, ChangeBatch, IndexPath, SectionInfo, WireObject
 from .errors import MirrorError
@@ -47,55 +47,49 @@ class TableMirror:
 
     # -- the batch rule (SEMANTICS.md §3) -------------------------------------------------
     def apply(self, batch: ChangeBatch) -> None:
-        """Apply one cycle. On error the mirror is left unchanged and MirrorError is raised."""
-        work = [MirrorSection(s.name, s.index_title, list(s.rows)) for s in self.sections]
+        """Apply one cycle. On error the mirror is left unchanged and MirrorError is raised.
+
+        Changes are made in place and undone from a log on error, so a cycle costs its own
+        size (plus list shifts), not a copy of the table."""
+        work = _Undoable(self.sections)
+        try:
+            self._apply(work, batch)
+        except MirrorError:
+            work.undo()
+            raise
+
+    @staticmethod
+    def _apply(work: "_Undoable", batch: ChangeBatch) -> None:
+        sections = work.sections
         removals = [c for c in batch.objects if c.type in (DELETE, MOVE)]
         for change in sorted(removals, key=lambda c: c.index_path or (0, 0), reverse=True):
-            self._remove_row(work, change.index_path, change.id)
+            section, row = _checked(change.index_path, sections, allow_end=False)
+            _expect_id(sections, section, row, change.id, "removes")
+            work.delete_row(section, row)
         deleted = [c for c in batch.sections if c.type == DELETE]
         for gone in sorted(deleted, key=lambda c: c.section_index, reverse=True):
             index = gone.section_index
-            if not 0 <= index < len(work):
-                raise MirrorError(f"section delete at {index}, but there are {len(work)} sections")
-            if work[index].rows:
-                raise MirrorError(
-                    f"section delete at {index} ({work[index].name!r}) leaves {len(work[index].rows)} rows unreported"
-                )
-            del work[index]
+            if not 0 <= index < len(sections):
+                raise MirrorError(f"section delete at {index}, but there are {len(sections)} sections")
+            if sections[index].rows:
+                left = sections[index]
+                raise MirrorError(f"section delete at {index} ({left.name!r}) leaves {len(left.rows)} rows unreported")
+            work.delete_section(index)
         inserted = [c for c in batch.sections if c.type == INSERT]
         for new in sorted(inserted, key=lambda c: c.section_index):
             index = new.section_index
-            if not 0 <= index <= len(work):
-                raise MirrorError(f"section insert at {index}, but there are {len(work)} sections")
-            work.insert(index, MirrorSection(new.section.name, new.section.index_title))
+            if not 0 <= index <= len(sections):
+                raise MirrorError(f"section insert at {index}, but there are {len(sections)} sections")
+            work.insert_section(index, MirrorSection(new.section.name, new.section.index_title))
         additions = [c for c in batch.objects if c.type in (INSERT, MOVE)]
         for change in sorted(additions, key=lambda c: c.new_index_path or (0, 0)):
-            self._insert_row(work, change.new_index_path, change.row)
+            section, row = _checked(change.new_index_path, sections, allow_end=True)
+            work.insert_row(section, row, change.row)
         for change in batch.objects:
             if change.type == UPDATE:
-                self._replace_row(work, change.new_index_path, change.id, change.row)
-        self.sections = work
-
-    @staticmethod
-    def _remove_row(work: List[MirrorSection], path: Optional[IndexPath], object_id: str) -> None:
-        section, row = _checked(path, work, allow_end=False)
-        found = work[section].rows[row].get("id")
-        if found != object_id:
-            raise MirrorError(f"row {list(path or ())} holds {found!r}, the batch removes {object_id!r}")
-        del work[section].rows[row]
-
-    @staticmethod
-    def _insert_row(work: List[MirrorSection], path: Optional[IndexPath], row_value: WireObject) -> None:
-        section, row = _checked(path, work, allow_end=True)
-        work[section].rows.insert(row, row_value)
-
-    @staticmethod
-    def _replace_row(work: List[MirrorSection], path: Optional[IndexPath], object_id: str, row_value: WireObject) -> None:
-        section, row = _checked(path, work, allow_end=False)
-        found = work[section].rows[row].get("id")
-        if found != object_id:
-            raise MirrorError(f"row {list(path or ())} holds {found!r}, the batch updates {object_id!r}")
-        work[section].rows[row] = row_value
+                section, row = _checked(change.new_index_path, sections, allow_end=False)
+                _expect_id(sections, section, row, change.id, "updates")
+                work.replace_row(section, row, change.row)
 
     # -- reading ------------------------------------------------------------------------
     @property
@@ -133,6 +127,48 @@ class TableMirror:
 
     def __iter__(self) -> Iterator[MirrorSection]:
         return iter(self.sections)
+
+
+class _Undoable:
+    """In-place edits of a mirror's sections with a log to undo them in reverse order."""
+
+    def __init__(self, sections: List[MirrorSection]) -> None:
+        self.sections = sections
+        self._log: List[Callable[[], object]] = []
+
+    def delete_row(self, section: int, row: int) -> None:
+        rows = self.sections[section].rows
+        value = rows.pop(row)
+        self._log.append(lambda: rows.insert(row, value))
+
+    def insert_row(self, section: int, row: int, value: WireObject) -> None:
+        rows = self.sections[section].rows
+        rows.insert(row, value)
+        self._log.append(lambda: rows.pop(row))
+
+    def replace_row(self, section: int, row: int, value: WireObject) -> None:
+        rows = self.sections[section].rows
+        old = rows[row]
+        rows[row] = value
+        self._log.append(lambda: rows.__setitem__(row, old))
+
+    def delete_section(self, index: int) -> None:
+        gone = self.sections.pop(index)
+        self._log.append(lambda: self.sections.insert(index, gone))
+
+    def insert_section(self, index: int, section: MirrorSection) -> None:
+        self.sections.insert(index, section)
+        self._log.append(lambda: self.sections.pop(index))
+
+    def undo(self) -> None:
+        while self._log:
+            self._log.pop()()
+
+
+def _expect_id(sections: Sequence[MirrorSection], section: int, row: int, object_id: str, verb: str) -> None:
+    found = sections[section].rows[row].get("id")
+    if found != object_id:
+        raise MirrorError(f"row {[section, row]} holds {found!r}, the batch {verb} {object_id!r}")
 
 
 def _checked(path: Optional[IndexPath], work: Sequence[MirrorSection], allow_end: bool) -> Tuple[int, int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional, Sequence, TextIO
+from typing import Any, Dict, Optional, Sequence, TextIO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -37,7 +37,7 @@ def section_name(name: str) -> str:
     return name[:1].upper()
 
 
-def cell(row) -> str:
+def cell(row: Dict[str, Any]) -> str:
     return f"{row['name']:<8} {row.get('phone') or ''}".rstrip()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional, Sequence, TextIO
+from typing import Any, Dict, Optional, Sequence, TextIO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -38,7 +38,7 @@ MODEL = {
 REQUEST = fetch_request("Conversation", sort_descriptors=["-lastMessageTime"])
 
 
-def cell(row) -> str:
+def cell(row: Dict[str, Any]) -> str:
     return f"{row['title']:<10} last message {row['lastMessageTime']}"
 
 

@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.append(os.path.dirname(HERE))  # the package source, when fetchd is not installed
 
-from fetchd import ChangeBatch, Client, Controller, ControllerDelegate, MirrorSection, fetch_request  # noqa: E402
+from fetchd import Batch, ChangeBatch, Client, Context, Controller, ControllerDelegate, MirrorSection, TableMirror  # noqa: E402
 
 from contacts import MODEL, REQUEST, section_name  # noqa: E402
 
@@ -67,7 +67,7 @@ class LiveView(ControllerDelegate):
     # -- delegate -------------------------------------------------------------------------
     def will_change_content(self, controller: Controller) -> None:
         assert controller.mirror is not None
-        self.before = [MirrorSection(s.name, s.index_title, list(s.rows)) for s in controller.mirror.sections]
+        self.before = [MirrorSection(s.name, s.index_title, list(s.rows)) for s in table(controller).sections]
 
     def did_change_content(self, controller: Controller) -> None:
         batch = controller.last_batch
@@ -81,12 +81,12 @@ class LiveView(ControllerDelegate):
             if leaving:  # the rows about to go, struck through, before they disappear
                 self.draw(self.frame(self.before, controller, {p: "delete" for p in leaving}, status))
                 time.sleep(self.delay * 0.35)
-            self.draw(self.frame(controller.mirror.sections, controller, arriving, status))
+            self.draw(self.frame(table(controller).sections, controller, arriving, status))
             time.sleep(self.delay * 0.65)
-            self.draw(self.frame(controller.mirror.sections, controller, {}, status))
+            self.draw(self.frame(table(controller).sections, controller, {}, status))
         else:
             gone = [self.before[s].rows[r]["name"] for (s, r), t in sorted(leaving.items()) if t == "delete"]
-            lines = self.frame(controller.mirror.sections, controller, arriving, status)
+            lines = self.frame(table(controller).sections, controller, arriving, status)
             if gone:
                 lines.insert(-1, "  - removed: " + ", ".join(gone))
             self.draw(lines)
@@ -135,6 +135,11 @@ class LiveView(ControllerDelegate):
         self.out.flush()
 
 
+def table(controller: Controller) -> TableMirror:
+    assert controller.mirror is not None, "the live view needs a mirrored controller"
+    return controller.mirror
+
+
 def strip_ansi(text: str) -> str:
     out, skipping = [], False
     for ch in text:
@@ -147,16 +152,16 @@ def strip_ansi(text: str) -> str:
     return "".join(out)
 
 
-def perform(ctx, ids: Dict[str, str], operation: Tuple[Any, ...], batch=None) -> None:
+def perform(ctx: Context, ids: Dict[str, Any], operation: Tuple[Any, ...], batch: Optional[Batch] = None) -> None:
     kind = operation[0]
     target = batch if batch is not None else ctx
     if kind == "add":
         _, name, phone = operation
-        result = target.insert("Contact", {"name": name, "phone": phone, "sectionName": section_name(name)})
+        values = {"name": name, "phone": phone, "sectionName": section_name(name)}
         if batch is None:
-            ids[name] = result["id"]
+            ids[name] = ctx.insert("Contact", values)["id"]
         else:
-            ids[name] = result  # a BatchCall: resolved after the batch is sent
+            ids[name] = batch.insert("Contact", values)  # a BatchCall: resolved once sent
     elif kind == "phone":
         target.update(ids[operation[1]], {"phone": operation[2]})
     elif kind == "rename":
@@ -183,9 +188,9 @@ def run(binary: Optional[str], out: TextIO, color: bool, delay: float) -> int:
         ctx = client.context()
         contacts = ctx.controller("contacts", REQUEST, section_name_key_path="sectionName", delegate=view)
         view.caption = "empty in-memory store"
-        view.draw(view.frame(contacts.mirror.sections, contacts, {}, "waiting for changes"))
+        view.draw(view.frame(table(contacts).sections, contacts, {}, "waiting for changes"))
         time.sleep(delay)
-        ids: Dict[str, str] = {}
+        ids: Dict[str, Any] = {}
         for description, operation in SCRIPT:
             view.caption = description
             cycles = contacts.cycles
@@ -194,7 +199,7 @@ def run(binary: Optional[str], out: TextIO, color: bool, delay: float) -> int:
                 time.sleep(delay * 0.3)
         # The view was driven only by notifications; it must match the server exactly.
         fresh = contacts.fetched()
-        mirrored = [s.rows for s in contacts.mirror.sections]
+        mirrored = [s.rows for s in table(contacts).sections]
         if fresh != mirrored:
             out.write(f"MISMATCH: the mirror differs from controller/rows:\n{mirrored}\n{fresh}\n")
             return 1

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional, Sequence, TextIO
+from typing import Any, Dict, Optional, Sequence, TextIO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.append(os.path.dirname(HERE))  # the package source, when fetchd is not installed
 
-from fetchd import Client, ControllerDelegate, fetch_request  # noqa: E402
+from fetchd import Client, Controller, ControllerDelegate, IndexPath, SectionInfo, fetch_request  # noqa: E402
 
 from show import Steps, arguments, out_or_stdout, render, stamp, verify  # noqa: E402
 
@@ -23,14 +23,17 @@ class TableView(ControllerDelegate):
     def __init__(self, steps: Steps) -> None:
         self.steps = steps
 
-    def will_change_content(self, controller) -> None:
+    def will_change_content(self, controller: Controller) -> None:
         self.steps.line("  tableView.beginUpdates()")
 
-    def did_change_section(self, controller, section_info, section_index, change_type) -> None:
+    def did_change_section(self, controller: Controller, section_info: SectionInfo, section_index: int, change_type: str) -> None:
         verb = "insertSections" if change_type == "insert" else "deleteSections"
         self.steps.line(f"  tableView.{verb}([{section_index}])")
 
-    def did_change_object(self, controller, obj, index_path, change_type, new_index_path) -> None:
+    def did_change_object(
+        self, controller: Controller, obj: Dict[str, Any], index_path: Optional[IndexPath], change_type: str,
+        new_index_path: Optional[IndexPath],
+    ) -> None:
         show = lambda p: f"[{p[0]},{p[1]}]"  # noqa: E731
         if change_type == "insert":
             self.steps.line(f"  tableView.insertRows(at: {show(new_index_path)})")
@@ -41,11 +44,11 @@ class TableView(ControllerDelegate):
         else:
             self.steps.line(f"  tableView.deleteRows(at: {show(index_path)}); insertRows(at: {show(new_index_path)})")
 
-    def did_change_content(self, controller) -> None:
+    def did_change_content(self, controller: Controller) -> None:
         self.steps.line("  tableView.endUpdates()")
 
 
-def cell(row) -> str:
+def cell(row: Dict[str, Any]) -> str:
     return f"{row['createdAt']}  {row['text']}"
 
 

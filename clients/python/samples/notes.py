@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional, Sequence, TextIO
+from typing import Any, Dict, Optional, Sequence, TextIO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.append(os.path.dirname(HERE))  # the package source, when fetchd is not installed
 
-from fetchd import Client, ControllerDelegate, fetch_request  # noqa: E402
+from fetchd import Client, Controller, ControllerDelegate, fetch_request  # noqa: E402
 
 from show import Steps, arguments, out_or_stdout, render, stamp, verify  # noqa: E402
 
@@ -39,8 +39,8 @@ class NotesView(ControllerDelegate):
         self.steps = steps
         self.showing_message = False
 
-    def did_change_content(self, controller) -> None:
-        has_notes = controller.mirror.count > 0
+    def did_change_content(self, controller: Controller) -> None:
+        has_notes = controller.mirror is not None and controller.mirror.count > 0
         if not has_notes and not self.showing_message:
             self.steps.line(f"  (updateView: message label shown: {EMPTY!r})")
         if has_notes and self.showing_message:
@@ -48,7 +48,7 @@ class NotesView(ControllerDelegate):
         self.showing_message = not has_notes
 
 
-def cell(row) -> str:
+def cell(row: Dict[str, Any]) -> str:
     return f"{row['title']:<14} {row['updatedAt']}  {row.get('contents') or ''}".rstrip()
 
 

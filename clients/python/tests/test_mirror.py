@@ -95,6 +95,15 @@ def test_update_without_values_keeps_only_the_id_when_the_controller_sends_ids_o
         (ChangeBatch(objects=[change("insert", 3, new_path=(2, 0))]), "no section 2"),
         (ChangeBatch(sections=[section("delete", 0, "", 2)]), "unreported"),
         (ChangeBatch(objects=[change("update", 2, (0, 0), (0, 0))]), "updates 'Contact/2'"),
+        # Fails after earlier steps changed the mirror: those are undone.
+        (ChangeBatch(objects=[change("delete", 2, (0, 1)), change("insert", 3, new_path=(2, 0))]), "no section 2"),
+        (
+            ChangeBatch(
+                sections=[section("insert", 1, "Z", 1)],
+                objects=[change("move", 1, (0, 0), (1, 0)), change("update", 9, (0, 0), (0, 0))],
+            ),
+            "updates 'Contact/9'",
+        ),
     ],
 )
 def test_an_inconsistent_batch_raises_and_leaves_the_mirror_unchanged(batch, message):
@@ -103,6 +112,7 @@ def test_an_inconsistent_batch_raises_and_leaves_the_mirror_unchanged(batch, mes
     with pytest.raises(MirrorError, match=message):
         mirror.apply(batch)
     assert mirror.ids() == [["Contact/1", "Contact/2"]]
+    assert [s.name for s in mirror.sections] == [""]
 
 
 def test_load_checks_the_section_counts():

@@ -1,7 +1,5 @@
 """Every sample (and the live view) runs, checks its mirror against the server after each
-step (show.verify), and prints what the seed describes. Each test runs twice: against the
-real fetchd (marked server) and against tests/reference_server.py, an in-memory stand-in that
-lets the samples' own logic be tested without the real server."""
+step (show.verify), and prints what the seed describes, against the real fetchd."""
 import io
 import os
 import subprocess
@@ -12,12 +10,12 @@ import pytest
 
 from conftest import fetchd_binary
 
-REFERENCE = str(Path(__file__).resolve().with_name("reference_server.py"))
+pytestmark = pytest.mark.server
 
 
-@pytest.fixture(params=[pytest.param("fetchd", marks=pytest.mark.server), "reference"])
-def binary(request):
-    return fetchd_binary() if request.param == "fetchd" else REFERENCE
+@pytest.fixture
+def binary():
+    return fetchd_binary()
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 sys.path.insert(0, str(SAMPLES))

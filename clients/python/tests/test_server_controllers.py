@@ -155,3 +155,25 @@ def test_child_context_save_reaches_controllers_on_the_parent(server):
     editor.save()
     assert events(notes) == [("insert", draft["id"], None, (0, 0))]
     check_mirror(notes)
+
+
+def test_perform_fetch_reloads_the_mirror_and_close_forgets_the_controller(server):
+    from fetchd import FetchdError
+
+    server.open_store(NOTES)
+    main = server.context()
+    notes = main.controller("notes", fetch_request("Note", sort_descriptors=["updatedAt"]))
+    made = [main.insert("Note", {"title": f"n{i}", "updatedAt": stamp(i)}) for i in range(3)]
+    seen = []
+    server.add_listener(lambda method, params: seen.append(method))
+    sections = notes.perform_fetch()
+    assert seen == []  # performFetch sends no notifications
+    assert [s.number_of_objects for s in sections] == [3]
+    assert notes.mirror.ids() == [[m["id"] for m in made]]
+    check_mirror(notes)
+    notes.close()
+    with pytest.raises(FetchdError) as caught:
+        notes.sections()
+    assert caught.value.kind == "unknownController"
+    main.insert("Note", {"title": "after close", "updatedAt": stamp(9)})
+    assert seen == []  # a closed controller gets no more notifications

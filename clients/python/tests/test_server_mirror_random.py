@@ -73,3 +73,34 @@ def test_mirrors_equal_fresh_rows_after_every_cycle(server, seed):
             main.rollback()
         for controller in controllers:
             check_mirror(controller)
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_mirrors_follow_changes_arriving_from_a_child_and_another_root_context(server, seed):
+    """Controllers on "main" see cycles caused by a child's save (pushed into main) and by
+    another root context's save (merged into main), besides main's own changes."""
+    rng = random.Random(seed)
+    server.open_store(CONTACTS)
+    main = server.context()
+    child = server.create_context("editor", parent="main")
+    other = server.create_context("other")
+    controllers = [
+        main.controller("sectioned", fetch_request("Contact", sort_descriptors=["initial", "name"]), section_name_key_path="initial"),
+        main.controller("young", fetch_request("Contact", predicate="age < 3", sort_descriptors=["-age", "name"], fetch_limit=5)),
+    ]
+    for _ in range(int(os.environ.get("FETCHD_RANDOM_CYCLES", "60"))):
+        actor = rng.choice([main, child, other])
+        ids = [o["id"] for o in actor.fetch(fetch_request("Contact"))]
+        op = rng.random()
+        if op < 0.35 or not ids:
+            actor.insert("Contact", random_values(rng))
+        elif op < 0.5:
+            actor.delete(rng.choice(ids))
+        else:
+            actor.update(rng.choice(ids), {"age": rng.randint(0, 4), "name": rng.choice(NAMES)})
+        if actor is not main and rng.random() < 0.6:
+            actor.save()  # child: into main; other root: to the store, merged into main
+        elif actor is main and rng.random() < 0.2:
+            main.save()
+        for controller in controllers:
+            check_mirror(controller)
