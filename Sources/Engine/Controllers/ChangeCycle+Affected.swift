@@ -30,6 +30,27 @@ extension FetchedResultsController {
         return cost.prefersRebuild(changes: changes)
     }
 
+    /// The id numbers whose row is in only one of the current tree and `fresh` (sorted the
+    /// tree's way), or at a different key: one merge of the two sorted sequences.
+    func rowsThatDiffer(from fresh: [(SortKey, Int64)]) -> [Int64] {
+        var differ: [Int64] = []
+        var j = 0
+        let ordering = self.ordering
+        func before(_ a: (SortKey, Int64), _ b: (SortKey, Int64)) -> Bool {
+            let c = ordering.compare(a.0, b.0)
+            return c != 0 ? c < 0 : a.1 < b.1
+        }
+        results.rows.forEachLeaf { entries, _ in
+            for i in 0..<entries.count {
+                let old = (entries.key(at: i), entries.ids[i])
+                while j < fresh.count && before(fresh[j], old) { differ.append(fresh[j].1); j += 1 }
+                if j < fresh.count, fresh[j].1 == old.1, fresh[j].0 == old.0 { j += 1 } else { differ.append(old.1) }
+            }
+        }
+        while j < fresh.count { differ.append(fresh[j].1); j += 1 }
+        return differ
+    }
+
     /// Sets each row's rank and key (as the tree holds it) from one in-order walk of
     /// `results`: the OLD tree, or the rebuilt NEW one.
     func locateByWalk(_ affected: inout [AffectedRow], in results: Results, old: Bool) {

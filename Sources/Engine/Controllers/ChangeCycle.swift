@@ -48,15 +48,24 @@ extension FetchedResultsController {
         }
         // A failed fetch falls back to the incremental path, which needs no query.
         var rebuilt: Results?
+        var moved: [Int64] = []
         if shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchSorted() {
             rebuiltThisCycle = true
             rebuilt = results.emptyCopy()
             rebuilt!.load(fresh)
             cost.fetchNanos = CycleCost.now() - started
+            moved = rowsThatDiffer(from: fresh)
         }
         lastCycleRebuilt = rebuiltThisCycle
         var affected = collectAffected(changeSet.changes, changes, evaluate: rebuilt == nil)
         if let rebuilt {
+            // The fetch shows the context as it is now, which can be ahead of this change set
+            // (a context delivering several sets in a row): every row that differs between
+            // the two trees is affected, named in the set or not.
+            var named = Set(affected.map(\.id.number))
+            for number in moved where named.insert(number).inserted {
+                affected.append(AffectedRow(id: ObjectID(entity: entity, number: number)))
+            }
             // Old and new keys and ranks straight from the two trees.
             locateByWalk(&affected, in: results, old: true)
             locateByWalk(&affected, in: rebuilt, old: false)
