@@ -11,15 +11,19 @@ import argparse
 import json
 import sys
 
-# (label, suite) of the baselines shown per metric.
+# The baselines shown per metric: (label, suite, their metric, fixed n or None, ratio shown).
+# Floors (a bare commit, a bare pipe round trip) are context for the end-to-end budget, not peers.
 BASELINES = {
-    "change_latency": [("GRDB", "grdb"), ("Python", "python")],
-    "change_e2e": [("GRDB", "grdb"), ("Python", "python")],
-    "initial_fetch": [("raw SQLite", "sqlite-raw"), ("GRDB", "grdb"), ("Python", "python")],
-    "cycle_latency": [("GRDB", "grdb")],
+    "change_latency": [("GRDB", "grdb", None, None, True), ("Python", "python", None, None, True)],
+    "change_e2e": [("GRDB", "grdb", "change_latency", None, True),
+                   ("Python", "python", "change_latency", None, True),
+                   ("floor: SQLite commit", "sqlite-raw", "commit_latency", None, False),
+                   ("pipe round trip", "pipe-raw", "roundtrip", 0, False)],
+    "initial_fetch": [("raw SQLite", "sqlite-raw", None, None, True), ("GRDB", "grdb", None, None, True),
+                      ("Python", "python", None, None, True)],
+    "cycle_latency": [("GRDB", "grdb", None, None, True)],
     "memory_per_row": [],
 }
-BASELINE_METRIC = {"change_e2e": "change_latency"}  # what the peers' own figure for it is
 TITLES = {
     "change_latency": "one change -> change set",
     "change_e2e": "one change e2e (pipe+save)",
@@ -50,7 +54,7 @@ class Results:
         return None
 
     def sizes(self):
-        return sorted({l["n"] for l in self.lines})
+        return sorted({l["n"] for l in self.lines if l["n"] > 0})  # n = 0: size-free floors
 
 
 def measured(line):
@@ -91,11 +95,13 @@ def make_row(results, metric, n, goal=None, ratio_kind="speedup", prefer_inproce
            "fetchd_p99": mine["p99"] if measured(mine) else None,
            "unavailable": mine.get("unavailable") if mine and not measured(mine) else None,
            "baselines": []}
-    for label, suite in BASELINES[metric]:
-        base = results.get(suite, BASELINE_METRIC.get(metric, metric), n)
+    for label, suite, their_metric, fixed_n, with_ratio in BASELINES[metric]:
+        base = results.get(suite, their_metric or metric, n if fixed_n is None else fixed_n)
         entry = {"label": label, "suite": suite, "text": fmt_line(base),
                  "p50": base["p50"] if measured(base) else None, "ratio": None}
-        if measured(base) and measured(mine) and mine["p50"] > 0:
+        if base is None and not with_ratio:
+            continue  # an optional floor that was not measured
+        if with_ratio and measured(base) and measured(mine) and mine["p50"] > 0:
             # speedup: how many times faster fetchd is; cost: fetchd's time over the floor's.
             entry["ratio"] = base["p50"] / mine["p50"] if ratio_kind == "speedup" else mine["p50"] / base["p50"]
             entry["ratio_kind"] = ratio_kind
@@ -177,7 +183,7 @@ def scaling_row(results, sizes):
     row["fetchd"] = "%.2fx" % mine if mine is not None else "not available"
     row["fetchd_p50"] = mine
     row["passed"] = None if mine is None else mine <= 2
-    for label, suite in BASELINES["change_latency"]:
+    for label, suite, _, _, _ in BASELINES["change_latency"]:
         g = growth(results.get(suite, "change_latency", lo), results.get(suite, "change_latency", hi))
         row["baselines"].append({"label": label, "suite": suite, "ratio": None, "p50": g,
                                  "text": "%.1fx" % g if g is not None else "not run"})
@@ -186,24 +192,25 @@ def scaling_row(results, sizes):
 
 
 def render(rows):
-    header = ["figure", "n", "fetchd p50 / p99", "baselines p50 / p99 (ratio)", "goal", "status"]
+    """One line per figure (fetchd, goal, verdict), the baselines indented under it."""
+    header = ["figure", "n", "fetchd p50 / p99", "goal", "status"]
     table = [header]
     for row in rows:
-        bases = []
-        for b in row["baselines"]:
-            text = "%s %s" % (b["label"], b["text"])
-            if b.get("ratio") is not None:
-                text += " (%s%s)" % (fmt_ratio(b["ratio"]), " slower" if b.get("ratio_kind") == "cost" else " faster")
-            bases.append(text)
         status = {True: "PASS", False: "FAIL", None: "-"}[row["passed"]]
-        table.append([row["figure"], fmt_n(row["n"]) if row["n"] else "", row["fetchd"],
-                      "; ".join(bases) or "-", row["goal"] or "", status])
-    widths = [max(len(r[i]) for r in table) for i in range(len(header) - 1)]
+        table.append([row["figure"], fmt_n(row["n"]) if row["n"] else "", row["fetchd"], row["goal"] or "", status])
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     out = []
     for i, r in enumerate(table):
-        out.append("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+        out.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
         if i == 0:
-            out.append("-" * (sum(widths) + 2 * len(widths) + 6))
+            out.append("-" * (sum(widths) + 2 * (len(widths) - 1)))
+            continue
+        for b in rows[i - 1]["baselines"]:
+            text = "%svs %s: %s" % (" " * (widths[0] + 2), b["label"], b["text"])
+            if b.get("ratio") is not None:
+                text += "  (fetchd %s %s)" % (fmt_ratio(b["ratio"]),
+                                             "the cost" if b.get("ratio_kind") == "cost" else "faster")
+            out.append(text)
     reasons = sorted({r["unavailable"] for r in rows if r.get("unavailable")})
     for reason in reasons:
         out.append("fetchd: not available: %s" % reason)

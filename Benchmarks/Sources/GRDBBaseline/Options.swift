@@ -6,6 +6,8 @@ struct Options {
     var sizes = [10_000, 100_000, 1_000_000]
     var iterations = [200, 50, 15]
     var fetchRepeats = 5
+    var commits = 1000
+    var pipeRoundTrips = 10000
     var cycleChanges = 10_000
     var cycleMinRows = 1_000_000
     var directory = NSTemporaryDirectory()
@@ -13,7 +15,7 @@ struct Options {
     static let usage = """
         usage: grdb-baseline [--sizes 10000,100000,1000000] [--iterations 200,50,15]
                              [--fetch-repeats 5] [--cycle-changes 10000] [--cycle-min-rows 1000000]
-                             [--dir SCRATCH_DIR]
+                             [--commits 1000] [--pipe-round-trips 10000] [--dir SCRATCH_DIR]
         Prints one JSON object per line (Benchmarks/README.md).
         """
 
@@ -34,6 +36,8 @@ struct Options {
             case "--fetch-repeats": options.fetchRepeats = try int(value, flag)
             case "--cycle-changes": options.cycleChanges = try int(value, flag)
             case "--cycle-min-rows": options.cycleMinRows = try int(value, flag)
+            case "--commits": options.commits = try int(value, flag)
+            case "--pipe-round-trips": options.pipeRoundTrips = try int(value, flag)
             case "--dir": options.directory = value
             default: throw Failure.bad("unknown option \(flag)")
             }
@@ -45,7 +49,8 @@ struct Options {
             throw Failure.bad("--iterations needs one count, or one per size")
         }
         guard options.sizes.allSatisfy({ $0 > 0 }), options.iterations.allSatisfy({ $0 > 0 }),
-              options.fetchRepeats > 0, options.cycleChanges >= 0 else {
+              options.fetchRepeats > 0, options.cycleChanges >= 0, options.commits > 0,
+              options.pipeRoundTrips > 0 else {
             throw Failure.bad("sizes, iterations and repeats must be positive")
         }
         return options

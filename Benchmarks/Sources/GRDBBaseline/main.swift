@@ -11,6 +11,8 @@ func emit(_ line: ResultLine) {
     FileHandle.standardOutput.write(Data((line.render() + "\n").utf8))
 }
 
+if CommandLine.arguments.dropFirst().first == "--echo" { PipeBench.echo() }
+
 let options: Options
 do {
     options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
@@ -20,6 +22,8 @@ do {
 }
 
 do {
+    emit(ResultLine(suite: "pipe-raw", metric: "roundtrip", n: 0,
+                    summary: Summary(try PipeBench.run(iterations: options.pipeRoundTrips))))
     for (n, iterations) in zip(options.sizes, options.iterations) {
         log("n=\(n): building table")
         let queue = try Fixture.create(directory: options.directory, rows: n)
@@ -43,6 +47,9 @@ do {
                             extra: [("changes", String(cycle)), ("diff_size", String(result.cycleDiffSize))]))
         }
         try queue.close()
+        let commits = try RawCommitBench(path: Fixture.path(directory: options.directory, rows: n), rows: n)
+            .run(iterations: options.commits)
+        emit(ResultLine(suite: "sqlite-raw", metric: "commit_latency", n: n, summary: Summary(commits)))
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: Fixture.path(directory: options.directory, rows: n) + suffix)
         }

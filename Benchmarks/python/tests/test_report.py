@@ -56,7 +56,7 @@ class ReportTests(unittest.TestCase):
         e2e = rows_by(rows, "change_e2e", 1000)
         self.assertEqual((e2e["fetchd"], e2e["passed"], e2e["unavailable"]), ("not available", None, reason))
         self.assertIn("fetchd: not available: " + reason, report.render(rows))
-        self.assertIn("GRDB 900.0 us", report.render(rows))
+        self.assertIn("vs GRDB: 900.0 us", report.render(rows))
 
     def test_different_workloads_are_detected(self):
         lines = [line("grdb", "change_latency", 10, 1.0, workload="3:5"),
@@ -82,3 +82,18 @@ class UnavailableLinesTests(unittest.TestCase):
         self.assertEqual([(l["metric"], l["n"]) for l in lines],
                          [("change_latency", 10), ("change_latency", 1000), ("cycle_latency", 1000)])
         self.assertTrue(all(l["unavailable"] == "why" and l["suite"] == "fetchd" for l in lines))
+
+
+class FloorTests(unittest.TestCase):
+    def test_end_to_end_rows_show_the_commit_and_pipe_floors_without_ratios(self):
+        results = report.Results([line("fetchd-e2e", "change_e2e", 1000, 100.0),
+                                  line("sqlite-raw", "commit_latency", 1000, 20.0),
+                                  line("pipe-raw", "roundtrip", 0, 5.0)])
+        rows = report.build_rows(results)
+        self.assertEqual({r["n"] for r in rows}, {1000})
+        row = rows_by(rows, "change_e2e", 1000)
+        floors = {b["label"]: b for b in row["baselines"] if b["suite"] in ("sqlite-raw", "pipe-raw")}
+        self.assertEqual(floors["floor: SQLite commit"]["p50"], 20.0)
+        self.assertEqual(floors["pipe round trip"]["p50"], 5.0)
+        self.assertTrue(all(b["ratio"] is None for b in floors.values()))
+        self.assertTrue(row["passed"])  # 100 us <= 150 us at the largest (only) size
