@@ -14,7 +14,7 @@ public enum JSON: Equatable, Sendable {
 /// A JSON object: ordered keys, lookup by key. Setting an existing key replaces its value
 /// in place; duplicate keys on input keep the last value (as jansson does).
 public struct JSONObject: Equatable, Sendable, Sequence, ExpressibleByDictionaryLiteral {
-    public private(set) var entries: [(key: String, value: JSON)]
+    public internal(set) var entries: [(key: String, value: JSON)]
 
     public init() { entries = [] }
     public init(_ entries: [(String, JSON)]) {

@@ -1,0 +1,6 @@
+extension JSONObject {
+    public mutating func reserveCapacity(_ n: Int) { entries.reserveCapacity(n) }
+
+    /// Appends a key the caller knows is new (jansson's keys are unique), skipping the lookup.
+    mutating func appendUnique(_ key: String, _ value: JSON) { entries.append((key, value)) }
+}

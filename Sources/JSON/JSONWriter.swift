@@ -1,0 +1,121 @@
+/// Serializes JSON into a byte buffer, compact, keys in their stored order. Written here rather
+/// than with jansson's dumper because Debian's jansson 2.14 prints reals with `%.17g`
+/// (`0.10000000000000001`); Swift's `description` is the shortest text that round-trips.
+public struct JSONWriter {
+    public var bytes: [UInt8]
+
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func write(_ value: JSON) {
+        switch value {
+        case .null: writeRaw("null")
+        case .bool(let b): writeRaw(b ? "true" : "false")
+        case .integer(let i): write(integer: i)
+        case .double(let d): write(double: d)
+        case .string(let s): write(string: s)
+        case .array(let items):
+            bytes.append(UInt8(ascii: "["))
+            var first = true
+            for item in items {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                write(item)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let object):
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, item) in object.entries {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                write(string: key)
+                bytes.append(UInt8(ascii: ":"))
+                write(item)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends bytes that are already JSON (or framing) verbatim.
+    public mutating func writeRaw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    public mutating func write(integer: Int64) {
+        if integer == 0 { bytes.append(UInt8(ascii: "0")); return }
+        // Magnitude as unsigned so Int64.min needs no special case.
+        var magnitude = integer.magnitude
+        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes >= 20 digits
+        let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
+            var i = buffer.count
+            while magnitude > 0 {
+                i -= 1
+                buffer[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            if integer < 0 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(contentsOf: buffer[i...])
+            return buffer.count - i
+        }
+        _ = count
+    }
+
+    /// The shortest decimal text that reads back as the same double. JSON has no NaN or
+    /// infinity; they are written as `null` (documented in protocol.md).
+    public mutating func write(double: Double) {
+        guard double.isFinite else { writeRaw("null"); return }
+        var text = double.description
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    public mutating func write(string: String) {
+        var string = string
+        bytes.append(UInt8(ascii: "\""))
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+                appendEscape(byte)
+                runStart = i + 1
+            }
+            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            bytes.append(hex.utf8Start[Int(byte >> 4)])
+            bytes.append(hex.utf8Start[Int(byte & 0xF)])
+        }
+    }
+}
+
+extension JSON {
+    /// Compact UTF-8 bytes: no whitespace, never a raw newline (so NDJSON framing is safe).
+    public var serialized: [UInt8] {
+        var writer = JSONWriter()
+        writer.write(self)
+        return writer.bytes
+    }
+
+    public var serializedString: String { String(decoding: serialized, as: UTF8.self) }
+}
+
+extension JSON: CustomStringConvertible {
+    public var description: String { serializedString }
+}

@@ -1,2 +1,0 @@
-import JSON
-public enum JSONRPCModule {}

@@ -1,0 +1,117 @@
+import JSON
+import Logging
+
+/// One client conversation, independent of file descriptors: bytes in, frames out. Turns each
+/// top-level message into one change cycle: every notification the cycle queued is written
+/// first, then the response (or the batch's array of responses).
+public final class Session {
+    public let handler: MessageHandler
+    private var decoder: FrameDecoder
+    private var logger: Logger
+
+    public init(handler: MessageHandler, mode: FramingMode = .auto, limits: FramingLimits = FramingLimits(),
+                logger: Logger = Logger(label: "fetchd.jsonrpc")) {
+        self.handler = handler
+        self.decoder = FrameDecoder(mode: mode, limits: limits)
+        self.logger = logger
+    }
+
+    /// The framing in use: fixed, or detected from the first byte received.
+    public var framing: Framing? { decoder.framing }
+
+    /// True once the handler asked to end the session; later input is ignored.
+    public var isFinished: Bool { handler.exitCode != nil }
+
+    /// Consumes bytes and hands each outgoing frame to `emit`, in order.
+    public func receive(_ bytes: UnsafeRawBufferPointer, emit: (Frame) -> Void) {
+        guard !isFinished else { return }
+        decoder.feed(bytes)
+        while !isFinished, let event = decoder.next() { handle(event, emit: emit) }
+    }
+
+    public func receive(_ bytes: [UInt8], emit: (Frame) -> Void) {
+        bytes.withUnsafeBytes { receive($0, emit: emit) }
+    }
+
+    /// End of input: a final NDJSON line without its newline is still handled.
+    public func finish(emit: (Frame) -> Void) {
+        guard !isFinished else { return }
+        if let event = decoder.finish() { handle(event, emit: emit) }
+        if decoder.pendingByteCount > 0 {
+            logger.notice("input ended inside a message; \(decoder.pendingByteCount) bytes dropped")
+        }
+    }
+
+    private func handle(_ event: FrameDecoder.Event, emit: (Frame) -> Void) {
+        let outgoing: [Outgoing]
+        switch event {
+        case .message(let bytes):
+            outgoing = bytes.withUnsafeBytes { process(message: $0) }
+        case .error(let error):
+            logger.debug("framing error: \(error)")
+            outgoing = [.response(Response(id: .null, outcome: .failure(RPCError(error))))]
+        }
+        let encoder = FrameEncoder(framing: decoder.framing ?? .ndjson)
+        for message in outgoing { emit(encoder.frame { $0.write(message) }) }
+    }
+
+    /// One top-level message: parse, dispatch, close the cycle. Public for in-process tests.
+    public func process(message bytes: UnsafeRawBufferPointer) -> [Outgoing] {
+        let json: JSON
+        do {
+            json = try JSON.parse(bytes)
+        } catch {
+            logger.debug("parse error: \(error)")
+            return [.response(Response(id: .null, outcome: .failure(.parseError(error.reason, [
+                ("line", .integer(Int64(error.line))), ("column", .integer(Int64(error.column))),
+                ("position", .integer(Int64(error.position))),
+            ]))))]
+        }
+        switch json {
+        case .array(let elements):
+            guard !elements.isEmpty else {
+                return [.response(Response(id: .null, outcome: .failure(.invalidRequest("empty batch"))))]
+            }
+            var responses: [Response] = []
+            var dispatched = false
+            for element in elements {
+                if let response = dispatch(IncomingMessage(element), dispatched: &dispatched) {
+                    responses.append(response)
+                }
+            }
+            return closeCycle(dispatched: dispatched, responses.isEmpty ? [] : [.batch(responses)])
+        default:
+            var dispatched = false
+            let response = dispatch(IncomingMessage(json), dispatched: &dispatched)
+            return closeCycle(dispatched: dispatched, response.map { [.response($0)] } ?? [])
+        }
+    }
+
+    private func dispatch(_ message: IncomingMessage, dispatched: inout Bool) -> Response? {
+        switch message {
+        case .invalid(let error, let id):
+            return Response(id: id, outcome: .failure(error))
+        case .response(let id):
+            logger.notice("dropped a response from the client (id \(id.map { "\($0.json)" } ?? "none")): fetchd sends no requests")
+            return nil
+        case .request(let request):
+            // After `exit`, the rest of a batch is not run.
+            guard !isFinished else { return nil }
+            dispatched = true
+            let outcome = handler.handle(request)
+            guard let id = request.id else {
+                if case .failure(let error) = outcome {
+                    logger.debug("notification \(request.method) failed: \(error)")
+                }
+                return nil
+            }
+            return Response(id: id, outcome: outcome)
+        }
+    }
+
+    private func closeCycle(dispatched: Bool, _ responses: [Outgoing]) -> [Outgoing] {
+        if dispatched { handler.endOfCycle() }
+        let notifications = handler.takeNotifications().map(Outgoing.notification)
+        return notifications + responses
+    }
+}

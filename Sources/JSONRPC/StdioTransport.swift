@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+
+/// Runs a Session over file descriptors: large blocking reads, each frame out in one write(2).
+/// Single-threaded on purpose: same input bytes, same output bytes.
+public struct StdioTransport {
+    public enum EndReason: Equatable, Sendable {
+        /// Input reached end of file (or failed): finish and exit 0.
+        case endOfInput
+        /// The handler asked to exit (the `exit` notification) with this code.
+        case exit(Int32)
+        /// The wake descriptor became readable: a signal asked us to stop.
+        case wake
+        /// The client stopped reading our output (EPIPE).
+        case outputClosed
+    }
+
+    public var input: Int32
+    public var output: Int32
+    /// Polled beside `input`; the signal handler writes a byte to its other end (self-pipe),
+    /// so SIGTERM/SIGINT interrupt a blocked read without races.
+    public var wake: Int32?
+    public var readSize: Int
+    private var logger: Logger
+
+    public init(input: Int32, output: Int32, wake: Int32? = nil, readSize: Int = 1 << 20,
+                logger: Logger = Logger(label: "fetchd.transport")) {
+        self.input = input
+        self.output = output
+        self.wake = wake
+        self.readSize = readSize
+        self.logger = logger
+    }
+
+    public func run(_ session: Session) -> EndReason {
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 16)
+        defer { scratch.deallocate() }
+        var outputClosed = false
+        let emit: (Frame) -> Void = { frame in
+            if !outputClosed, !self.writeAll(frame) { outputClosed = true }
+        }
+        while true {
+            if let wake {
+                var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+                let ready = poll(&fds, 2, -1)
+                if ready < 0 {
+                    if errno == EINTR { continue }
+                    logger.error("poll failed: errno \(errno)")
+                    return .endOfInput
+                }
+                if fds[1].revents != 0 { return .wake }
+            }
+            let n = read(input, scratch.baseAddress, readSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                logger.error("read failed: errno \(errno)")
+                session.finish(emit: emit)
+                return outputClosed ? .outputClosed : .endOfInput
+            }
+            if n == 0 {
+                session.finish(emit: emit)
+                if let code = session.handler.exitCode { return .exit(code) }
+                return outputClosed ? .outputClosed : .endOfInput
+            }
+            session.receive(UnsafeRawBufferPointer(rebasing: scratch[0..<n]), emit: emit)
+            if let code = session.handler.exitCode { return .exit(code) }
+            if outputClosed { return .outputClosed }
+        }
+    }
+
+    /// One write(2) per frame; loops only if the kernel takes part of it (a signal, a full pipe).
+    private func writeAll(_ frame: Frame) -> Bool {
+        frame.bytes.withUnsafeBytes { raw in
+            var offset = frame.offset
+            while offset < raw.count {
+                let n = write(output, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    logger.notice("output closed (errno \(errno)); the client is gone")
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,7 @@
+extension Server {
+    /// Every method area, in one place. Each area adds its one line here.
+    func registerAllMethods() {
+        registerLifecycleMethods()
+        registerServerMethods()
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import JSON
+import JSONRPC
+import Logging
+import Server
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct FetchdCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetchd",
+        abstract: "NSFetchedResultsController as a JSON-RPC 2.0 backend on stdin/stdout.",
+        discussion: "Logs go to stderr; stdout carries protocol bytes only. See protocol.md.",
+        version: FetchdVersion.current)
+
+    @Option(help: "SQLite store to open at start-up (needs --model).")
+    var store: String?
+
+    @Option(help: "JSON model file; opens the store at start-up (in memory without --store).")
+    var model: String?
+
+    @Option(help: "Message framing: auto (from the first byte), ndjson or lsp.")
+    var framing: FramingMode = .auto
+
+    @Option(help: "stderr log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .warning
+
+    @Option(help: "Largest accepted message, in bytes.")
+    var maxMessageSize: Int = FramingLimits.defaultMaxMessageSize
+
+    func validate() throws {
+        if store != nil, model == nil { throw ValidationError("--store needs --model (the model to open it with)") }
+        if maxMessageSize < 1 { throw ValidationError("--max-message-size must be positive") }
+        if let model { _ = try Self.loadModel(model) }
+    }
+
+    func run() throws {
+        // The real stdout is kept for protocol bytes; fd 1 becomes stderr so a stray print
+        // can never corrupt the stream.
+        let protocolOutput = dup(STDOUT_FILENO)
+        dup2(STDERR_FILENO, STDOUT_FILENO)
+        signal(SIGPIPE, SIG_IGN)
+
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "fetchd")
+        let server = Server(logger: Logger(label: "fetchd.server"))
+
+        if let model {
+            try openAtStartup(server, model: Self.loadModel(model), logger: logger)
+        }
+
+        let wake = Signals.installTerminationPipe()
+        let session = Session(handler: server, mode: framing,
+                              limits: FramingLimits(maxMessageSize: maxMessageSize),
+                              logger: Logger(label: "fetchd.jsonrpc"))
+        let end = StdioTransport(input: STDIN_FILENO, output: protocolOutput, wake: wake >= 0 ? wake : nil,
+                                 logger: Logger(label: "fetchd.transport")).run(session)
+        server.close()
+        switch end {
+        case .endOfInput, .outputClosed: throw ExitCode(0)
+        case .exit(let code): throw ExitCode(code)
+        case .wake:
+            logger.notice("stopped by signal \(Signals.caught)")
+            throw ExitCode(128 + Signals.caught)
+        }
+    }
+
+    /// The `--store/--model` hook: opens the store through the `store/open` method, exactly as
+    /// a client would, so both paths share one implementation.
+    private func openAtStartup(_ server: Server, model: JSON, logger: Logger) throws {
+        let params: JSON = ["path": .string(store ?? ":memory:"), "model": model]
+        switch server.call("store/open", params) {
+        case .success:
+            break
+        case .failure(let error) where error.code == RPCError.methodNotFoundCode:
+            logger.warning("this build has no store yet: --store/--model were validated, not opened")
+        case .failure(let error):
+            logger.critical("cannot open the store: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    static func loadModel(_ path: String) throws -> JSON {
+        guard let bytes = readFile(path) else { throw ValidationError("cannot read --model file \(path)") }
+        let json: JSON
+        do {
+            json = try JSON.parse(bytes)
+        } catch {
+            throw ValidationError("--model file \(path) is not JSON: \(error)")
+        }
+        guard case .object = json else { throw ValidationError("--model file \(path) must hold a JSON object") }
+        return json
+    }
+
+    private static func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue } else { return nil } }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+    }
+}
+
+extension FramingMode: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}
