@@ -174,6 +174,64 @@ class SizeRun:
         benchlib.emit(benchlib.result_line(SUITE, metric, self.n, values, unit=unit, **extra), self.out)
 
 
+def client_floor(args, out):
+    """The same client and request against `cat`, which echoes the request back as its own
+    reply: what this driver and the pipe cost per round trip, without any server work."""
+    client = RpcClient(["cat"], os.path.join(args.dir, "cat.stderr"), timeout=args.timeout)
+    try:
+        samples = []
+        for _ in range(args.pings):
+            start = benchlib.now_us()
+            client.request("server/ping")
+            samples.append(benchlib.now_us() - start)
+        benchlib.emit(benchlib.result_line("pipe-python", "roundtrip", 0, samples, server="cat"), out)
+    finally:
+        client.close()  # cat echoes the shutdown request too, then ends at EOF
+
+
+def transport_figures(args, out):
+    """server/ping round trips one at a time, then pipelined in windows (no store needed)."""
+    client = RpcClient(args.fetchd + args.fetchd_arg, os.path.join(args.dir, "fetchd-transport.stderr"),
+                       timeout=args.timeout)
+    try:
+        try:
+            client.request("server/ping")
+        except RpcError as e:
+            reason = "server/ping answers %s" % e.code
+            for metric in ("request_roundtrip", "pipelined_throughput"):
+                benchlib.emit(benchlib.unavailable_line(SUITE, metric, 0, reason), out)
+            return
+        samples = []
+        for _ in range(args.pings):
+            start = benchlib.now_us()
+            client.request("server/ping")
+            samples.append(benchlib.now_us() - start)
+        benchlib.emit(benchlib.result_line(SUITE, "request_roundtrip", 0, samples, method="server/ping"), out)
+
+        # A window of requests written back to back, then its replies read: small enough that
+        # neither pipe fills while the other side waits.
+        window = 500
+        rates = []
+        for _ in range(max(1, args.pings // window)):
+            first = client.next_id
+            client.next_id += window
+            lines = "\n".join(client._message(first + i, "server/ping", None) for i in range(window))
+            start = benchlib.now_us()
+            client.send_line(lines)
+            for i in range(window):
+                reply, _ = client.read_until(lambda m: isinstance(m, dict) and "id" in m)
+                if reply.get("id") != first + i or "error" in reply:
+                    raise ServerGone("unexpected pipelined reply: %s" % json.dumps(reply)[:200])
+            rates.append(window / ((benchlib.now_us() - start) / 1e6))
+        benchlib.emit(benchlib.result_line(SUITE, "pipelined_throughput", 0, rates, unit="req/s",
+                                           window=window), out)
+    except ServerGone as e:
+        for metric in ("request_roundtrip", "pipelined_throughput"):
+            benchlib.emit(benchlib.unavailable_line(SUITE, metric, 0, "fetchd does not speak JSON-RPC yet: %s" % e), out)
+    finally:
+        client.close()
+
+
 def remove_store(path):
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(path + suffix):
@@ -215,6 +273,7 @@ def main(argv=None, out=None):
     parser.add_argument("--insert-batch", type=int, default=5000)
     parser.add_argument("--cycle-changes", type=int, default=10000)
     parser.add_argument("--cycle-min-rows", type=int, default=1000000)
+    parser.add_argument("--pings", type=int, default=10000, help="server/ping round trips (0: none)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for one reply")
     parser.add_argument("--dir", default=os.environ.get("TMPDIR", "/tmp"))
     args = parser.parse_args(argv)
@@ -222,6 +281,9 @@ def main(argv=None, out=None):
     if len(iterations) != len(args.sizes):
         parser.error("--iterations needs one count, or one per size")
 
+    if args.pings > 0:
+        client_floor(args, out)
+        transport_figures(args, out)
     status = 0
     unavailable = None
     for n, count in zip(args.sizes, iterations):

@@ -18,10 +18,14 @@ BASELINES = {
     "change_e2e": [("GRDB", "grdb", "change_latency", None, True),
                    ("Python", "python", "change_latency", None, True),
                    ("floor: SQLite commit", "sqlite-raw", "commit_latency", None, False),
-                   ("pipe round trip", "pipe-raw", "roundtrip", 0, False)],
+                   ("floor: same Python client vs cat", "pipe-python", "roundtrip", 0, False),
+                   ("floor: pipe round trip (Swift)", "pipe-raw", "roundtrip", 0, False)],
     "initial_fetch": [("raw SQLite", "sqlite-raw", None, None, True), ("GRDB", "grdb", None, None, True),
                       ("Python", "python", None, None, True)],
     "cycle_latency": [("GRDB", "grdb", None, None, True)],
+    "request_roundtrip": [("floor: same Python client vs cat", "pipe-python", "roundtrip", 0, False),
+                          ("floor: pipe round trip (Swift)", "pipe-raw", "roundtrip", 0, False)],
+    "pipelined_throughput": [],
     "memory_per_row": [],
 }
 TITLES = {
@@ -30,6 +34,8 @@ TITLES = {
     "initial_fetch": "performFetch (ids+keys)",
     "memory_per_row": "controller memory/row",
     "cycle_latency": "many-change cycle",
+    "request_roundtrip": "JSON-RPC round trip (server/ping)",
+    "pipelined_throughput": "pipelined server/ping",
 }
 
 
@@ -64,6 +70,8 @@ def measured(line):
 def fmt_value(x, unit):
     if unit == "bytes":
         return "%.1f B" % x
+    if unit == "req/s":
+        return "%.0f req/s" % x
     if x < 1000:
         return "%.1f us" % x
     if x < 1e6:
@@ -117,6 +125,12 @@ def p50_at_most(limit_us, unit="us"):
     return check
 
 
+def p50_at_least(limit, unit):
+    def check(mine, _):
+        return "p50 >= %s" % fmt_value(limit, unit), (mine["p50"] >= limit) if measured(mine) else None
+    return check
+
+
 def speedup_at_least(label, factor, then=None):
     def check(mine, baselines):
         text = ">= %dx faster than %s" % (factor, label)
@@ -154,6 +168,10 @@ def build_rows(results):
     for n in sizes:
         rows.append(make_row(results, "memory_per_row", n,
                              p50_at_most(48, "bytes") if n == largest else None))
+    if results.get("fetchd-e2e", "request_roundtrip", 0):
+        rows.append(make_row(results, "request_roundtrip", 0, prefer_inprocess=False))
+        rows.append(make_row(results, "pipelined_throughput", 0, p50_at_least(60000, "req/s"),
+                             prefer_inprocess=False))
     for n in sizes:
         if measured(results.fetchd("cycle_latency", n)) or results.get("grdb", "cycle_latency", n):
             row = make_row(results, "cycle_latency", n, p50_at_most(50000))
@@ -206,7 +224,8 @@ def render(rows):
             out.append("-" * (sum(widths) + 2 * (len(widths) - 1)))
             continue
         for b in rows[i - 1]["baselines"]:
-            text = "%svs %s: %s" % (" " * (widths[0] + 2), b["label"], b["text"])
+            peer = "" if b["label"].startswith("floor") else "vs "
+            text = "%s%s%s: %s" % (" " * (widths[0] + 2), peer, b["label"], b["text"])
             if b.get("ratio") is not None:
                 text += "  (fetchd %s %s)" % (fmt_ratio(b["ratio"]),
                                              "the cost" if b.get("ratio_kind") == "cost" else "faster")

@@ -34,7 +34,7 @@ def handle(msg, pending):
         return reply(rid, error={"code": code, "message": "no", "data": {"kind": "test"}})
     if method == "initialize":
         return reply(rid, {"serverInfo": {"name": "fake"}, "protocolVersion": 1, "capabilities": {}})
-    if method in ("store/open", "context/save", "controller/close", "shutdown", "controller/performFetch"):
+    if method in ("server/ping", "store/open", "context/save", "controller/close", "shutdown", "controller/performFetch"):
         return reply(rid, {})
     if method == "exit":
         sys.exit(0)

@@ -11,11 +11,11 @@ import benchlib
 import fetchd_driver
 
 
-def run_driver(server_args, *extra):
+def run_driver(server_args, *extra, pings=0):
     with tempfile.TemporaryDirectory() as scratch:
         out = io.StringIO()
         argv = ["--fetchd", server_args[0]] + [a for arg in server_args[1:] for a in ("--fetchd-arg", arg)]
-        argv += ["--dir", scratch, "--timeout", "20"] + list(extra)
+        argv += ["--dir", scratch, "--timeout", "20", "--pings", str(pings)] + list(extra)
         status = fetchd_driver.main(argv, out=out)
         leftovers = [f for f in os.listdir(scratch) if f.endswith(".sqlite")]
     return status, [json.loads(t) for t in out.getvalue().splitlines()], leftovers
@@ -39,12 +39,28 @@ class FetchdDriverTests(unittest.TestCase):
         self.assertEqual(got[("initial_fetch", 150)]["samples"], 3)
         self.assertEqual(got[("memory_per_row", 150)]["unit"], "bytes")
 
+    def test_transport_figures_and_the_client_floor(self):
+        status, lines, _ = run_driver([sys.executable, support.FAKE, "working"], "--sizes", "50",
+                                      "--iterations", "3", pings=1000)
+        self.assertEqual(status, 0)
+        got = {(l["suite"], l["metric"]): l for l in lines if l["n"] == 0}
+        self.assertEqual(set(got), {("pipe-python", "roundtrip"), ("fetchd-e2e", "request_roundtrip"),
+                                    ("fetchd-e2e", "pipelined_throughput")})
+        self.assertEqual(got[("pipe-python", "roundtrip")]["samples"], 1000)
+        self.assertEqual(got[("fetchd-e2e", "request_roundtrip")]["samples"], 1000)
+        throughput = got[("fetchd-e2e", "pipelined_throughput")]
+        self.assertEqual((throughput["unit"], throughput["samples"]), ("req/s", 2))
+        self.assertGreater(throughput["p50"], 0)
+
     def test_method_not_found_reports_not_available_cleanly(self):
         status, lines, _ = run_driver([sys.executable, support.FAKE, "not-found"],
-                                      "--sizes", "100,200", "--cycle-min-rows", "200")
+                                      "--sizes", "100,200", "--cycle-min-rows", "200", pings=10)
         self.assertEqual(status, 0)
-        self.assertEqual(len(lines), 4 + 5)  # no cycle at 100 rows
-        for line in lines:
+        transport = [l for l in lines if l["suite"] == "fetchd-e2e" and l["n"] == 0]
+        self.assertEqual([l["unavailable"] for l in transport], ["server/ping answers -32601"] * 2)
+        sized = [l for l in lines if l["n"] > 0]
+        self.assertEqual(len(sized), 4 + 5)  # no cycle at 100 rows
+        for line in sized:
             self.assertEqual(line["unavailable"], "store/open answers -32601 (method not found)")
 
     def test_a_server_that_is_not_json_rpc_is_not_available(self):

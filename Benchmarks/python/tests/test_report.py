@@ -97,3 +97,17 @@ class FloorTests(unittest.TestCase):
         self.assertEqual(floors["pipe round trip"]["p50"], 5.0)
         self.assertTrue(all(b["ratio"] is None for b in floors.values()))
         self.assertTrue(row["passed"])  # 100 us <= 150 us at the largest (only) size
+
+
+class TransportRowTests(unittest.TestCase):
+    def test_round_trip_and_pipelined_throughput_rows(self):
+        results = report.Results([
+            line("fetchd-e2e", "request_roundtrip", 0, 50.0), line("pipe-python", "roundtrip", 0, 40.0),
+            dict(line("fetchd-e2e", "pipelined_throughput", 0, 50000.0), unit="req/s"),
+            line("grdb", "change_latency", 1000, 900.0)])
+        rows = report.build_rows(results)
+        ping = rows_by(rows, "request_roundtrip", 0)
+        self.assertEqual(ping["baselines"][0]["p50"], 40.0)
+        throughput = rows_by(rows, "pipelined_throughput", 0)
+        self.assertEqual((throughput["goal"], throughput["passed"]), ("p50 >= 60000 req/s", False))
+        self.assertIn("50000 req/s", report.render(rows))
