@@ -94,7 +94,7 @@ class FloorTests(unittest.TestCase):
         row = rows_by(rows, "change_e2e", 1000)
         floors = {b["label"]: b for b in row["baselines"] if b["suite"] in ("sqlite-raw", "pipe-raw")}
         self.assertEqual(floors["floor: SQLite commit"]["p50"], 20.0)
-        self.assertEqual(floors["pipe round trip"]["p50"], 5.0)
+        self.assertEqual(floors["floor: pipe round trip (Swift)"]["p50"], 5.0)
         self.assertTrue(all(b["ratio"] is None for b in floors.values()))
         self.assertTrue(row["passed"])  # 100 us <= 150 us at the largest (only) size
 
