@@ -9,7 +9,9 @@
 #   BENCH_NICE=19                      run everything at this niceness (shared machines)
 #   BENCH_SKIP_BUILD=1                 use the binaries already built
 #   FETCHD_CONTROLLER_BENCH="cmd args" in-process controller timings (suite "fetchd"); default:
-#                                      .build/release/fetchd-controller-bench when it exists
+#                                      .build/release/fetchd-controller-bench when it exists, else
+#                                      the controllers' release benchmark test through
+#                                      Benchmarks/python/controller_bench.py (BENCH_INPROCESS=0: off)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -107,6 +109,10 @@ fi
 CONTROLLER_BENCH=${FETCHD_CONTROLLER_BENCH:-}
 if [[ -z $CONTROLLER_BENCH && -x $ROOT/.build/release/fetchd-controller-bench ]]; then
   CONTROLLER_BENCH=$ROOT/.build/release/fetchd-controller-bench
+fi
+# Else the controllers' own release benchmark test, when the tree has it (BENCH_INPROCESS=0: skip).
+if [[ -z $CONTROLLER_BENCH && ${BENCH_INPROCESS:-1} != 0 && -f Tests/ControllersTests/BenchmarkTests.swift ]]; then
+  CONTROLLER_BENCH="$PY $BENCH_PY/controller_bench.py --root $ROOT"
 fi
 if [[ -n $CONTROLLER_BENCH ]]; then
   log "fetchd in-process controller timings: $CONTROLLER_BENCH"

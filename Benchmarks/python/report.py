@@ -26,7 +26,7 @@ BASELINES = {
     "request_roundtrip": [("floor: same Python client vs cat", "pipe-python", "roundtrip", 0, False),
                           ("floor: pipe round trip (Swift)", "pipe-raw", "roundtrip", 0, False)],
     "pipelined_throughput": [],
-    "memory_per_row": [],
+    "memory_per_row": [("fetchd RSS delta over the pipe", "fetchd-e2e", None, None, False)],
 }
 TITLES = {
     "change_latency": "one change -> change set",
@@ -102,6 +102,8 @@ def make_row(results, metric, n, goal=None, ratio_kind="speedup", prefer_inproce
            "fetchd": fmt_line(mine), "fetchd_p50": mine["p50"] if measured(mine) else None,
            "fetchd_p99": mine["p99"] if measured(mine) else None,
            "unavailable": mine.get("unavailable") if mine and not measured(mine) else None,
+           "fetchd_source": mine.get("source") if measured(mine) else None,
+           "fetchd_clock": mine.get("clock", "wall time") if measured(mine) else None,
            "baselines": []}
     for label, suite, their_metric, fixed_n, with_ratio in BASELINES[metric]:
         base = results.get(suite, their_metric or metric, n if fixed_n is None else fixed_n)
@@ -230,6 +232,10 @@ def render(rows):
                 text += "  (fetchd %s %s)" % (fmt_ratio(b["ratio"]),
                                              "the cost" if b.get("ratio_kind") == "cost" else "faster")
             out.append(text)
+    notes = sorted({"%s (%s, its own workload)" % (r["fetchd_source"], r["fetchd_clock"])
+                    for r in rows if r.get("fetchd_source")})
+    for note in notes:
+        out.append("fetchd in-process figures from %s" % note)
     reasons = sorted({r["unavailable"] for r in rows if r.get("unavailable")})
     for reason in reasons:
         out.append("fetchd: not available: %s" % reason)

@@ -111,3 +111,11 @@ class TransportRowTests(unittest.TestCase):
         throughput = rows_by(rows, "pipelined_throughput", 0)
         self.assertEqual((throughput["goal"], throughput["passed"]), ("p50 >= 60000 req/s", False))
         self.assertIn("50000 req/s", report.render(rows))
+
+
+class SourceNoteTests(unittest.TestCase):
+    def test_in_process_figures_name_their_source_and_clock(self):
+        results = report.Results([dict(line("fetchd", "change_latency", 1000, 2.0), source="X/Bench",
+                                       clock="thread CPU time")])
+        text = report.render(report.build_rows(results))
+        self.assertIn("fetchd in-process figures from X/Bench (thread CPU time, its own workload)", text)
