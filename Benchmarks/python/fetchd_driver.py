@@ -6,7 +6,9 @@ context/insert in JSON-RPC batches + context/save (bulk_load), controller/create
 ordered by ts (initial_fetch, memory_per_row), then per iteration one [context/update,
 context/save] batch timed from the write to its response, all of the cycle's notifications
 having arrived before it (change_e2e), and at large n one batch of many updates + save
-(cycle_latency). Same rows and changes as the baselines (Benchmarks/WORKLOAD.md).
+(cycle_latency). Same rows and changes as the baselines (Benchmarks/WORKLOAD.md). Before the
+sizes, size-free transport figures: the same client against `cat` (its own floor), server/ping
+round trips and pipelined server/ping throughput.
 
 When fetchd cannot do this yet (a method answers -32601, the process exits or writes no
 JSON-RPC), every figure of that size is printed as {"unavailable": reason} and the exit code is
