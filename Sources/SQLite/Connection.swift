@@ -13,7 +13,7 @@ public final class Connection {
     public let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
     /// Boxes kept alive for the functions and collations registered on this connection.
-    fileprivate var retained: [AnyObject] = []
+    var retained: [AnyObject] = []
 
     public init(path: String = ":memory:") throws(SQLiteError) {
         var db: OpaquePointer?

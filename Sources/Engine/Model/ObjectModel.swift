@@ -62,15 +62,38 @@ public struct Entity: Sendable, Equatable {
 
 /// The managed object model: every entity the store holds.
 public struct ObjectModel: Sendable, Equatable {
-    public var entities: [Entity]
+    public var entities: [Entity] {
+        didSet { (byName, derived, referencing) = Self.index(entities) }
+    }
     private var byName: [String: Int]
+    private var derived: [String: [Relationship]]
+    private var referencing: [String: [Relationship]]
 
     public init(entities: [Entity]) {
         self.entities = entities
-        var index: [String: Int] = [:]
-        for (i, e) in entities.enumerated() where index[e.name] == nil { index[e.name] = i }
-        self.byName = index
+        (byName, derived, referencing) = Self.index(entities)
     }
+
+    private static func index(_ entities: [Entity]) -> ([String: Int], [String: [Relationship]], [String: [Relationship]]) {
+        var names: [String: Int] = [:]
+        for (i, e) in entities.enumerated() where names[e.name] == nil { names[e.name] = i }
+        var derived: [String: [Relationship]] = [:], referencing: [String: [Relationship]] = [:]
+        for e in entities {
+            for r in e.relationships {
+                guard let d = names[r.destination], let inverse = entities[d].relationship(r.inverse) else { continue }
+                if r.toMany && !inverse.toMany { derived[e.name, default: []].append(r) }
+                if !r.toMany && inverse.toMany { referencing[e.name, default: []].append(r) }
+            }
+        }
+        return (names, derived, referencing)
+    }
+
+    /// The to-many relationships of `entity` whose inverse is to-one: no column of their
+    /// own, they are the inverse's column read backwards (one-to-many).
+    public func derivedRelationships(of entity: String) -> [Relationship] { derived[entity] ?? [] }
+
+    /// The to-one relationships of `entity` whose inverse is such a derived to-many.
+    public func referencingRelationships(of entity: String) -> [Relationship] { referencing[entity] ?? [] }
 
     public func entity(_ name: String) -> Entity? { byName[name].map { entities[$0] } }
 

@@ -1,7 +1,7 @@
 import Model
 
 /// How strings compare under a sort descriptor; raw values are the wire's spellings.
-public enum Comparator: String, Sendable, CaseIterable {
+public enum Comparator: String, Sendable, CaseIterable, Hashable {
     /// Unicode scalar order for strings, numeric for numbers.
     case compare
     case caseInsensitiveCompare
@@ -9,7 +9,7 @@ public enum Comparator: String, Sendable, CaseIterable {
     case localizedStandardCompare
 }
 
-public struct SortDescriptor: Sendable, Equatable {
+public struct SortDescriptor: Sendable, Hashable {
     public var key: String
     public var ascending: Bool
     public var comparator: Comparator
@@ -22,20 +22,24 @@ public struct SortDescriptor: Sendable, Equatable {
 }
 
 /// A fetch request as the wire describes it, before compilation.
-public struct FetchRequest: Sendable, Equatable {
+public struct FetchRequest: Sendable, Hashable {
     public var entity: String
     /// NSPredicate format syntax; nil means every object.
     public var predicate: String?
     public var variables: [String: Value]
+    /// List values for `IN $name` and `BETWEEN $name` (the wire's JSON arrays). A variable
+    /// holding `.objects` ids also works as a list.
+    public var listVariables: [String: [Value]]
     public var sortDescriptors: [SortDescriptor]
     public var fetchLimit: Int?
     public var fetchOffset: Int
 
     public init(entity: String, predicate: String? = nil, variables: [String: Value] = [:],
-                sortDescriptors: [SortDescriptor] = [], fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+                listVariables: [String: [Value]] = [:], sortDescriptors: [SortDescriptor] = [], fetchLimit: Int? = nil, fetchOffset: Int = 0) {
         self.entity = entity
         self.predicate = predicate
         self.variables = variables
+        self.listVariables = listVariables
         self.sortDescriptors = sortDescriptors
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset

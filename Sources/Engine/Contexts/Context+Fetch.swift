@@ -1,0 +1,187 @@
+import Model
+import Predicates
+import SQLite
+import Store
+
+extension Context {
+    /// Every object of `entity` this context sees that matches `filter`, ordered by
+    /// `ordering` then id number, with its sort key (empty without an ordering).
+    ///
+    /// SQL reads the store; the objects whose values here may differ from the store's
+    /// (changed anywhere in the chain of contexts, or reached through a changed object by a
+    /// key path of the filter or ordering) are left out of the SQL rows and evaluated in
+    /// memory instead, then both sorted lists are merged.
+    public func fetchKeys(entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?)
+        throws(EngineError) -> [(ObjectID, SortKey)] {
+        try fetchKeys(entity: entity, filter: filter, ordering: ordering, limit: nil, offset: 0)
+    }
+
+    /// The controllers' form: the whole match set, keyed.
+    public func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
+        try fetchKeys(entity: ordering.entity, filter: filter, ordering: ordering, limit: nil, offset: 0)
+    }
+
+    public func fetch(entity: String, filter: (any ObjectFilter)? = nil, ordering: (any ObjectOrdering)? = nil,
+                      limit: Int? = nil, offset: Int = 0) throws(EngineError) -> [ObjectID] {
+        try fetchKeys(entity: entity, filter: filter, ordering: ordering, limit: limit, offset: offset).map(\.0)
+    }
+
+    public func count(entity: String, filter: (any ObjectFilter)? = nil) throws(EngineError) -> Int {
+        let table = try checkedEntity(entity, filter: filter, ordering: nil)
+        let overlay = try overlayIDs(entity: table.name, paths: filter?.relationshipPaths ?? [])
+        let (whereSQL, bindings) = whereClause(filter)
+        let pk = "t.\(SchemaNaming.quoted(SchemaNaming.primaryKey))"
+        var n = 0
+        do {
+            let db = try store.connection
+            if overlay.isEmpty {
+                let s = try db.prepare("SELECT count(*) FROM \(SchemaNaming.quoted(table.name)) AS t\(whereSQL)")
+                defer { s.reset() }
+                try s.bind(bindings.map(ValueEncoding.sql))
+                _ = try s.step()
+                return Int(s.int64(0))
+            }
+            let s = try db.prepare("SELECT \(pk) FROM \(SchemaNaming.quoted(table.name)) AS t\(whereSQL)")
+            defer { s.reset() }
+            try s.bind(bindings.map(ValueEncoding.sql))
+            while try s.step() {
+                if !overlay.contains(ObjectID(entity: table.name, number: s.int64(0))) { n += 1 }
+            }
+        } catch { throw Self.sqlError(error) }
+        for id in overlay {
+            if let values = try object(id), filter?.matches(id, values, in: self) ?? true { n += 1 }
+        }
+        return n
+    }
+
+    private func fetchKeys(entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
+                           limit: Int?, offset: Int) throws(EngineError) -> [(ObjectID, SortKey)] {
+        let table = try checkedEntity(entity, filter: filter, ordering: ordering)
+        let paths = (filter?.relationshipPaths ?? []) + (ordering?.relationshipPaths ?? [])
+        let overlay = try overlayIDs(entity: table.name, paths: paths)
+        let alias = "t"
+        let pk = "\(alias).\(SchemaNaming.quoted(SchemaNaming.primaryKey))"
+        let keyColumns = ordering?.keyColumns(alias: alias) ?? []
+        let (whereSQL, whereBindings) = whereClause(filter)
+        var sql = "SELECT \(([pk] + keyColumns.map(\.text)).joined(separator: ", ")) FROM \(SchemaNaming.quoted(table.name)) AS \(alias)\(whereSQL)"
+        var bindings = keyColumns.flatMap(\.bindings) + whereBindings
+        if let ordering {
+            let orderBy = ordering.orderBy(alias: alias)
+            sql += orderBy.text.isEmpty ? " ORDER BY \(pk)" : " ORDER BY \(orderBy.text), \(pk)"
+            bindings += orderBy.bindings
+        } else {
+            sql += " ORDER BY \(pk)"
+        }
+        // Nothing to merge in memory: the window can be cut by SQL.
+        let cutBySQL = overlay.isEmpty && (limit != nil || offset > 0)
+        if cutBySQL { sql += " LIMIT \(limit.map(String.init) ?? "-1") OFFSET \(max(0, offset))" }
+
+        var fromSQL: [(ObjectID, SortKey)] = []
+        do {
+            let s = try store.connection.prepare(sql)
+            defer { s.reset() }
+            try s.bind(bindings.map(ValueEncoding.sql))
+            let columns = Int32(keyColumns.count)
+            while try s.step() {
+                let id = ObjectID(entity: table.name, number: s.int64(0))
+                if overlay.contains(id) { continue }
+                guard let ordering else { fromSQL.append((id, [])); continue }
+                var raw: [Value] = []
+                raw.reserveCapacity(Int(columns))
+                for c in 0..<columns { raw.append(ValueEncoding.untyped(s.value(c + 1))) }
+                fromSQL.append((id, ordering.key(fromColumns: raw)))
+            }
+        } catch { throw Self.sqlError(error) }
+        if cutBySQL { return fromSQL }
+
+        var fromMemory: [(ObjectID, SortKey)] = []
+        for id in overlay {
+            guard let values = try object(id), filter?.matches(id, values, in: self) ?? true else { continue }
+            fromMemory.append((id, ordering?.key(of: id, values, in: self) ?? []))
+        }
+        let before = { (a: (ObjectID, SortKey), b: (ObjectID, SortKey)) -> Bool in
+            let c = ordering?.compare(a.1, b.1) ?? 0
+            return c != 0 ? c < 0 : a.0.number < b.0.number
+        }
+        fromMemory.sort(by: before)
+        var merged: [(ObjectID, SortKey)] = []
+        merged.reserveCapacity(fromSQL.count + fromMemory.count)
+        var i = 0, j = 0
+        while i < fromSQL.count || j < fromMemory.count {
+            if j == fromMemory.count || (i < fromSQL.count && before(fromSQL[i], fromMemory[j])) {
+                merged.append(fromSQL[i]); i += 1
+            } else {
+                merged.append(fromMemory[j]); j += 1
+            }
+        }
+        let start = min(max(0, offset), merged.count)
+        let end = limit.map { min(merged.count, start + max(0, $0)) } ?? merged.count
+        return Array(merged[start..<end])
+    }
+
+    private func checkedEntity(_ name: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?) throws(EngineError) -> Entity {
+        guard let e = model.entity(name) else {
+            throw EngineError(.unknownEntity, "no entity \(name)", [("entity", .string(name))])
+        }
+        for other in [filter?.entity, ordering?.entity].compactMap({ $0 }) where other != name {
+            throw EngineError(.invalidValue, "the request is on \(name) but was compiled for \(other)", [("entity", .string(other))])
+        }
+        return e
+    }
+
+    private func whereClause(_ filter: (any ObjectFilter)?) -> (String, [Value]) {
+        guard let f = filter?.sql(alias: "t") else { return ("", []) }
+        return (" WHERE \(f.text)", f.bindings)
+    }
+
+    /// The objects of `entity` whose SQL row may not show what this context sees: changed in
+    /// this context or an ancestor, or pointing (along one of `paths`) at such an object,
+    /// in the store or here.
+    func overlayIDs(entity: String, paths: [[String]]) throws(EngineError) -> Set<ObjectID> {
+        var changed: [String: Set<ObjectID>] = [:]
+        var c: Context? = self
+        while let context = c {
+            for id in context.pending.keys { changed[id.entity, default: []].insert(id) }
+            c = context.parent
+        }
+        var overlay = changed[entity] ?? []
+        for path in paths where !path.isEmpty {
+            // The entities along the path, and the relationships leading back.
+            var hops: [(entity: String, relationship: Relationship)] = []
+            var current = entity
+            for name in path {
+                guard let r = model.entity(current)?.relationship(name) else { break }
+                hops.append((current, r))
+                current = r.destination
+            }
+            for depth in stride(from: hops.count, through: 1, by: -1) {
+                let destination = hops[depth - 1].relationship.destination
+                var frontier = changed[destination] ?? []
+                for hop in hops[0..<depth].reversed() {
+                    var next: Set<ObjectID> = []
+                    for id in frontier {
+                        // Both the stored and the current values: the object may have been
+                        // reached before the change or after it.
+                        for values in [try store.read(id)?.values, try object(id)].compactMap({ $0 }) {
+                            for referrer in (values[hop.relationship.inverse] ?? .null).objectIDs where referrer.entity == hop.entity {
+                                next.insert(referrer)
+                            }
+                        }
+                    }
+                    frontier = next
+                    if frontier.isEmpty { break }
+                }
+                overlay.formUnion(frontier.filter { $0.entity == entity })
+            }
+        }
+        return overlay
+    }
+
+    static func sqlError(_ error: any Error) -> EngineError {
+        if let e = error as? EngineError { return e }
+        if let e = error as? SQLiteError {
+            return EngineError(.storeError, "query failed: \(e.message)", [("code", .int(Int64(e.code))), ("message", .string(e.message))])
+        }
+        return EngineError(.storeError, "query failed: \(error)")
+    }
+}

@@ -1,0 +1,237 @@
+import Model
+import Store
+
+/// A managed-object context: a scratch pad of unsaved inserts, updates and deletes over its
+/// parent's view (a root's parent is the store).
+///
+/// A context sees its parent live: what the parent changes shows through wherever this
+/// context has not changed the object itself. The to-many side of a one-to-many is never
+/// stored in a pending change: it is read backwards from the to-one side in this context's
+/// view, so both sides always agree, whatever the parent does meanwhile. Every change to
+/// what a context sees is remembered (the value before) until its next change cycle.
+public final class Context {
+    public let name: String
+    public let parent: Context?
+    /// For a root: take other roots' saves as a change cycle (and rebase pending changes on
+    /// them). Without it, other saves reach this context's objects only through conflicts.
+    public let mergesChangesFromParent: Bool
+    public let mergePolicy: MergePolicy
+    /// Weak: the graph owns its contexts. A context outliving its graph still reads and
+    /// writes its store, but delivers no change sets and merges into no one.
+    weak var graph: ObjectGraph?
+    let store: Store
+    /// Children in creation order; a change here is a change there too.
+    var children: [Context] = []
+    private(set) var pending: [ObjectID: PendingChange] = [:]
+    /// Pending objects by entity (count), so reads know when the store's answer stands.
+    private var pendingCount: [String: Int] = [:]
+    /// For the one-to-many reads: "Entity.relationship" -> target -> pending objects here
+    /// whose to-one `relationship` points at target.
+    private var referrerIndex: [String: [ObjectID: Set<ObjectID>]] = [:]
+    /// For each object this context saw change since the last cycle: its value before.
+    var cycleBefore: [ObjectID: Snapshot?] = [:]
+
+    init(name: String, parent: Context?, mergesChangesFromParent: Bool, mergePolicy: MergePolicy, graph: ObjectGraph) {
+        self.name = name
+        self.parent = parent
+        self.mergesChangesFromParent = mergesChangesFromParent
+        self.mergePolicy = mergePolicy
+        self.graph = graph
+        self.store = graph.store
+    }
+
+    var model: ObjectModel { store.model }
+    public var isRoot: Bool { parent == nil }
+    /// Unsaved changes exist.
+    public var hasChanges: Bool { pending.values.contains { $0.isEffective } }
+    /// Something changed since the last change cycle.
+    public var isDirty: Bool { !cycleBefore.isEmpty }
+
+    // MARK: The view
+
+    /// The object's values as this context sees them; nil when it does not exist here.
+    public func object(_ id: ObjectID) throws(EngineError) -> Snapshot? {
+        guard var values = try lookup(id).values else { return nil }
+        for r in model.derivedRelationships(of: id.entity) where values[r.name] == nil || chainHasPending(r.destination) {
+            values[r.name] = .objects(try derivedIDs(id, r).sorted())
+        }
+        return values
+    }
+
+    /// Stored values (without one-to-many sides when pending somewhere) and the store
+    /// version they are based on, through the chain of parents.
+    func lookup(_ id: ObjectID) throws(EngineError) -> (values: Snapshot?, version: Int64?) {
+        if let p = pending[id] { return (p.values, p.baseVersion) }
+        if let parent { return try parent.lookup(id) }
+        guard model.entity(id.entity) != nil, let row = try store.read(id) else { return (nil, nil) }
+        return (row.values, row.version)
+    }
+
+    /// The objects whose to-one inverse of `r` points at `target` in this view.
+    func derivedIDs(_ target: ObjectID, _ r: Relationship) throws(EngineError) -> Set<ObjectID> {
+        var ids: Set<ObjectID>
+        if let parent { ids = try parent.derivedIDs(target, r) } else { ids = Set(try store.relatedIDs(of: target, r.name)) }
+        if pendingCount[r.destination, default: 0] > 0 {
+            ids = ids.filter { pending[$0] == nil }
+            ids.formUnion(referrerIndex["\(r.destination).\(r.inverse)"]?[target] ?? [])
+        }
+        return ids
+    }
+
+    private func chainHasPending(_ entity: String) -> Bool {
+        var c: Context? = self
+        while let context = c {
+            if context.pendingCount[entity, default: 0] > 0 { return true }
+            c = context.parent
+        }
+        return false
+    }
+
+    /// `object(id)`, or `unknownObject` naming it.
+    func existing(_ id: ObjectID) throws(EngineError) -> Snapshot {
+        guard model.entity(id.entity) != nil else {
+            throw EngineError(.unknownEntity, "no entity \(id.entity)", [("entity", .string(id.entity))])
+        }
+        guard let values = try object(id) else {
+            throw EngineError(.unknownObject, "no object \(id) in context \(name)",
+                              [("id", .string(id.description)), ("context", .string(name))])
+        }
+        return values
+    }
+
+    /// Values without the one-to-many sides (which are read, never stored).
+    func stored(_ values: Snapshot?, of entity: String) -> Snapshot? {
+        guard var values else { return nil }
+        for r in model.derivedRelationships(of: entity) { values[r.name] = nil }
+        return values
+    }
+
+    /// The objects whose one-to-many side reads `values` (its to-one targets).
+    func referencedTargets(_ values: Snapshot?, of entity: String) -> [ObjectID] {
+        guard let values else { return [] }
+        return model.referencingRelationships(of: entity).compactMap {
+            if case .object(let t)? = values[$0.name] { return t } else { return nil }
+        }
+    }
+
+    // MARK: Recording changes
+
+    /// Sets this context's own value of `id` (nil deletes), remembering what it and the
+    /// objects whose one-to-many sides it changes looked like before, here and in the
+    /// children that see them through this context.
+    func setPending(_ id: ObjectID, _ newValues: Snapshot?, isNew: Bool = false, baseVersion: Int64?? = nil) throws(EngineError) {
+        let values = stored(newValues, of: id.entity)
+        let existingEntry = pending[id]
+        let old: (values: Snapshot?, version: Int64?)
+        if let existingEntry {
+            old = (existingEntry.values, existingEntry.baseVersion)
+        } else if isNew {
+            old = (nil, nil)
+        } else if let parent {
+            old = try parent.lookup(id)
+        } else {
+            old = try store.read(id).map { ($0.values, $0.version) } ?? (nil, nil)
+        }
+        if isNew { noteNew(id) } else { try noteCurrent(id) }
+        for t in referencedTargets(old.values, of: id.entity) + referencedTargets(values, of: id.entity) { try noteCurrent(t) }
+
+        unindex(id)
+        if var entry = existingEntry {
+            entry.values = values
+            // Back to what the parent shows: nothing left to save, nothing pinned.
+            pending[id] = (entry.isInsert && values == nil) || (!entry.isInsert && values == entry.base) ? nil : entry
+        } else {
+            let base = stored(old.values, of: id.entity)
+            if base == values { return }
+            pending[id] = PendingChange(values: values, base: base, baseVersion: baseVersion ?? old.version)
+            pendingCount[id.entity, default: 0] += 1
+        }
+        if pending[id] == nil { pendingCount[id.entity, default: 1] -= 1 } else { index(id) }
+    }
+
+    private func index(_ id: ObjectID) {
+        guard let values = pending[id]?.values else { return }
+        for r in model.referencingRelationships(of: id.entity) {
+            if case .object(let t)? = values[r.name] { referrerIndex["\(id.entity).\(r.name)", default: [:]][t, default: []].insert(id) }
+        }
+    }
+
+    private func unindex(_ id: ObjectID) {
+        guard let values = pending[id]?.values else { return }
+        for r in model.referencingRelationships(of: id.entity) {
+            if case .object(let t)? = values[r.name] { referrerIndex["\(id.entity).\(r.name)"]?[t]?.remove(id) }
+        }
+    }
+
+    /// Remembers the current value of `id` as its value before this cycle (the first time
+    /// only), here and in every descendant that sees `id` through this context.
+    func noteCurrent(_ id: ObjectID) throws(EngineError) {
+        if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(try object(id)) }
+        for child in children where child.pending[id] == nil { try child.noteCurrent(id) }
+    }
+
+    /// A new id: it existed nowhere before.
+    private func noteNew(_ id: ObjectID) {
+        if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(nil) }
+        for child in children where child.pending[id] == nil { child.noteNew(id) }
+    }
+
+    /// Notes `id`, and the one-to-many sides its current and `next` values point at.
+    func noteCurrent(_ id: ObjectID, next: Snapshot?) throws(EngineError) {
+        try noteCurrent(id)
+        for t in referencedTargets(try object(id), of: id.entity) + referencedTargets(next, of: id.entity) { try noteCurrent(t) }
+    }
+
+    /// Drops every pending change (their values become the parent's again), noting them.
+    func discardPending() throws(EngineError) {
+        for (id, p) in pending {
+            try noteCurrent(id)
+            for t in referencedTargets(p.values, of: id.entity) + referencedTargets(p.base, of: id.entity) { try noteCurrent(t) }
+        }
+        pending.removeAll()
+        pendingCount.removeAll()
+        referrerIndex.removeAll()
+    }
+
+    /// Replaces one pending change as it is (a rebase after a merge), noting the change.
+    func replacePending(_ id: ObjectID, _ entry: PendingChange?) throws(EngineError) {
+        try noteCurrent(id)
+        if let old = pending[id] { for t in referencedTargets(old.values, of: id.entity) { try noteCurrent(t) } }
+        for t in referencedTargets(entry?.values, of: id.entity) { try noteCurrent(t) }
+        unindex(id)
+        if pending[id] != nil { pendingCount[id.entity, default: 1] -= 1 }
+        pending[id] = entry
+        if entry != nil { pendingCount[id.entity, default: 0] += 1; index(id) }
+    }
+
+    // MARK: Change cycles
+
+    /// Ends the current change cycle: reports what changed (one `ChangeSet`, if anything
+    /// did), then lets the children report what they saw change.
+    public func processPendingChanges() {
+        if !cycleBefore.isEmpty {
+            let recorded = cycleBefore
+            cycleBefore.removeAll()
+            var changes: [ChangeSet.Change] = []
+            for id in recorded.keys.sorted() {
+                let before = recorded[id]!
+                let after = (try? object(id)) ?? nil
+                guard before != after else { continue }
+                changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: differingKeys(before, after)))
+            }
+            if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes)) }
+        }
+        for child in children { child.processPendingChanges() }
+    }
+}
+
+extension Context: ObjectView {
+    public func snapshot(of id: ObjectID) -> Snapshot? {
+        (try? object(id)) ?? nil
+    }
+
+    public func referrers(of target: ObjectID, entity: String, relationship: String) -> [ObjectID] {
+        guard let r = model.entity(entity)?.relationship(relationship), let values = snapshot(of: target) else { return [] }
+        return (values[r.inverse] ?? .null).objectIDs.filter { $0.entity == entity }
+    }
+}

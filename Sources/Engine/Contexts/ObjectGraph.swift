@@ -1,0 +1,76 @@
+import Model
+import Store
+
+/// The store and every context on it, by name. `main` exists from the start.
+///
+/// Change sets leave through `onChangeSet`, synchronously and in the order the cycles
+/// happen; the server and the controllers hang off it.
+public final class ObjectGraph {
+    public let store: Store
+    public var onChangeSet: ((ChangeSet) -> Void)?
+    /// In creation order: the order cycles of several contexts are processed and merged.
+    public private(set) var contexts: [Context] = []
+    private var byName: [String: Context] = [:]
+
+    public static let mainContext = "main"
+
+    public init(store: Store) {
+        self.store = store
+        let main = Context(name: Self.mainContext, parent: nil, mergesChangesFromParent: true, mergePolicy: .error, graph: self)
+        contexts.append(main)
+        byName[main.name] = main
+    }
+
+    public func context(_ name: String) throws(EngineError) -> Context {
+        guard let c = byName[name] else {
+            throw EngineError(.unknownContext, "no context \(name)", [("context", .string(name))])
+        }
+        return c
+    }
+
+    @discardableResult
+    public func createContext(_ name: String, parent: String? = nil, mergesChangesFromParent: Bool = true,
+                              mergePolicy: MergePolicy = .error) throws(EngineError) -> Context {
+        guard !name.isEmpty else {
+            throw EngineError(.invalidValue, "a context needs a name", [("key", .string("name"))])
+        }
+        guard byName[name] == nil else {
+            throw EngineError(.duplicateName, "a context named \(name) exists", [("context", .string(name))])
+        }
+        let p = try parent.map { name throws(EngineError) in try context(name) }
+        let c = Context(name: name, parent: p, mergesChangesFromParent: mergesChangesFromParent,
+                        mergePolicy: mergePolicy, graph: self)
+        p?.children.append(c)
+        contexts.append(c)
+        byName[name] = c
+        return c
+    }
+
+    /// Closes a context and its descendants, discarding their unsaved changes silently.
+    public func closeContext(_ name: String) throws(EngineError) {
+        let c = try context(name)
+        for child in c.children { try closeContext(child.name) }
+        c.parent?.children.removeAll { $0 === c }
+        contexts.removeAll { $0 === c }
+        byName[name] = nil
+    }
+
+    public var roots: [Context] { contexts.filter(\.isRoot) }
+
+    /// Ends the change cycle of every context that saw a change, in creation order (the
+    /// server's end of every request or batch).
+    public func processPendingChanges() {
+        for c in contexts where c.isDirty { c.processPendingChanges() }
+    }
+
+    /// Closes the store; the graph is unusable afterwards.
+    public func close() {
+        contexts.removeAll()
+        byName.removeAll()
+        store.close()
+    }
+
+    func deliver(_ changes: ChangeSet) {
+        onChangeSet?(changes)
+    }
+}

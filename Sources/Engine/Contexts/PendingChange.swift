@@ -1,0 +1,37 @@
+import Model
+
+/// One object a context changed and has not saved: its values now, and what its parent
+/// showed when the context first touched it.
+struct PendingChange {
+    /// The object's values in this context; nil when this context deleted it.
+    var values: Snapshot?
+    /// The parent's values at first touch; nil when this context inserted the object.
+    var base: Snapshot?
+    /// The store row version the change is based on (optimistic locking); nil for inserts.
+    var baseVersion: Int64?
+
+    var isInsert: Bool { base == nil }
+    var isDelete: Bool { values == nil && base != nil }
+    /// Whether saving it changes anything (an update back to the original values does not).
+    var isEffective: Bool { values != base }
+
+    /// Keys whose value differs from the base (every key of an insert).
+    var changedKeys: [String] {
+        guard let values else { return [] }
+        guard let base else { return values.keys.sorted() }
+        return values.keys.filter { values[$0] != base[$0] }.sorted()
+    }
+}
+
+/// Keys whose values differ between two snapshots (all keys when one side is missing).
+func differingKeys(_ a: Snapshot?, _ b: Snapshot?) -> Set<String> {
+    switch (a, b) {
+    case (nil, nil): return []
+    case let (x?, nil), let (nil, x?): return Set(x.keys)
+    case let (x?, y?):
+        var keys: Set<String> = []
+        for (k, v) in x where y[k] != v { keys.insert(k) }
+        for k in y.keys where x[k] == nil { keys.insert(k) }
+        return keys
+    }
+}

@@ -1,0 +1,78 @@
+import Model
+
+/// Compiled sort descriptors. Keys hold raw values; `compare` applies the comparators with
+/// the same functions the SQL collations call, so ORDER BY and memory agree.
+struct CompiledOrdering: ObjectOrdering {
+    struct Component: Sendable {
+        let key: BoundKeyPath
+        let ascending: Bool
+        let comparator: Comparator
+
+        var isText: Bool {
+            if case .attribute(_, let type) = key.terminal { return type == .string || type == .uuid }
+            return false
+        }
+
+        var collation: String {
+            switch comparator {
+            case .compare: return "BINARY"
+            case .caseInsensitiveCompare: return SQLFunctions.caseInsensitiveCollation
+            case .localizedStandardCompare: return SQLFunctions.localizedCollation
+            }
+        }
+    }
+
+    let entity: String
+    let components: [Component]
+    let relationshipPaths: [[String]]
+
+    func orderBy(alias: String) -> SQLFragment {
+        var terms: [String] = []
+        for c in components {
+            var g = SQLGenerator(alias: alias)
+            g.key(c.key)
+            terms.append(g.text + (c.isText ? " COLLATE \(c.collation)" : "") + (c.ascending ? " ASC" : " DESC"))
+        }
+        return SQLFragment(terms.joined(separator: ", "))
+    }
+
+    func keyColumns(alias: String) -> [SQLFragment] {
+        components.map { c in
+            var g = SQLGenerator(alias: alias)
+            g.key(c.key)
+            return g.fragment
+        }
+    }
+
+    func key(of id: ObjectID, _ values: Snapshot, in view: ObjectView) -> SortKey {
+        let evaluator = MemoryEvaluator(view: view, id: id, values: values)
+        return components.map { evaluator.value($0.key) }
+    }
+
+    func key(fromColumns columns: [Value]) -> SortKey {
+        zip(components, columns).map { c, v in CompiledOrdering.typed(v, c.key.terminal) }
+    }
+
+    func compare(_ a: SortKey, _ b: SortKey) -> Int {
+        for i in components.indices {
+            let c = SortComparison.compare(a[i], b[i], components[i].comparator)
+            if c != 0 { return components[i].ascending ? c : -c }
+        }
+        return 0
+    }
+
+    /// A column decoded untyped, as the key path's type.
+    static func typed(_ v: Value, _ terminal: KeyTerminal) -> Value {
+        switch (terminal, v) {
+        case (_, .null): return .null
+        case (.object(let entity), .integer(let n)): return .object(ObjectID(entity: entity, number: n))
+        case (.attribute(_, .boolean), .integer(let i)): return .bool(i != 0)
+        case (.attribute(_, .date), .integer(let i)): return .date(Double(i))
+        case (.attribute(_, .date), .double(let d)): return .date(d)
+        case (.attribute(_, .double), .integer(let i)): return .double(Double(i))
+        case (.attribute(_, .integer), .double(let d)): return .integer(Int64(d))
+        case (.attribute(_, .uuid), .string(let s)): return .uuid(s)
+        default: return v
+        }
+    }
+}

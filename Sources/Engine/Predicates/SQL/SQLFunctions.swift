@@ -1,0 +1,81 @@
+import Model
+import SQLite
+
+/// Registers every function and collation the generated SQL uses. Each one calls the same
+/// Swift code the in-memory evaluator calls; that is what makes the two paths agree.
+///
+/// - `fetchd_compare(op, options, a, b)`: string operators and `[c]`/`[d]` comparisons
+///   (`ValueComparison`), 0 or 1, never NULL.
+/// - `fetchd_sum(x)`, `fetchd_avg(x)`: `@sum`, `@avg` (`Aggregates`).
+/// - collations `fetchd_nocase`, `fetchd_localized`: `caseInsensitiveCompare`,
+///   `localizedStandardCompare` (`SortComparison`). `compare` is SQLite's BINARY.
+public enum SQLFunctions {
+    public static let caseInsensitiveCollation = "fetchd_nocase"
+    public static let localizedCollation = "fetchd_localized"
+
+    public static func register(on connection: Connection) throws(SQLiteError) {
+        let patterns = PatternCache()
+        try connection.createFunction("fetchd_compare", arity: 4) { args in
+            guard case .integer(let code) = args[0], let op = LeafOperator(rawValue: Int32(truncatingIfNeeded: code)),
+                  case .integer(let raw) = args[1] else { return .integer(0) }
+            let options = ComparisonOptions(rawValue: Int(raw))
+            let a = ValueEncoding.untyped(args[2]), b = ValueEncoding.untyped(args[3])
+            if let kind = op.textKind {
+                guard case .string(let subject) = a, case .string(let pattern) = b,
+                      let prepared = patterns.pattern(kind, options, pattern) else { return .integer(0) }
+                return .integer(prepared.matches(subject) ? 1 : 0)
+            }
+            return .integer(ValueComparison.evaluate(op, options, a, b) ? 1 : 0)
+        }
+        try connection.createAggregate("fetchd_sum", arity: 1) { Collector(average: false) }
+        try connection.createAggregate("fetchd_avg", arity: 1) { Collector(average: true) }
+        try connection.createCollation(caseInsensitiveCollation) { a, b in
+            Int32(SortComparison.caseInsensitive(String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self)))
+        }
+        try connection.createCollation(localizedCollation) { a, b in
+            Int32(SortComparison.localizedStandard(String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self)))
+        }
+    }
+}
+
+/// Prepared text patterns by (operator, options, pattern), so a LIKE or MATCHES pattern is
+/// parsed once per statement, not once per row.
+private final class PatternCache {
+    private struct Key: Hashable {
+        var kind: Int32
+        var options: Int
+        var pattern: String
+    }
+    private var entries: [Key: TextPattern?] = [:]
+
+    func pattern(_ kind: TextPattern.Kind, _ options: ComparisonOptions, _ pattern: String) -> TextPattern? {
+        let key = Key(kind: kindCode(kind), options: options.rawValue, pattern: pattern)
+        if let hit = entries[key] { return hit }
+        if entries.count > 1024 { entries.removeAll(keepingCapacity: true) }
+        let made = TextPattern(kind, options: options, pattern: pattern)
+        entries[key] = made
+        return made
+    }
+
+    private func kindCode(_ kind: TextPattern.Kind) -> Int32 {
+        switch kind {
+        case .beginsWith: return 0
+        case .endsWith: return 1
+        case .contains: return 2
+        case .like: return 3
+        case .matches: return 4
+        }
+    }
+}
+
+private final class Collector: SQLAggregateState {
+    let average: Bool
+    var values: [Value] = []
+    init(average: Bool) { self.average = average }
+
+    func step(_ arguments: [SQLValue]) { values.append(ValueEncoding.untyped(arguments[0])) }
+
+    func result() -> SQLValue {
+        ValueEncoding.sql(average ? Aggregates.average(values) : Aggregates.sum(values))
+    }
+}

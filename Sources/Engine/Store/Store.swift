@@ -1,0 +1,309 @@
+import Model
+import Predicates
+import SQLite
+
+/// An object as the store holds it: its values and the version its row is at.
+public struct StoredObject: Equatable, Sendable {
+    public var values: Snapshot
+    public var version: Int64
+}
+
+/// What a root save writes, in one transaction.
+public struct StoreBatch: Sendable {
+    /// Full snapshots of new objects (ids reserved with `reserveID`).
+    public var inserts: [(ObjectID, Snapshot)] = []
+    /// Full snapshots of changed objects; each row's version goes up by one.
+    public var updates: [(ObjectID, Snapshot)] = []
+    public var deletes: [ObjectID] = []
+
+    public init(inserts: [(ObjectID, Snapshot)] = [], updates: [(ObjectID, Snapshot)] = [], deletes: [ObjectID] = []) {
+        self.inserts = inserts
+        self.updates = updates
+        self.deletes = deletes
+    }
+
+    public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
+
+extension EngineError.Kind {
+    public static let storeClosed = Self("storeClosed")
+}
+
+/// The SQLite file (or `:memory:` database) behind every context: schema, light migration,
+/// reads of single objects by id, id reservation and atomic writes. Prepared statements are
+/// cached by the connection, so each SQL text is prepared once.
+public final class Store {
+    public let path: String
+    public let model: ObjectModel
+    /// Whether opening changed the stored model (light migration).
+    public let migrated: Bool
+    /// Goes up by one with every model change of the file.
+    public let modelVersion: Int64
+
+    private var handle: Connection?
+    private let tables: [String: EntityTable]
+    private var nextNumber: [String: Int64]
+    private var reservedSinceWrite = false
+
+    /// Opens (or creates) the store at `path` for `model`. `configure` runs on the new
+    /// connection before any query: the place to register SQL functions and collations.
+    public static func open(path: String = ":memory:", model: ObjectModel,
+                            configure: (Connection) throws -> Void = { _ in }) throws(EngineError) -> Store {
+        try model.validate()
+        let db: Connection
+        do { db = try Connection(path: path) } catch { throw storeError(error, "cannot open \(path)") }
+        do {
+            try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA foreign_keys=ON")
+        } catch { throw storeError(error, "cannot configure \(path)") }
+        do { try configure(db) } catch let e as EngineError { throw e } catch {
+            throw EngineError(.storeError, "configuring the connection failed: \(error)", [("path", .string(path))])
+        }
+        let (migrated, version) = try prepareSchema(db, model: model, path: path)
+        return try Store(db, path: path, model: model, migrated: migrated, modelVersion: version)
+    }
+
+    private init(_ db: Connection, path: String, model: ObjectModel, migrated: Bool, modelVersion: Int64) throws(EngineError) {
+        self.handle = db
+        self.path = path
+        self.model = model
+        self.migrated = migrated
+        self.modelVersion = modelVersion
+        var tables: [String: EntityTable] = [:]
+        var next: [String: Int64] = [:]
+        for e in model.entities {
+            tables[e.name] = EntityTable(e, in: model)
+            let maxPK = try Self.scalar(db, "SELECT max(\(SchemaNaming.quoted(SchemaNaming.primaryKey))) FROM \(SchemaNaming.quoted(e.name))") ?? 0
+            let saved = try Self.scalar(db, "SELECT value FROM \(SchemaNaming.quoted(SchemaNaming.metadataTable)) WHERE key = ?",
+                                        [.text(Self.nextKey(e.name))]) ?? 1
+            next[e.name] = max(maxPK + 1, saved)
+        }
+        self.tables = tables
+        self.nextNumber = next
+    }
+
+    deinit { handle = nil }
+
+    /// The open connection (for queries the contexts compile).
+    public var connection: Connection {
+        get throws(EngineError) {
+            guard let handle else { throw EngineError(.storeClosed, "the store is closed", [("path", .string(path))]) }
+            return handle
+        }
+    }
+
+    public var isOpen: Bool { handle != nil }
+
+    /// Finalizes statements and closes the file (a WAL file is checkpointed and removed).
+    /// Numbers reserved since the last write are recorded first, so a later process does
+    /// not hand them out again.
+    public func close() {
+        if reservedSinceWrite { try? write(StoreBatch()) }
+        handle = nil
+    }
+
+    // MARK: Ids
+
+    /// A new permanent id. Numbers are never handed out twice, even when the object is
+    /// discarded: the counter is saved with every write.
+    public func reserveID(for entity: String) -> ObjectID {
+        let n = nextNumber[entity] ?? 1
+        nextNumber[entity] = n + 1
+        reservedSinceWrite = true
+        return ObjectID(entity: entity, number: n)
+    }
+
+    // MARK: Reading
+
+    /// The object's values and version, or nil when the store has no such object.
+    public func read(_ id: ObjectID) throws(EngineError) -> StoredObject? {
+        guard let t = tables[id.entity] else { return nil }
+        let db = try connection
+        do {
+            let s = try db.prepare(t.selectByID)
+            defer { s.reset() }
+            try s.bind(.integer(id.number), at: 1)
+            guard try s.step() else { return nil }
+            var values: Snapshot = Dictionary(minimumCapacity: t.entity.attributes.count + t.entity.relationships.count)
+            var column: Int32 = 1
+            for a in t.attributes { values[a.name] = ValueEncoding.value(s.value(column), as: a.type); column += 1 }
+            for r in t.toOne { values[r.name] = ValueEncoding.reference(s.value(column), to: r.destination); column += 1 }
+            let version = s.int64(0)
+            for (r, sql) in t.toMany {
+                let m = try db.prepare(sql)
+                defer { m.reset() }
+                try m.bind(.integer(id.number), at: 1)
+                var ids: [ObjectID] = []
+                while try m.step() { ids.append(ObjectID(entity: r.destination, number: m.int64(0))) }
+                values[r.name] = .objects(ids)
+            }
+            return StoredObject(values: values, version: version)
+        } catch { throw Self.storeError(error, "reading \(id)") }
+    }
+
+    /// The destinations of a to-many relationship of a stored object, ascending.
+    public func relatedIDs(of id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
+        guard let t = tables[id.entity], let (r, sql) = t.toMany.first(where: { $0.relationship.name == relationship }) else { return [] }
+        do {
+            let m = try connection.prepare(sql)
+            defer { m.reset() }
+            try m.bind(.integer(id.number), at: 1)
+            var ids: [ObjectID] = []
+            while try m.step() { ids.append(ObjectID(entity: r.destination, number: m.int64(0))) }
+            return ids
+        } catch { throw Self.storeError(error, "reading \(id).\(relationship)") }
+    }
+
+    /// The row's version, or nil when the store has no such object.
+    public func version(of id: ObjectID) throws(EngineError) -> Int64? {
+        guard let t = tables[id.entity] else { return nil }
+        do {
+            let s = try connection.prepare(t.selectVersion)
+            defer { s.reset() }
+            try s.bind(.integer(id.number), at: 1)
+            return try s.step() ? s.int64(0) : nil
+        } catch { throw Self.storeError(error, "reading \(id)") }
+    }
+
+    // MARK: Writing
+
+    /// Writes the batch in one transaction: all of it or, on any failure, nothing.
+    public func write(_ batch: StoreBatch) throws(EngineError) {
+        guard !batch.isEmpty || reservedSinceWrite else { return }
+        let db = try connection
+        do {
+            try db.transaction {
+                for (id, values) in batch.inserts {
+                    let t = try table(id)
+                    let s = try db.prepare(t.insert)
+                    try s.bind(.integer(id.number), at: 1)
+                    var i: Int32 = 2
+                    for v in t.columnValues(values) { try s.bind(v, at: i); i += 1 }
+                    while try s.step() {}
+                    s.reset()
+                    try writeJoins(db, t, id, values, replacing: false)
+                }
+                for (id, values) in batch.updates {
+                    let t = try table(id)
+                    let s = try db.prepare(t.update)
+                    var bound = t.columnValues(values)
+                    bound.append(.integer(id.number))
+                    try s.run(bound)
+                    guard db.changes == 1 else { throw EngineError(.storeError, "\(id) is not in the store", [("id", .string(id.description))]) }
+                    try writeJoins(db, t, id, values, replacing: true)
+                }
+                for id in batch.deletes {
+                    let t = try table(id)
+                    for j in t.manyToMany {
+                        try db.prepare("DELETE FROM \(SchemaNaming.quoted(j.table)) WHERE \(SchemaNaming.quoted(j.selfColumn)) = ?")
+                            .run([.integer(id.number)])
+                    }
+                    try db.prepare(t.delete).run([.integer(id.number)])
+                }
+                let save = try db.prepare("INSERT OR REPLACE INTO \(SchemaNaming.quoted(SchemaNaming.metadataTable)) (key, value) VALUES (?, ?)")
+                for (entity, n) in nextNumber.sorted(by: { $0.key < $1.key }) {
+                    try save.run([.text(Self.nextKey(entity)), .integer(n)])
+                }
+            }
+            reservedSinceWrite = false
+        } catch let e as EngineError {
+            throw e
+        } catch {
+            throw Self.storeError(error, "the save was not written")
+        }
+    }
+
+    private func table(_ id: ObjectID) throws(EngineError) -> EntityTable {
+        guard let t = tables[id.entity] else {
+            throw EngineError(.unknownEntity, "no entity \(id.entity)", [("entity", .string(id.entity))])
+        }
+        return t
+    }
+
+    private func writeJoins(_ db: Connection, _ t: EntityTable, _ id: ObjectID, _ values: Snapshot, replacing: Bool) throws {
+        for j in t.manyToMany {
+            guard case .objects(let targets)? = values[j.relationship.name] else { continue }
+            let me = SchemaNaming.quoted(j.selfColumn), other = SchemaNaming.quoted(j.otherColumn)
+            let table = SchemaNaming.quoted(j.table)
+            if replacing { try db.prepare("DELETE FROM \(table) WHERE \(me) = ?").run([.integer(id.number)]) }
+            let add = try db.prepare("INSERT OR IGNORE INTO \(table) (\(me), \(other)) VALUES (?, ?)")
+            for target in targets { try add.run([.integer(id.number), .integer(target.number)]) }
+        }
+    }
+
+    // MARK: Opening
+
+    private static func nextKey(_ entity: String) -> String { "next:\(entity)" }
+
+    private static func prepareSchema(_ db: Connection, model: ObjectModel, path: String) throws(EngineError) -> (Bool, Int64) {
+        let meta = SchemaNaming.quoted(SchemaNaming.metadataTable)
+        do {
+            let hasMeta = try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                     [.text(SchemaNaming.metadataTable)]) ?? 0
+            if hasMeta == 0 {
+                let tables = try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+                guard tables == 0 else {
+                    throw EngineError(.storeError, "\(path) is a SQLite file but not a fetchd store", [("path", .string(path))])
+                }
+                try db.transaction {
+                    try db.execute("CREATE TABLE \(meta) (key TEXT PRIMARY KEY, value)")
+                    for sql in Schema.create(model) { try db.execute(sql) }
+                    try db.prepare("INSERT INTO \(meta) (key, value) VALUES ('model', ?), ('modelVersion', 1)")
+                        .run([.text(ModelArchive.encode(model))])
+                }
+                return (false, 1)
+            }
+            let s = try db.prepare("SELECT value FROM \(meta) WHERE key = 'model'")
+            defer { s.reset() }
+            guard try s.step(), let stored = ModelArchive.decode(s.text(0)) else {
+                throw EngineError(.storeError, "\(path) has no readable model", [("path", .string(path))])
+            }
+            s.reset()
+            let version = try scalar(db, "SELECT value FROM \(meta) WHERE key = 'modelVersion'") ?? 1
+            if stored == model { return (false, version) }
+            var columns: [String: Set<String>] = [:]
+            for e in stored.entities {
+                let info = try db.prepareUncached("SELECT name FROM pragma_table_info(?)")
+                try info.bind(.text(e.name), at: 1)
+                var names: Set<String> = []
+                while try info.step() { names.insert(info.text(0).lowercased()) }
+                columns[e.name] = names
+            }
+            let plan = try MigrationPlan(from: stored, to: model, existingColumns: columns)
+            try db.transaction {
+                for step in plan.steps {
+                    switch step {
+                    case .sql(let sql): try db.execute(sql)
+                    case let .fill(entity, column, value):
+                        try db.prepareUncached("UPDATE \(SchemaNaming.quoted(entity)) SET \(SchemaNaming.quoted(column)) = ? WHERE \(SchemaNaming.quoted(column)) IS NULL")
+                            .run([ValueEncoding.sql(value)])
+                    }
+                }
+                try db.prepare("UPDATE \(meta) SET value = ? WHERE key = 'model'").run([.text(ModelArchive.encode(model))])
+                try db.prepare("INSERT OR REPLACE INTO \(meta) (key, value) VALUES ('modelVersion', ?)").run([.integer(version + 1)])
+            }
+            return (true, version + 1)
+        } catch let e as EngineError {
+            throw e
+        } catch {
+            throw storeError(error, "cannot prepare the schema of \(path)")
+        }
+    }
+
+    private static func scalar(_ db: Connection, _ sql: String, _ bindings: [SQLValue] = []) throws(EngineError) -> Int64? {
+        do {
+            let s = try db.prepare(sql)
+            defer { s.reset() }
+            try s.bind(bindings)
+            guard try s.step(), !s.isNull(0) else { return nil }
+            return s.int64(0)
+        } catch { throw storeError(error, "query failed") }
+    }
+
+    static func storeError(_ error: any Error, _ context: String) -> EngineError {
+        if let e = error as? EngineError { return e }
+        if let e = error as? SQLiteError {
+            return EngineError(.storeError, "\(context): \(e.message)", [("code", .int(Int64(e.code))), ("message", .string(e.message))])
+        }
+        return EngineError(.storeError, "\(context): \(error)")
+    }
+}
