@@ -1,0 +1,9 @@
+import Model
+
+/// What a controller needs from its context: the context's view of objects (for key paths
+/// and current values) and the whole match set of a query, keys only.
+public protocol ControllerSource: ObjectView {
+    /// Every object matching `filter` with its key under `ordering`, ordered by
+    /// `ordering.compare` and then by id number (one SQL query over the context's view).
+    func fetchKeys(filter: any ObjectFilter, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)]
+}

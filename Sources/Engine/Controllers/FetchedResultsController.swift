@@ -1,0 +1,125 @@
+import Model
+
+extension EngineError.Kind {
+    /// A section, row or index title that the controller's results do not have.
+    public static let indexOutOfRange = Self("indexOutOfRange")
+}
+
+/// A live query over one context: the engine side of NSFetchedResultsController.
+///
+/// Holds only `(key, id number)` per matching object (see `Results`); object values are
+/// read from the source when needed. `apply(_:)` turns each change cycle of the context
+/// into the notifications SEMANTICS.md defines, in wire order.
+public final class FetchedResultsController {
+    public let name: String
+    public let source: any ControllerSource
+    public let filter: any ObjectFilter
+    public let ordering: any ObjectOrdering
+    public let sectionNameKeyPath: String?
+    public let fetchLimit: Int?
+    public let fetchOffset: Int
+    var results: Results
+    let tracer: DependencyTracer
+
+    /// `ordering` must carry the section component first when `sectionNameKeyPath` is set.
+    /// `model` resolves the relationship paths the filter and ordering read.
+    public init(name: String, source: any ControllerSource, filter: any ObjectFilter, ordering: any ObjectOrdering,
+                sectionNameKeyPath: String? = nil, fetchLimit: Int? = nil, fetchOffset: Int = 0, model: ObjectModel) {
+        self.name = name
+        self.source = source
+        self.filter = filter
+        self.ordering = ordering
+        self.sectionNameKeyPath = sectionNameKeyPath
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+        let width = ordering.keyColumns(alias: "t").count
+        results = Results(ordering: ordering, keyWidth: width, sectioned: sectionNameKeyPath != nil,
+                          offset: fetchOffset, limit: fetchLimit)
+        tracer = DependencyTracer(entity: filter.entity, paths: filter.relationshipPaths + ordering.relationshipPaths,
+                                  model: model)
+    }
+
+    public var entity: String { filter.entity }
+
+    /// Loads the whole match set from the source (keys only) in one sorted pass.
+    public func performFetch() throws(EngineError) {
+        let fetched = try source.fetchKeys(filter: filter, ordering: ordering)
+        var sorted = fetched.map { ($0.1, $0.0.number) }
+        // The source promises this order; verify it in O(n) rather than trust it.
+        let inOrder = zip(sorted, sorted.dropFirst()).allSatisfy { a, b in
+            let c = ordering.compare(a.0, b.0)
+            return c < 0 || (c == 0 && a.1 < b.1)
+        }
+        if !inOrder {
+            sorted.sort { a, b in
+                let c = ordering.compare(a.0, b.0)
+                return c != 0 ? c < 0 : a.1 < b.1
+            }
+        }
+        results.load(sorted)
+    }
+
+    // MARK: Reading the results
+
+    /// Visible rows across all sections.
+    public var count: Int { results.visibleCount }
+
+    public var sections: [SectionInfo] { results.visibleSections().map(\.info) }
+
+    /// Ids of the rows `[offset, offset + limit)` of section `section`.
+    public func ids(section: Int, offset: Int = 0, limit: Int? = nil) throws(EngineError) -> [ObjectID] {
+        let all = results.visibleSections()
+        guard section >= 0, section < all.count else {
+            throw EngineError(.indexOutOfRange, "no section \(section)", [("section", .int(Int64(section)))])
+        }
+        guard offset >= 0, (limit ?? 0) >= 0 else {
+            throw EngineError(.invalidValue, "offset and limit must not be negative", [("offset", .int(Int64(offset)))])
+        }
+        let ranks = all[section].ranks
+        let lo = min(ranks.upperBound, ranks.lowerBound + offset)
+        let hi = limit.map { min(ranks.upperBound, lo + $0) } ?? ranks.upperBound
+        return results.rows.ids(in: lo..<hi).map { ObjectID(entity: entity, number: $0) }
+    }
+
+    public func object(at indexPath: IndexPath) throws(EngineError) -> ObjectID {
+        let all = results.visibleSections()
+        guard indexPath.section >= 0, indexPath.section < all.count, indexPath.row >= 0,
+              indexPath.row < all[indexPath.section].ranks.count else {
+            throw EngineError(.indexOutOfRange, "no row at \(indexPath)",
+                              [("indexPath", .list([.int(Int64(indexPath.section)), .int(Int64(indexPath.row))]))])
+        }
+        let rank = all[indexPath.section].ranks.lowerBound + indexPath.row
+        return ObjectID(entity: entity, number: results.rows.id(at: rank))
+    }
+
+    /// Where the object is among the visible rows; nil when it is not one of them. The key
+    /// comes from the object's current values in the source, then its rank from the tree.
+    public func indexPath(of id: ObjectID) -> IndexPath? {
+        guard id.entity == entity, let values = source.snapshot(of: id) else { return nil }
+        let key = ordering.key(of: id, values, in: source)
+        guard let rank = results.rows.find(key, id: id.number) else { return nil }
+        return results.indexPath(rank: rank, key: key, firstSection: results.firstVisibleSectionRank()) {
+            results.sectionRange($0).lowerBound
+        }
+    }
+
+    /// The index titles of the visible sections in order, each once.
+    public var sectionIndexTitles: [String] {
+        var seen = Set<String>()
+        return sections.map(\.indexTitle).filter { seen.insert($0).inserted }
+    }
+
+    /// Core Data's `section(forSectionIndexTitle:at:)`: the first section whose index title
+    /// is `title`; when none has it, the section of the title at `index` in
+    /// `sectionIndexTitles` (as a table's index bar asks).
+    public func section(forIndexTitle title: String, at index: Int) throws(EngineError) -> Int {
+        let infos = sections
+        if let s = infos.firstIndex(where: { $0.indexTitle == title }) { return s }
+        let titles = sectionIndexTitles
+        guard index >= 0, index < titles.count, let s = infos.firstIndex(where: { $0.indexTitle == titles[index] }) else {
+            throw EngineError(.indexOutOfRange, "no section for index title \"\(title)\" at \(index)",
+                              [("title", .string(title)), ("index", .int(Int64(index)))])
+        }
+        return s
+    }
+}

@@ -1,2 +1,0 @@
-import Model
-public enum ControllersModule {}

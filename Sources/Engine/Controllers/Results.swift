@@ -1,0 +1,132 @@
+import Model
+
+/// A controller's match set and the positions derived from it.
+///
+/// `rows` holds every matching object (not only the fetchLimit window) as `(key, id number)`;
+/// `sections` holds one entry per distinct section value (any row's key stands for its
+/// section, compared on the first component only), so section ranks are O(log #sections)
+/// and section boundaries in `rows` are O(log n). The visible rows are the global ranks
+/// `[offset, offset + limit)`.
+struct Results {
+    let ordering: any ObjectOrdering
+    let sectioned: Bool
+    let offset: Int
+    let limit: Int
+    var rows: CountedBTree
+    var sections: CountedBTree
+
+    init(ordering: any ObjectOrdering, keyWidth: Int, sectioned: Bool, offset: Int, limit: Int?) {
+        self.ordering = ordering
+        self.sectioned = sectioned
+        self.offset = max(0, offset)
+        self.limit = limit.map { max(0, $0) } ?? Int.max
+        rows = CountedBTree(keyWidth: keyWidth) { ordering.compare($0, $1) }
+        sections = CountedBTree(keyWidth: keyWidth, leafCapacity: 32, innerCapacity: 32) {
+            Results.sectionOrder(ordering, $0, $1)
+        }
+    }
+
+    /// Sign of `a`'s section against `b`'s: the ordering compares `a` with `a` carrying
+    /// `b`'s first component, so only the first component can differ.
+    static func sectionOrder(_ ordering: any ObjectOrdering, _ a: SortKey, _ b: SortKey) -> Int {
+        var probe = a
+        probe[0] = b[0]
+        return ordering.compare(a, probe)
+    }
+
+    var count: Int { rows.count }
+    /// End of the visible ranks.
+    var windowEnd: Int { offset >= rows.count ? offset : (rows.count - offset <= limit ? rows.count : offset + limit) }
+    var visibleCount: Int { max(0, windowEnd - offset) }
+    func isVisible(_ rank: Int) -> Bool { rank >= offset && rank < windowEnd }
+
+    // MARK: Loading and mutation
+
+    mutating func load(_ sorted: [(SortKey, Int64)]) {
+        rows.bulkLoad(sorted)
+        guard sectioned else { return }
+        var reps: [(SortKey, Int64)] = []
+        for (key, _) in sorted where reps.last.map({ Results.sectionOrder(ordering, $0.0, key) != 0 }) ?? true {
+            reps.append((key, 0))
+        }
+        sections.bulkLoad(reps)
+    }
+
+    /// Inserts the row and returns its rank; its section comes with its first row.
+    @discardableResult
+    mutating func insert(_ key: SortKey, _ id: Int64) -> Int {
+        let rank = rows.insert(key, id: id)
+        if sectioned, sections.find(key, id: 0) == nil { sections.insert(key, id: 0) }
+        return rank
+    }
+
+    /// Removes the row at `rank`, whose key is `key`; its section goes with its last row.
+    mutating func remove(at rank: Int, key: SortKey) {
+        rows.remove(at: rank)
+        if sectioned, sectionRange(key).isEmpty { sections.remove(key, id: 0) }
+    }
+
+    /// Removes the row; its section goes when it was the section's last row.
+    @discardableResult
+    mutating func remove(_ key: SortKey, _ id: Int64) -> Bool {
+        guard rows.remove(key, id: id) != nil else { return false }
+        if sectioned {
+            let range = sectionRange(key)
+            if range.isEmpty { sections.remove(key, id: 0) }
+        }
+        return true
+    }
+
+    // MARK: Positions
+
+    /// Global ranks of the rows in `key`'s section.
+    func sectionRange(_ key: SortKey) -> Range<Int> {
+        guard sectioned else { return 0..<rows.count }
+        let start = rows.firstRank { k, _ in Results.sectionOrder(ordering, k, key) >= 0 }
+        let end = rows.firstRank { k, _ in Results.sectionOrder(ordering, k, key) > 0 }
+        return start..<end
+    }
+
+    /// The global section rank of the first visible row's section (0 when nothing is visible).
+    func firstVisibleSectionRank() -> Int {
+        guard sectioned, visibleCount > 0 else { return 0 }
+        return sections.rank(of: rows.select(offset).key, id: 0)
+    }
+
+    /// The visible index path of the row at global `rank` with `key`, or nil when hidden.
+    /// `firstSection` is `firstVisibleSectionRank()`, passed in so a cycle computes it once.
+    func indexPath(rank: Int, key: SortKey, firstSection: Int, sectionStart: (SortKey) -> Int) -> IndexPath? {
+        guard isVisible(rank) else { return nil }
+        guard sectioned else { return IndexPath(section: 0, row: rank - offset) }
+        let start = sectionStart(key)
+        return IndexPath(section: sections.rank(of: key, id: 0) - firstSection, row: rank - max(offset, start))
+    }
+
+    /// The visible part of `key`'s section: its visible index and info; nil when hidden.
+    func visibleSection(_ key: SortKey, firstSection: Int) -> (index: Int, info: SectionInfo)? {
+        let range = sectionRange(key)
+        let lo = max(range.lowerBound, offset), hi = min(range.upperBound, windowEnd)
+        guard lo < hi else { return nil }
+        let index = sectioned ? sections.rank(of: key, id: 0) - firstSection : 0
+        return (index, SectionInfo(name: sectionName(key), numberOfObjects: hi - lo))
+    }
+
+    func sectionName(_ key: SortKey) -> String { sectioned ? SectionInfo.name(for: key[0]) : "" }
+
+    /// Every visible section in order, with the global rank range of its visible rows.
+    func visibleSections() -> [(info: SectionInfo, ranks: Range<Int>)] {
+        guard sectioned else {
+            return [(SectionInfo(name: "", numberOfObjects: visibleCount), offset..<max(offset, windowEnd))]
+        }
+        guard visibleCount > 0 else { return [] }
+        var result: [(SectionInfo, Range<Int>)] = []
+        var rank = offset
+        while rank < windowEnd {
+            let key = rows.select(rank).key
+            let end = min(sectionRange(key).upperBound, windowEnd)
+            result.append((SectionInfo(name: sectionName(key), numberOfObjects: end - rank), rank..<end))
+            rank = end
+        }
+        return result
+    }
+}

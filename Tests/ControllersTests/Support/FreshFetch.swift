@@ -1,0 +1,49 @@
+import Model
+@testable import Controllers
+
+/// The results of a query computed from scratch by brute force (SEMANTICS §1), as the
+/// mirror must look after every cycle.
+func freshResults(_ store: TestStore, filter: TestFilter, ordering: TestOrdering, sectioned: Bool,
+                  offset: Int, limit: Int?) -> Mirror {
+    let all = (try? store.fetchKeys(filter: filter, ordering: ordering)) ?? []
+    let start = min(offset, all.count)
+    let end = limit.map { min(all.count, start + $0) } ?? all.count
+    var mirror = Mirror()
+    if !sectioned { mirror.sections = [Mirror.Section(name: "", rows: [])] }
+    for (id, key) in all[start..<end] {
+        let name = sectioned ? SectionInfo.name(for: key[0]) : ""
+        if mirror.sections.last?.name != name || mirror.sections.isEmpty {
+            mirror.sections.append(Mirror.Section(name: name, rows: []))
+        }
+        mirror.sections[mirror.sections.count - 1].rows.append(Mirror.Row(id: id, values: store.snapshot(of: id)!))
+    }
+    return mirror
+}
+
+/// Checks the wire order of one cycle (SEMANTICS §4); returns the problems found.
+func wireOrderProblems(_ events: [ControllerEvent]) -> [String] {
+    if events.isEmpty { return [] }
+    var problems: [String] = []
+    if events.first != .willChangeContent || events.last != .didChangeContent { problems.append("not framed by will/did") }
+    if events.dropFirst().dropLast().contains(where: { $0 == .willChangeContent || $0 == .didChangeContent }) {
+        problems.append("will/did inside a batch")
+    }
+    if events.count == 2 { problems.append("empty will/did pair") }
+    // Phase of each event, and the sort key it must follow within its phase.
+    func phase(_ e: ControllerEvent) -> (Int, IndexPath) {
+        switch e {
+        case let .section(.delete, i, _): return (0, IndexPath(section: -i, row: 0))
+        case let .section(.insert, i, _): return (1, IndexPath(section: i, row: 0))
+        case let .object(.delete, _, old?, _): return (2, IndexPath(section: -old.section, row: -old.row))
+        case let .object(.move, _, _, new?): return (3, new)
+        case let .object(.insert, _, _, new?): return (4, new)
+        case let .object(.update, _, _, new?): return (5, new)
+        default: return (9, IndexPath(section: 0, row: 0))
+        }
+    }
+    let inner = events.dropFirst().dropLast().map(phase)
+    for (a, b) in zip(inner, inner.dropFirst()) where a.0 > b.0 || (a.0 == b.0 && !(a.1 < b.1)) {
+        problems.append("out of order: \(a) then \(b)")
+    }
+    return problems
+}
