@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_BIN := .build/release/fetchd
 DEBUG_BIN := .build/debug/fetchd
 
-.PHONY: run test deps build release test-swift test-transcripts test-python test-js bench clean
+.PHONY: run test deps build release test-swift test-transcripts test-interop test-python test-js bench bench-transport clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -18,16 +18,20 @@ release: deps
 run: release
 	@scripts/run-demo.sh $(RELEASE_BIN)
 
-# Everything: Swift tests, transcript tests, Python and JS client tests.
+# Everything: Swift tests, transcript tests, the pygls interop client, Python and JS client tests.
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) test-swift test-transcripts test-python test-js
+	$(MAKE) test-swift test-transcripts test-interop test-python test-js
 
 test-swift:
 	$(SWIFT) test --skip-build
 
 test-transcripts:
 	@scripts/test-transcripts.sh $(DEBUG_BIN)
+
+# An independent client (pygls 2.1.1, installed into .build/interop-venv) against the binary.
+test-interop:
+	@Tests/Interop/run-pygls.sh $(DEBUG_BIN)
 
 test-python:
 	@scripts/test-python.sh $(DEBUG_BIN)
@@ -37,6 +41,10 @@ test-js:
 
 bench: deps
 	@scripts/bench.sh
+
+# Transport round trip vs a raw pipe, and pipelined throughput (release build, real pipes).
+bench-transport: deps
+	@Tests/Performance/run-transport-bench.sh
 
 clean:
 	rm -rf .build

@@ -48,8 +48,8 @@ public struct JSONWriter {
         if integer == 0 { bytes.append(UInt8(ascii: "0")); return }
         // Magnitude as unsigned so Int64.min needs no special case.
         var magnitude = integer.magnitude
-        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes >= 20 digits
-        let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes >= 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
             var i = buffer.count
             while magnitude > 0 {
                 i -= 1
@@ -58,9 +58,7 @@ public struct JSONWriter {
             }
             if integer < 0 { bytes.append(UInt8(ascii: "-")) }
             bytes.append(contentsOf: buffer[i...])
-            return buffer.count - i
         }
-        _ = count
     }
 
     /// The shortest decimal text that reads back as the same double. JSON has no NaN or

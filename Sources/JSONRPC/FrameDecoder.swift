@@ -27,6 +27,9 @@ public struct FrameDecoder {
 
     public private(set) var framing: Framing?
     public let limits: FramingLimits
+    /// The header block (with its blank line) behind the last `malformedHeader` event that had
+    /// one, so a recorder can reproduce it; empty for other events.
+    public private(set) var rejectedHeader: [UInt8] = []
 
     private enum State {
         case detecting
@@ -83,6 +86,7 @@ public struct FrameDecoder {
     }
 
     public mutating func next() -> Event? {
+        rejectedHeader.removeAll()
         while true {
             switch state {
             case .detecting:
@@ -138,6 +142,7 @@ public struct FrameDecoder {
                 scan = start
                 switch Self.parseHeader(header) {
                 case .failure(let error):
+                    rejectedHeader = Array(header) + [0x0D, 0x0A, 0x0D, 0x0A]
                     state = .resync
                     return .error(error)
                 case .success(let (length, badCharset)):

@@ -16,6 +16,16 @@ public final class Session {
         self.logger = logger
     }
 
+    /// Sees every event the decoder produces (a message's bytes, or a framing error) before it
+    /// is handled, and every frame written: how `--record` captures a session.
+    public var onReceive: ((FrameDecoder.Event) -> Void)?
+    public var onWrite: ((Frame, Framing) -> Void)?
+
+    /// The bytes of the header behind the current malformed-header event (see FrameDecoder).
+    public var rejectedHeader: [UInt8] { decoder.rejectedHeader }
+
+    public var limits: FramingLimits { decoder.limits }
+
     /// The framing in use: fixed, or detected from the first byte received.
     public var framing: Framing? { decoder.framing }
 
@@ -43,6 +53,7 @@ public final class Session {
     }
 
     private func handle(_ event: FrameDecoder.Event, emit: (Frame) -> Void) {
+        onReceive?(event)
         let outgoing: [Outgoing]
         switch event {
         case .message(let bytes):
@@ -52,7 +63,11 @@ public final class Session {
             outgoing = [.response(Response(id: .null, outcome: .failure(RPCError(error))))]
         }
         let encoder = FrameEncoder(framing: decoder.framing ?? .ndjson)
-        for message in outgoing { emit(encoder.frame { $0.write(message) }) }
+        for message in outgoing {
+            let frame = encoder.frame { $0.write(message) }
+            onWrite?(frame, encoder.framing)
+            emit(frame)
+        }
     }
 
     /// One top-level message: parse, dispatch, close the cycle. Public for in-process tests.
@@ -111,7 +126,8 @@ public final class Session {
 
     private func closeCycle(dispatched: Bool, _ responses: [Outgoing]) -> [Outgoing] {
         if dispatched { handler.endOfCycle() }
-        let notifications = handler.takeNotifications().map(Outgoing.notification)
-        return notifications + responses
+        let notifications = handler.takeNotifications()
+        if notifications.isEmpty { return responses }
+        return notifications.map(Outgoing.notification) + responses
     }
 }

@@ -11,25 +11,25 @@ public struct StdioTransport {
         case endOfInput
         /// The handler asked to exit (the `exit` notification) with this code.
         case exit(Int32)
-        /// The wake descriptor became readable: a signal asked us to stop.
-        case wake
+        /// A signal asked us to stop (see `interrupted`).
+        case interrupted
         /// The client stopped reading our output (EPIPE).
         case outputClosed
     }
 
     public var input: Int32
     public var output: Int32
-    /// Polled beside `input`; the signal handler writes a byte to its other end (self-pipe),
-    /// so SIGTERM/SIGINT interrupt a blocked read without races.
-    public var wake: Int32?
+    /// Asked whenever a read returns early (EINTR) or at end of input: true when a signal
+    /// handler has asked the loop to stop. One read(2) per wake-up, no poll(2).
+    public var interrupted: () -> Bool
     public var readSize: Int
     private var logger: Logger
 
-    public init(input: Int32, output: Int32, wake: Int32? = nil, readSize: Int = 1 << 20,
+    public init(input: Int32, output: Int32, interrupted: @escaping () -> Bool = { false }, readSize: Int = 1 << 20,
                 logger: Logger = Logger(label: "fetchd.transport")) {
         self.input = input
         self.output = output
-        self.wake = wake
+        self.interrupted = interrupted
         self.readSize = readSize
         self.logger = logger
     }
@@ -42,18 +42,8 @@ public struct StdioTransport {
             if !outputClosed, !self.writeAll(frame) { outputClosed = true }
         }
         while true {
-            if let wake {
-                var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&fds, 2, -1)
-                if ready < 0 {
-                    if errno == EINTR { continue }
-                    logger.error("poll failed: errno \(errno)")
-                    return .endOfInput
-                }
-                if fds[1].revents != 0 { return .wake }
-            }
             let n = read(input, scratch.baseAddress, readSize)
+            if interrupted() { return .interrupted }
             if n < 0 {
                 if errno == EINTR { continue }
                 logger.error("read failed: errno \(errno)")

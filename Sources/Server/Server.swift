@@ -104,8 +104,10 @@ public final class Server: MessageHandler {
     }
 
     public func takeNotifications() -> [OutgoingNotification] {
-        defer { queued.removeAll(keepingCapacity: true) }
-        return queued
+        guard !queued.isEmpty else { return [] }
+        let taken = queued
+        queued = []
+        return taken
     }
 
     func requestExit(_ code: Int32) { exitCode = code }

@@ -13,7 +13,8 @@ struct FetchdCommand: ParsableCommand {
         commandName: "fetchd",
         abstract: "NSFetchedResultsController as a JSON-RPC 2.0 backend on stdin/stdout.",
         discussion: "Logs go to stderr; stdout carries protocol bytes only. See protocol.md.",
-        version: FetchdVersion.current)
+        version: FetchdVersion.current,
+        subcommands: [ReplayCommand.self])
 
     @Option(help: "SQLite store to open at start-up (needs --model).")
     var store: String?
@@ -29,6 +30,9 @@ struct FetchdCommand: ParsableCommand {
 
     @Option(help: "Largest accepted message, in bytes.")
     var maxMessageSize: Int = FramingLimits.defaultMaxMessageSize
+
+    @Option(help: "Write the session served as a transcript (JSON Lines; see Tests/Transcripts/README.md).")
+    var record: String?
 
     func validate() throws {
         if store != nil, model == nil { throw ValidationError("--store needs --model (the model to open it with)") }
@@ -56,20 +60,32 @@ struct FetchdCommand: ParsableCommand {
             try openAtStartup(server, model: Self.loadModel(model), logger: logger)
         }
 
-        let wake = Signals.installTerminationPipe()
+        Signals.install()
         let session = Session(handler: server, mode: framing,
                               limits: FramingLimits(maxMessageSize: maxMessageSize),
                               logger: Logger(label: "fetchd.jsonrpc"))
-        let end = StdioTransport(input: STDIN_FILENO, output: protocolOutput, wake: wake >= 0 ? wake : nil,
+        var recorder: TranscriptRecorder?
+        if let record {
+            guard let opened = TranscriptRecorder(path: record) else {
+                logger.critical("cannot write the transcript \(record)")
+                throw ExitCode(1)
+            }
+            opened.attach(to: session)
+            recorder = opened
+        }
+        let end = StdioTransport(input: STDIN_FILENO, output: protocolOutput, interrupted: { Signals.caught != 0 },
                                  logger: Logger(label: "fetchd.transport")).run(session)
         server.close()
+        let status: Int32
         switch end {
-        case .endOfInput, .outputClosed: throw ExitCode(0)
-        case .exit(let code): throw ExitCode(code)
-        case .wake:
+        case .endOfInput, .outputClosed: status = 0
+        case .exit(let code): status = code
+        case .interrupted:
             logger.notice("stopped by signal \(Signals.caught)")
-            throw ExitCode(128 + Signals.caught)
+            status = 128 + Signals.caught
         }
+        recorder?.recordExit(status)
+        throw ExitCode(status)
     }
 
     /// The `--store/--model` hook: opens the store through the `store/open` method, exactly as
@@ -99,7 +115,7 @@ struct FetchdCommand: ParsableCommand {
         return json
     }
 
-    private static func readFile(_ path: String) -> [UInt8]? {
+    static func readFile(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -2,24 +2,31 @@
 import Glibc
 #endif
 
-/// SIGTERM/SIGINT as a readable pipe (the self-pipe trick): the handler only writes one byte,
-/// which is async-signal-safe; the read loop polls the pipe and closes the store cleanly.
+/// SIGTERM/SIGINT stop the read loop so the store can be closed cleanly, without a poll(2) per
+/// read: the handler records the signal and points stdin at /dev/null (dup2 is
+/// async-signal-safe). A read already blocked returns EINTR (no SA_RESTART); a read about to
+/// start sees end of file. Either way the loop asks `Signals.caught` and stops.
 enum Signals {
-    // Written by the signal handler, read after the loop ends.
+    // Written only by the signal handler; read by the loop after a read returns.
     nonisolated(unsafe) static var caught: Int32 = 0
-    nonisolated(unsafe) static var wakeWriter: Int32 = -1
+    nonisolated(unsafe) static var devNull: Int32 = -1
 
-    static func installTerminationPipe() -> Int32 {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return -1 }
-        wakeWriter = fds[1]
-        let handler: @convention(c) (Int32) -> Void = { signal in
+    static func install() {
+        devNull = open("/dev/null", O_RDONLY)
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signal in
             Signals.caught = signal
-            var byte: UInt8 = 1
-            _ = write(Signals.wakeWriter, &byte, 1)
+            if Signals.devNull >= 0 { dup2(Signals.devNull, STDIN_FILENO) }
         }
-        signal(SIGTERM, handler)
-        signal(SIGINT, handler)
-        return fds[0]
+        action.sa_flags = 0  // no SA_RESTART: a blocked read must return
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGTERM, &action, nil)
+        sigaction(SIGINT, &action, nil)
+        // A parent may spawn us with signals blocked (swift-corelibs-foundation's Process does).
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGTERM)
+        sigaddset(&unblock, SIGINT)
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
     }
 }

@@ -22,7 +22,7 @@ import Model
         #expect(try main.fetch(entity: "Contact", ordering: byName) == ids.reversed())
         #expect(try main.fetch(entity: "Contact") == ids)
         #expect(try main.fetch(entity: "Contact", ordering: byName, limit: 2, offset: 1) == [ids[3], ids[2]])
-        let keys = try main.fetchKeys(filter: nil, ordering: ByAttribute(entity: "Contact", key: "age", ascending: false))
+        let keys = try main.fetchKeys(entity: "Contact", filter: nil, ordering: ByAttribute(entity: "Contact", key: "age", ascending: false))
         #expect(keys.map(\.0) == ids)
         #expect(keys.map(\.1) == [[.integer(50)], [.integer(40)], [.integer(30)], [.integer(20)], [.integer(10)]])
     }

@@ -60,7 +60,7 @@ import Model
             _ = try c.section(forIndexTitle: "#", at: 7)
             Issue.record("expected an error")
         } catch {
-            #expect(error.kind == .indexOutOfRange)
+            #expect(error.kind == .invalidValue && error.detail("key") == "title")
         }
     }
 

@@ -98,6 +98,29 @@ import Model
                                SectionInfo(name: "E", numberOfObjects: 1)])
     }
 
+    /// protocol.md §11's worked example, exactly.
+    @Test func protocolWorkedExample() throws {
+        let (store, c, ids) = try contacts()
+        store.set(ids["Amy"]!, "name", .string("Dora"))
+        store.set(ids["Amy"]!, "initial", .string("D"))
+        store.set(ids["Bob"]!, "name", .string("Ed"))
+        store.set(ids["Bob"]!, "initial", .string("E"))
+        let carl = store.insert("Contact", ["name": .string("Carl"), "initial": .string("C")])
+        #expect(carl.number == 5)
+        let events = c.apply(store.endCycle())
+        #expect(events == [
+            .willChangeContent,
+            .section(.delete, index: 1, SectionInfo(name: "B", numberOfObjects: 1)),
+            .section(.insert, index: 1, SectionInfo(name: "C", numberOfObjects: 1)),
+            .section(.insert, index: 3, SectionInfo(name: "E", numberOfObjects: 1)),
+            .object(.move, ids["Amy"]!, indexPath: Self.path(0, 1), newIndexPath: Self.path(2, 1)),
+            .object(.move, ids["Bob"]!, indexPath: Self.path(1, 0), newIndexPath: Self.path(3, 0)),
+            .object(.insert, carl, indexPath: nil, newIndexPath: Self.path(1, 0)),
+            .didChangeContent,
+        ])
+        #expect(c.sections.map(\.name) == ["A", "C", "D", "E"])
+    }
+
     @Test func renameWithinASectionThatKeepsItsPlaceIsAnUpdate() throws {
         let (store, c, ids) = try contacts()
         store.set(ids["Amy"]!, "name", .string("Anna"))  // still after Alice

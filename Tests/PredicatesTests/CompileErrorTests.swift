@@ -73,3 +73,25 @@ import Model
         #expect(try compiler.compile(other).filter.sql(alias: "t").bindings == [.integer(2)])
     }
 }
+
+@Suite struct CanonicalEquivalenceTests {
+    /// `é` and `e` + U+0301 are equal Swift Strings but different text to SQL and to
+    /// predicates; caches must not confuse them.
+    @Test func cachesKeepNormalizationFormsApart() throws {
+        let l = try Library()
+        try l.insert("Author", ["name": .string("é")])
+        try l.insert("Author", ["name": .string("e\u{301}")])
+        for (predicate, expected) in [("name ENDSWITH 'é'", [Int64(1)]), ("name ENDSWITH 'e\u{301}'", [2]),
+                                      ("name == 'é'", [1]), ("name == 'e\u{301}'", [2]), ("name LIKE 'é'", [1]),
+                                      ("name LIKE 'e\u{301}'", [2]), ("name ==[d] 'é'", [1, 2])] {
+            let compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: predicate))
+            #expect(try l.sqlMatches(compiled) == expected, "SQL \(predicate.unicodeScalars.map(\.value))")
+            #expect(l.memoryMatches(compiled) == expected, "memory \(predicate.unicodeScalars.map(\.value))")
+        }
+        for (value, expected) in [("é", [Int64(1)]), ("e\u{301}", [2])] {
+            let compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: "name == $n", variables: ["n": .string(value)]))
+            #expect(try l.sqlMatches(compiled) == expected)
+            #expect(l.memoryMatches(compiled) == expected)
+        }
+    }
+}

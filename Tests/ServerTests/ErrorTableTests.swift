@@ -6,16 +6,21 @@ import Model
 import Server
 
 @Suite struct ErrorTableTests {
-    /// Every shared kind declared in EngineError.swift, read from the source so a new kind
-    /// without a row in the table fails here.
+    /// Every kind declared in the engine's sources (`public static let x = Self("x")` in
+    /// EngineError.Kind extensions), read from the files so a new kind without a row fails here.
     static func declaredKinds() throws -> [String] {
-        let here = #filePath
-        let root = here.components(separatedBy: "/Tests/")[0]
-        let source = try String(contentsOfFile: root + "/Sources/Engine/Model/EngineError.swift", encoding: .utf8)
-        return source.split(separator: "\n").compactMap { line in
-            guard let range = line.range(of: "public static let "), line.contains("= Self(\"") else { return nil }
-            return String(line[range.upperBound...].prefix { $0 != " " })
+        let root = #filePath.components(separatedBy: "/Tests/")[0]
+        let engine = root + "/Sources/Engine"
+        guard let files = FileManager.default.enumerator(atPath: engine) else { return [] }
+        var kinds: [String] = []
+        for case let file as String in files where file.hasSuffix(".swift") {
+            let source = try String(contentsOfFile: engine + "/" + file, encoding: .utf8)
+            for line in source.split(separator: "\n") {
+                guard let range = line.range(of: "public static let "), line.contains("= Self(\"") else { continue }
+                kinds.append(String(line[range.upperBound...].prefix { $0 != " " }))
+            }
         }
+        return kinds
     }
 
     @Test func everyDeclaredKindHasItsOwnRow() throws {

@@ -16,7 +16,7 @@ extension Context {
         try fetchKeys(entity: entity, filter: filter, ordering: ordering, limit: nil, offset: 0)
     }
 
-    /// The controllers' form: the whole match set, keyed.
+    /// The controllers' form (`ControllerSource`): the whole match set, keyed.
     public func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
         try fetchKeys(entity: ordering.entity, filter: filter, ordering: ordering, limit: nil, offset: 0)
     }

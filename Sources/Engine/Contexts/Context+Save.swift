@@ -49,7 +49,7 @@ extension Context {
                 // other keys survive.
                 guard var merged = try parent.object(id) else { continue }
                 for key in p.changedKeys { merged[key] = values[key] }
-                try parent.setPending(id, merged, baseVersion: .some(p.baseVersion))
+                try parent.setPending(id, merged)
                 counts.updated += 1
             }
         }
@@ -77,7 +77,6 @@ extension Context {
         }
         let mergers = (graph?.roots ?? []).filter { $0 !== self && $0.mergesChangesFromParent }
         let written = resolved.compactMap { entry -> ObjectID? in if case .skip = entry.1 { return nil } else { return entry.0 } }
-        // What the merging roots see before the write, for their cycles afterwards.
         var finals: [ObjectID: Snapshot?] = [:]
         for (id, write) in resolved {
             switch write {
@@ -86,10 +85,26 @@ extension Context {
             case .skip: break
             }
         }
-        for r in mergers { for id in written { try r.noteCurrent(id, next: finals[id] ?? nil) } }
-        for id in written { try noteCurrent(id, next: finals[id] ?? nil) }
+        // What the merging roots see before the write, for their cycles afterwards. A new
+        // object was nowhere before.
+        let inserted = Set(batch.inserts.map(\.0))
+        for r in mergers {
+            for id in written {
+                if inserted.contains(id) { r.noteNew(id) } else { try r.noteCurrent(id, next: finals[id] ?? nil) }
+            }
+        }
+        // Here, an object the store now holds as this context showed it does not change (nor
+        // in the children); only those the merge policy settled otherwise are noted.
+        for (id, p) in entries {
+            if let final = finals[id] {
+                if final == p.values { continue }
+                try noteCurrent(id, next: final)
+            } else {
+                try noteCurrent(id, next: try store.read(id)?.values)
+            }
+        }
         try store.write(batch)
-        try discardPending()
+        clearPending()
         processPendingChanges()
         for r in mergers {
             try r.rebase(on: written)
@@ -142,8 +157,10 @@ extension Context {
                 }
             } else if let base = p.base {
                 // Objects left pointing at a deleted object (a noAction rule), saved or not.
+                let derived = Set(model.derivedRelationships(of: id.entity).map(\.name))
                 for r in entity.relationships {
-                    for t in (base[r.name] ?? .null).objectIDs where pending[t] == nil {
+                    let targets = derived.contains(r.name) ? try derivedIDs(id, r).sorted() : (base[r.name] ?? .null).objectIDs
+                    for t in targets where pending[t] == nil {
                         if let tv = try object(t), (tv[r.inverse] ?? .null).objectIDs.contains(id) {
                             errors.append((t, r.inverse, "refers to \(id), which does not exist"))
                         }

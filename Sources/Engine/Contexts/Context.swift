@@ -171,7 +171,7 @@ public final class Context {
     }
 
     /// A new id: it existed nowhere before.
-    private func noteNew(_ id: ObjectID) {
+    func noteNew(_ id: ObjectID) {
         if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(nil) }
         for child in children where child.pending[id] == nil { child.noteNew(id) }
     }
@@ -186,8 +186,18 @@ public final class Context {
     func discardPending() throws(EngineError) {
         for (id, p) in pending {
             try noteCurrent(id)
-            for t in referencedTargets(p.values, of: id.entity) + referencedTargets(p.base, of: id.entity) { try noteCurrent(t) }
+            // The value coming back is the parent's now, which may differ from the base.
+            let next: Snapshot?
+            if let parent { next = try parent.lookup(id).values } else { next = try store.read(id)?.values }
+            for t in referencedTargets(p.values, of: id.entity) + referencedTargets(next, of: id.entity) { try noteCurrent(t) }
         }
+        pending.removeAll()
+        pendingCount.removeAll()
+        referrerIndex.removeAll()
+    }
+
+    /// Forgets every pending change without noting anything: the caller noted what changes.
+    func clearPending() {
         pending.removeAll()
         pendingCount.removeAll()
         referrerIndex.removeAll()

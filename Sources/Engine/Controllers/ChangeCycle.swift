@@ -11,6 +11,8 @@ struct AffectedRow {
     var newRank: Int?
     var oldPath: IndexPath?
     var newPath: IndexPath?
+    /// Reported because it reads a changed object through a key path, not for its own values.
+    var isDependent = false
 }
 
 /// An unchanged row near a window edge, recorded before the tree changes: it may be
@@ -27,12 +29,34 @@ extension FetchedResultsController {
     ///
     /// O(k log n) for k affected objects: old positions come from old keys (before
     /// snapshots seen through `OldView`), then the tree is updated, then new positions.
+    /// A cycle changing a large part of the results rebuilds instead (`shouldRebuild`): old
+    /// positions from one walk of the old tree, a fresh keyed fetch, new positions from one
+    /// walk of the new tree; the notifications are the same either way.
     public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] {
         guard !changeSet.isEmpty else { return [] }
+        // Only key paths through relationships read other objects' old values; without them
+        // no lookup table of the changes is needed.
         var changes: [ObjectID: ChangeSet.Change] = [:]
-        changes.reserveCapacity(changeSet.changes.count)
-        for change in changeSet.changes { changes[change.id] = change }
-        var affected = collectAffected(changeSet.changes, changes)
+        if !tracer.isEmpty {
+            changes.reserveCapacity(changeSet.changes.count)
+            for change in changeSet.changes { changes[change.id] = change }
+        }
+        // A failed fetch falls back to the incremental path, which needs no query.
+        var rebuilt: Results?
+        if shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchSorted() {
+            rebuilt = results.emptyCopy()
+            rebuilt!.load(fresh)
+        }
+        var affected = collectAffected(changeSet.changes, changes, evaluate: rebuilt == nil)
+        if let rebuilt {
+            // Old and new keys and ranks straight from the two trees.
+            locateByWalk(&affected, in: results, old: true)
+            locateByWalk(&affected, in: rebuilt, old: false)
+            affected.removeAll { row in
+                (row.oldRank == nil && row.newRank == nil)
+                    || (row.isDependent && row.oldRank != nil && row.newRank != nil && row.newKey == row.oldKey)
+            }
+        }
         guard !affected.isEmpty else { return [] }
 
         // 1. Old positions, edge rows and section candidates, before touching the tree.
@@ -69,22 +93,15 @@ extension FetchedResultsController {
         let oldSections = sectionKeys.mapValues { results.visibleSection($0, firstSection: firstOld) }
 
         // 2. Mutate: every old entry out, then every new entry in, in ascending order so
-        // each insert's rank is final (later inserts land after it).
-        var leaving = affected.indices.filter { affected[$0].oldRank != nil }
-        leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
-        for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
-        var newEntries: [(key: SortKey, id: Int64, index: Int)] = []
-        newEntries.reserveCapacity(affected.count)
-        for i in affected.indices { if let key = affected[i].newKey { newEntries.append((key, affected[i].id.number, i)) } }
-        if newEntries.count > 1 {
-            let ordering = self.ordering
-            newEntries.sort { a, b in
-                let c = ordering.compare(a.key, b.key)
-                return c != 0 ? c < 0 : a.id < b.id
-            }
+        // each insert's rank is final (later inserts land after it). Or rebuild.
+        let entering: [Int]
+        if let rebuilt {
+            results = rebuilt
+            entering = affected.indices.filter { affected[$0].newRank != nil }
+        } else {
+            entering = mutate(&affected)
         }
-        for e in newEntries { affected[e.index].newRank = results.insert(e.key, e.id) }
-        let entering = newEntries.map(\.index)
+
 
         // 3. New positions.
         let firstNew = results.firstVisibleSectionRank()
@@ -127,31 +144,41 @@ extension FetchedResultsController {
             if before == nil, let after { sectionEvents.append(.section(.insert, index: after.index, after.info)) }
         }
 
-        // 6. Classify the changed rows.
+        // 6. Classify the changed rows. Survivors whose section and gap (unchanged
+        // survivors before them) are the same in OLD and NEW may stay; the gap grows with the
+        // new rank, so in new-rank order each gap is one run, and each run keeps its longest
+        // increasing run of old ranks.
         let low = max(a1, a2), high = min(b1, b2)
-        var groups: [Int: [AffectedRow]] = [:]
-        for row in affected {
+        var candidates: [(gap: Int, newRank: Int, index: Int)] = []
+        for (i, row) in affected.enumerated() {
             switch (row.oldPath, row.newPath) {
             case let (old?, nil): deletes.append((old, row.id))
             case let (nil, new?): inserts.append((new, row.id))
             case let (old?, new?):
                 let gapOld = min(max(unchangedBefore(row.oldRank!, changedOld), low), high)
                 let gapNew = min(max(unchangedBefore(row.newRank!, changedNew), low), high)
-                if results.sectionName(row.oldKey!) != results.sectionName(row.newKey!) || gapOld != gapNew {
+                if gapOld != gapNew || results.sectionName(row.oldKey!) != results.sectionName(row.newKey!) {
                     moves.append((old, new, row.id))
                 } else {
-                    groups[gapNew, default: []].append(row)
+                    candidates.append((gapNew, row.newRank!, i))
                 }
             case (nil, nil): break
             }
         }
-        for (_, group) in groups {
-            let inNewOrder = group.sorted { $0.newRank! < $1.newRank! }
-            let stay = Set(earliestLongestIncreasing(inNewOrder.map { $0.oldRank! }))
-            for (i, row) in inNewOrder.enumerated() {
-                if stay.contains(i) { updates.append((row.oldPath!, row.newPath!, row.id)) }
-                else { moves.append((row.oldPath!, row.newPath!, row.id)) }
+        candidates.sort { $0.newRank < $1.newRank }
+        var start = 0
+        while start < candidates.count {
+            var end = start + 1
+            while end < candidates.count && candidates[end].gap == candidates[start].gap { end += 1 }
+            var stays = [Bool](repeating: end - start == 1, count: end - start)
+            if end - start > 1 {
+                for j in earliestLongestIncreasing(candidates[start..<end].map { affected[$0.index].oldRank! }) { stays[j] = true }
             }
+            for (j, c) in candidates[start..<end].enumerated() {
+                let change = (affected[c.index].oldPath!, affected[c.index].newPath!, affected[c.index].id)
+                if stays[j] { updates.append(change) } else { moves.append(change) }
+            }
+            start = end
         }
 
         // 7. Wire order.
@@ -171,16 +198,65 @@ extension FetchedResultsController {
         return events
     }
 
-    /// The changed objects of this controller's entity, and those reading a changed object
-    /// through a relationship path; objects that are not matches before or after are dropped.
-    func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change]) -> [AffectedRow] {
+    /// The incremental update: removals from the highest old rank down (by counts only), then
+    /// inserts in ascending key order. Returns the indices of the rows in the results now.
+    private func mutate(_ affected: inout [AffectedRow]) -> [Int] {
+        var leaving = affected.indices.filter { affected[$0].oldRank != nil }
+        leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
+        for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
+        var newEntries: [(key: SortKey, id: Int64, index: Int)] = []
+        newEntries.reserveCapacity(affected.count)
+        for i in affected.indices { if let key = affected[i].newKey { newEntries.append((key, affected[i].id.number, i)) } }
+        if newEntries.count > 1 {
+            let ordering = self.ordering
+            newEntries.sort { a, b in
+                let c = ordering.compare(a.key, b.key)
+                return c != 0 ? c < 0 : a.id < b.id
+            }
+        }
+        for e in newEntries { affected[e.index].newRank = results.insert(e.key, e.id) }
+        return newEntries.map(\.index)
+    }
+
+    /// Whether a cycle of `changes` changed objects over `rows` results rebuilds: when the
+    /// changes are at least an eighth of the results (and more than a few hundred), one
+    /// fetch and two linear walks cost less than k tree updates.
+    func shouldRebuild(_ changes: Int, _ rows: Int) -> Bool {
+        if let forced = rebuildOverride { return forced }
+        return changes >= 512 && changes * 8 >= rows
+    }
+
+    /// Sets each row's rank and key (as the tree holds it) from one in-order walk of
+    /// `results`: the OLD tree, or the rebuilt NEW one.
+    private func locateByWalk(_ affected: inout [AffectedRow], in results: Results, old: Bool) {
+        let lookup = IDLookup(affected.map(\.id.number), rows: results.count)
+        var found = [Bool](repeating: false, count: affected.count)
+        var rank = 0
+        results.rows.forEachID { id, key in
+            if let i = lookup[id] {
+                found[i] = true
+                if old { affected[i].oldRank = rank; affected[i].oldKey = key() }
+                else { affected[i].newRank = rank; affected[i].newKey = key() }
+            }
+            rank += 1
+        }
+        for i in affected.indices where !found[i] {
+            if old { affected[i].oldRank = nil; affected[i].oldKey = nil } else { affected[i].newKey = nil; affected[i].newRank = nil }
+        }
+    }
+
+    /// With `evaluate` false (a rebuild) only the ids are collected: `locateByWalk` reads
+    /// keys and ranks from the old and the rebuilt trees.
+    func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
+                         evaluate locate: Bool) -> [AffectedRow] {
         // One existential box for the whole cycle, not one per key computed.
-        let old: any ObjectView = OldView(current: source, changes: changes)
+        let old: any ObjectView = tracer.isEmpty ? source : OldView(current: source, changes: changes)
         var rows: [AffectedRow] = []
         rows.reserveCapacity(changeList.count)
         for change in changeList where change.id.entity == entity && change.before != change.after {
             let id = change.id
             var row = AffectedRow(id: id)
+            guard locate else { rows.append(row); continue }
             if let before = change.before {
                 let key = ordering.key(of: id, before, in: old)
                 row.oldKey = key
@@ -197,10 +273,12 @@ extension FetchedResultsController {
                 if let own = changes[id], own.before != own.after { continue }
                 guard let values = changes[id]?.after ?? source.snapshot(of: id) else { continue }
                 var row = AffectedRow(id: id)
+                row.isDependent = true
+                guard locate else { rows.append(row); continue }
                 let key = ordering.key(of: id, values, in: old)
                 row.oldKey = key
-                row.oldRank = results.rows.find(key, id: id.number)
                 if filter.matches(id, values, in: source) { row.newKey = ordering.key(of: id, values, in: source) }
+                row.oldRank = results.rows.find(key, id: id.number)
                 // A dependent is changed when what the controller reads of it changed.
                 if row.oldRank == nil && row.newKey == nil { continue }
                 if row.oldRank != nil, row.newKey == row.oldKey { continue }
@@ -258,5 +336,32 @@ extension FetchedResultsController {
             }
             rank += 1
         }
+    }
+}
+
+/// Position of an id number in a list, for walks over every row: a flat table when the
+/// numbers are dense enough (the usual case: they are row ids), a dictionary otherwise.
+struct IDLookup {
+    private var table: [Int32] = []
+    private var map: [Int64: Int] = [:]
+
+    init(_ numbers: [Int64], rows: Int) {
+        let maxNumber = numbers.max() ?? 0
+        if maxNumber < Int64(4 * max(rows, numbers.count) + 1024), numbers.allSatisfy({ $0 >= 0 }) {
+            table = [Int32](repeating: -1, count: Int(maxNumber) + 1)
+            for (i, n) in numbers.enumerated() { table[Int(n)] = Int32(i) }
+        } else {
+            map.reserveCapacity(numbers.count)
+            for (i, n) in numbers.enumerated() { map[n] = i }
+        }
+    }
+
+    subscript(_ number: Int64) -> Int? {
+        if !table.isEmpty {
+            guard number >= 0, number < Int64(table.count) else { return nil }
+            let i = table[Int(number)]
+            return i < 0 ? nil : Int(i)
+        }
+        return map[number]
     }
 }

@@ -1,3 +1,4 @@
+import Contexts
 import Model
 
 /// What a controller needs from its context: the context's view of objects (for key paths
@@ -5,5 +6,9 @@ import Model
 public protocol ControllerSource: ObjectView {
     /// Every object matching `filter` with its key under `ordering`, ordered by
     /// `ordering.compare` and then by id number (one SQL query over the context's view).
-    func fetchKeys(filter: any ObjectFilter, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)]
+    /// A nil filter matches every object of `ordering.entity`.
+    func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)]
 }
+
+/// A context is a controller's source as it is: its view of objects and its keyed fetch.
+extension Context: ControllerSource {}

@@ -1,9 +1,5 @@
 import Model
-
-extension EngineError.Kind {
-    /// A section, row or index title that the controller's results do not have.
-    public static let indexOutOfRange = Self("indexOutOfRange")
-}
+import Predicates
 
 /// A live query over one context: the engine side of NSFetchedResultsController.
 ///
@@ -39,10 +35,25 @@ public final class FetchedResultsController {
                                   model: model)
     }
 
+    /// A controller for a compiled request (its limit and offset included).
+    public convenience init(name: String, source: any ControllerSource, request: CompiledRequest, model: ObjectModel) {
+        self.init(name: name, source: source, filter: request.filter, ordering: request.ordering,
+                  sectionNameKeyPath: request.sectionNameKeyPath, fetchLimit: request.request.fetchLimit,
+                  fetchOffset: request.request.fetchOffset, model: model)
+    }
+
     public var entity: String { filter.entity }
+
+    /// Tests force the rebuild path on (true) or off (false); nil lets the size decide.
+    var rebuildOverride: Bool?
 
     /// Loads the whole match set from the source (keys only) in one sorted pass.
     public func performFetch() throws(EngineError) {
+        results.load(try fetchSorted())
+    }
+
+    /// The match set from the source as `(key, id number)` in the tree's order.
+    func fetchSorted() throws(EngineError) -> [(SortKey, Int64)] {
         let fetched = try source.fetchKeys(filter: filter, ordering: ordering)
         var sorted = fetched.map { ($0.1, $0.0.number) }
         // The source promises this order; verify it in O(n) rather than trust it.
@@ -56,7 +67,7 @@ public final class FetchedResultsController {
                 return c != 0 ? c < 0 : a.1 < b.1
             }
         }
-        results.load(sorted)
+        return sorted
     }
 
     // MARK: Reading the results
@@ -70,10 +81,10 @@ public final class FetchedResultsController {
     public func ids(section: Int, offset: Int = 0, limit: Int? = nil) throws(EngineError) -> [ObjectID] {
         let all = results.visibleSections()
         guard section >= 0, section < all.count else {
-            throw EngineError(.indexOutOfRange, "no section \(section)", [("section", .int(Int64(section)))])
+            throw EngineError(.invalidValue, "no section \(section)", [("key", "section"), ("section", .int(Int64(section)))])
         }
         guard offset >= 0, (limit ?? 0) >= 0 else {
-            throw EngineError(.invalidValue, "offset and limit must not be negative", [("offset", .int(Int64(offset)))])
+            throw EngineError(.invalidValue, "offset and limit must not be negative", [("key", offset < 0 ? "offset" : "limit")])
         }
         let ranks = all[section].ranks
         let lo = min(ranks.upperBound, ranks.lowerBound + offset)
@@ -85,8 +96,8 @@ public final class FetchedResultsController {
         let all = results.visibleSections()
         guard indexPath.section >= 0, indexPath.section < all.count, indexPath.row >= 0,
               indexPath.row < all[indexPath.section].ranks.count else {
-            throw EngineError(.indexOutOfRange, "no row at \(indexPath)",
-                              [("indexPath", .list([.int(Int64(indexPath.section)), .int(Int64(indexPath.row))]))])
+            throw EngineError(.invalidValue, "no row at \(indexPath)",
+                              [("key", "indexPath"), ("indexPath", .list([.int(Int64(indexPath.section)), .int(Int64(indexPath.row))]))])
         }
         let rank = all[indexPath.section].ranks.lowerBound + indexPath.row
         return ObjectID(entity: entity, number: results.rows.id(at: rank))
@@ -117,8 +128,8 @@ public final class FetchedResultsController {
         if let s = infos.firstIndex(where: { $0.indexTitle == title }) { return s }
         let titles = sectionIndexTitles
         guard index >= 0, index < titles.count, let s = infos.firstIndex(where: { $0.indexTitle == titles[index] }) else {
-            throw EngineError(.indexOutOfRange, "no section for index title \"\(title)\" at \(index)",
-                              [("title", .string(title)), ("index", .int(Int64(index)))])
+            throw EngineError(.invalidValue, "no section for index title \"\(title)\" at \(index)",
+                              [("key", "title"), ("title", .string(title)), ("index", .int(Int64(index)))])
         }
         return s
     }

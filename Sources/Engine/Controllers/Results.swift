@@ -26,6 +26,12 @@ struct Results {
         }
     }
 
+    /// Empty results with the same ordering, sections and window (for a rebuild).
+    func emptyCopy() -> Results {
+        Results(ordering: ordering, keyWidth: rows.width, sectioned: sectioned, offset: offset,
+                limit: limit == Int.max ? nil : limit)
+    }
+
     /// Sign of `a`'s section against `b`'s: the ordering compares `a` with `a` carrying
     /// `b`'s first component, so only the first component can differ.
     static func sectionOrder(_ ordering: any ObjectOrdering, _ a: SortKey, _ b: SortKey) -> Int {

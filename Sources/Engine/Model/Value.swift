@@ -19,6 +19,38 @@ public enum Value: Hashable, Sendable {
     case objects([ObjectID])
 
     public var isNull: Bool { if case .null = self { return true } else { return false } }
+
+    /// Text compares by its Unicode scalars (as SQLite and predicates do), not by Swift's
+    /// canonical equivalence: `"é"` and `"e\u{301}"` are different values, so changing one
+    /// into the other is a change.
+    public static func == (a: Value, b: Value) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case let (.integer(x), .integer(y)): return x == y
+        case let (.double(x), .double(y)), let (.date(x), .date(y)): return x == y
+        case let (.bool(x), .bool(y)): return x == y
+        case let (.string(x), .string(y)), let (.uuid(x), .uuid(y)): return x.unicodeScalars.elementsEqual(y.unicodeScalars)
+        case let (.binary(x), .binary(y)): return x == y
+        case let (.object(x), .object(y)): return x == y
+        case let (.objects(x), .objects(y)): return x == y
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .integer(let v): hasher.combine(1); hasher.combine(v)
+        case .double(let v): hasher.combine(2); hasher.combine(v)
+        case .bool(let v): hasher.combine(3); hasher.combine(v)
+        case .string(let s): hasher.combine(4); for u in s.utf8 { hasher.combine(u) }
+        case .date(let v): hasher.combine(5); hasher.combine(v)
+        case .binary(let b): hasher.combine(6); hasher.combine(b)
+        case .uuid(let s): hasher.combine(7); for u in s.utf8 { hasher.combine(u) }
+        case .object(let id): hasher.combine(8); hasher.combine(id)
+        case .objects(let ids): hasher.combine(9); hasher.combine(ids)
+        }
+    }
 }
 
 /// A permanent object id, `Entity/N` on the wire. N is the row's primary key.

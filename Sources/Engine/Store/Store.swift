@@ -172,15 +172,22 @@ public final class Store {
         let db = try connection
         do {
             try db.transaction {
+                // One statement per entity for the whole batch (no cache lookup per row).
+                var inserts: [String: (EntityTable, Statement)] = [:]
                 for (id, values) in batch.inserts {
-                    let t = try table(id)
-                    let s = try db.prepare(t.insert)
+                    let (t, s): (EntityTable, Statement)
+                    if let hit = inserts[id.entity] { (t, s) = hit } else {
+                        t = try table(id)
+                        s = try db.prepare(t.insert)
+                        inserts[id.entity] = (t, s)
+                    }
                     try s.bind(.integer(id.number), at: 1)
                     var i: Int32 = 2
-                    for v in t.columnValues(values) { try s.bind(v, at: i); i += 1 }
+                    for a in t.attributes { try s.bind(ValueEncoding.sql(values[a.name] ?? .null), at: i); i += 1 }
+                    for r in t.toOne { try s.bind(ValueEncoding.sql(values[r.name] ?? .null), at: i); i += 1 }
                     while try s.step() {}
                     s.reset()
-                    try writeJoins(db, t, id, values, replacing: false)
+                    if !t.manyToMany.isEmpty { try writeJoins(db, t, id, values, replacing: false) }
                 }
                 for (id, values) in batch.updates {
                     let t = try table(id)

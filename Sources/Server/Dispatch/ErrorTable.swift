@@ -1,6 +1,8 @@
 import JSON
 import JSONRPC
+import Controllers
 import Model
+import Store
 
 /// The one table from engine error kinds to JSON-RPC codes (documented in protocol.md §3).
 /// Kinds that describe a bad parameter value are -32602, like a mistyped parameter; the rest
@@ -19,6 +21,7 @@ public enum ErrorTable {
         (.invalidModel, -32011),
         (.migrationRefused, -32012),
         (.storeError, -32013),
+        (.storeClosed, -32014),
         // Names that do not resolve.
         (.unknownEntity, -32020),
         (.unknownKey, -32021),

@@ -82,6 +82,9 @@ public struct ParamReader: Sendable {
         return raw
     }
 
+    /// Any JSON value, or nil when absent or null.
+    public func optionalJSON(_ key: String) -> JSON? { value(key) }
+
     /// A nested object, read with the same rules; its errors name `key.inner`.
     public func object(_ key: String) throws(RPCError) -> ParamReader {
         ParamReader(try required(key, as: JSONObject.self), path: name(key) + ".")
@@ -119,10 +122,7 @@ public struct ParamReader: Sendable {
         return result
     }
 
-    static func describe(_ value: JSON) -> String {
-        if case .double(let d) = value, d.rounded() == d { return "number \(value)" }
-        return value.typeName
-    }
+    static func describe(_ value: JSON) -> String { value.typeName }
 }
 
 /// A structure decoded from a params object (or a nested object inside one).

@@ -3,5 +3,8 @@ extension Server {
     func registerAllMethods() {
         registerLifecycleMethods()
         registerServerMethods()
+        registerStoreMethods()
+        registerContextMethods()
+        registerControllerMethods()
     }
 }

@@ -3,9 +3,9 @@ import Model
 
 /// The results of a query computed from scratch by brute force (SEMANTICS §1), as the
 /// mirror must look after every cycle.
-func freshResults(_ store: TestStore, filter: TestFilter, ordering: TestOrdering, sectioned: Bool,
-                  offset: Int, limit: Int?) -> Mirror {
-    let all = (try? store.fetchKeys(filter: filter, ordering: ordering)) ?? []
+func freshResults(_ store: any ControllerSource, filter: (any ObjectFilter)?, ordering: any ObjectOrdering, sectioned: Bool,
+                  offset: Int, limit: Int?) throws -> Mirror {
+    let all = try store.fetchKeys(filter: filter, ordering: ordering)
     let start = min(offset, all.count)
     let end = limit.map { min(all.count, start + $0) } ?? all.count
     var mirror = Mirror()

@@ -101,8 +101,8 @@ final class TestStore: ControllerSource {
         objects.keys.filter { $0.entity == entity }.sorted { $0.number < $1.number }
     }
 
-    func fetchKeys(filter: any ObjectFilter, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
-        ids(of: filter.entity).filter { filter.matches($0, objects[$0]!, in: self) }
+    func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
+        ids(of: ordering.entity).filter { filter?.matches($0, objects[$0]!, in: self) ?? true }
             .map { ($0, ordering.key(of: $0, objects[$0]!, in: self)) }
             .sorted { a, b in
                 let c = ordering.compare(a.1, b.1)

@@ -71,6 +71,12 @@ enum RandomLibrary {
 
     static func literal(_ kind: Kind, _ r: inout RandomSource) -> String {
         if r.chance(0.08) { return r.pick(["nil", "NULL"]) }
+        if r.chance(0.1) {
+            // The same value as a request variable: typed by what it meets, as a literal is.
+            let name = "v\(r.variables.count)"
+            r.variables[name] = variableValue(kind, &r)
+            return "$" + name
+        }
         switch kind {
         case .text: return quoted(r.chance(0.7) ? r.pick(fragments) : string(&r))
         case .integer:
@@ -82,6 +88,19 @@ enum RandomLibrary {
         case .date: return quoted(r.pick(dates))
         case .uuid: return quoted(r.chance(0.5) ? r.pick(uuids).uppercased() : r.pick(uuids))
         case .object: return quoted("Author/\(r.int(1...6))")
+        }
+    }
+
+    static func variableValue(_ kind: Kind, _ r: inout RandomSource) -> Value {
+        if r.chance(0.08) { return .null }
+        switch kind {
+        case .text: return .string(r.pick(fragments))
+        case .integer: return .integer(r.pick(integers))
+        case .double: return r.chance(0.3) ? .integer(r.pick(integers)) : .double(r.pick(doubles))
+        case .boolean: return r.chance(0.8) ? .bool(r.chance(0.5)) : .integer(Int64(r.int(0...1)))
+        case .date: return .string(r.pick(dates))
+        case .uuid: return .string(r.pick(uuids))
+        case .object: return .string("Author/\(r.int(1...6))")
         }
     }
 
@@ -107,6 +126,11 @@ enum RandomLibrary {
         if kind == .text, r.chance(0.35) { return "\(key) \(stringOperation(&r))" }
         let roll = r.int(0...9)
         if roll == 0 && kind != .object { return "\(key) BETWEEN\(kind == .text ? options(&r) : "") {\(literal(kind, &r)), \(literal(kind, &r))}" }
+        if roll == 1 && r.chance(0.3) {
+            let name = "l\(r.listVariables.count)"
+            r.listVariables[name] = (0..<r.int(0...3)).map { _ in variableValue(kind, &r) }
+            return "\(key) IN\(kind == .text ? options(&r) : "") $\(name)"
+        }
         if roll == 1 {
             let items = (0..<r.int(0...3)).map { _ in literal(kind, &r) }.joined(separator: ", ")
             return "\(key) IN\(kind == .text ? options(&r) : "") {\(items)}"

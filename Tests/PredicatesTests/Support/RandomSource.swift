@@ -1,6 +1,11 @@
+import Model
+
 /// SplitMix64: a small deterministic generator, so a failing seed can be replayed.
 struct RandomSource: RandomNumberGenerator {
     private var state: UInt64
+    /// Variables the predicate generator bound while writing `$names`.
+    var variables: [String: Value] = [:]
+    var listVariables: [String: [Value]] = [:]
     init(seed: UInt64) { state = seed }
 
     mutating func next() -> UInt64 {

@@ -174,6 +174,20 @@ struct CountedBTree {
         }
     }
 
+    /// Calls `body` with the id of every entry, in order, and a way to read its key (keys
+    /// are only built when asked for).
+    func forEachID(_ body: (Int64, () -> SortKey) -> Void) {
+        func walk(_ node: Node) {
+            if node.isLeaf {
+                let entries = node.entries
+                for i in 0..<entries.count { body(entries.ids[i]) { entries.key(at: i) } }
+            } else {
+                for child in node.children { walk(child) }
+            }
+        }
+        walk(root)
+    }
+
     /// Ids of the entries at `ranks`, in order.
     func ids(in ranks: Range<Int>) -> [Int64] {
         var out: [Int64] = []

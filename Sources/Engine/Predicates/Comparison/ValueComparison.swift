@@ -84,12 +84,14 @@ public enum ValueComparison {
 
 /// A leaf whose right-hand side is a constant: folding, LIKE parsing and regex compilation
 /// happen once, at compile time. Gives the same answers as `ValueComparison.evaluate`.
-struct PreparedComparison: Sendable {
+/// A class, so the hot path passes one reference instead of copying patterns.
+final class PreparedComparison: Sendable {
     let op: LeafOperator
     let options: ComparisonOptions
     let constant: Value
     private let pattern: TextPattern?
     private let foldedConstant: String?
+    private let integer: Int64?
 
     init?(_ op: LeafOperator, _ options: ComparisonOptions, constant: Value) {
         self.op = op
@@ -97,19 +99,33 @@ struct PreparedComparison: Sendable {
         self.constant = constant
         if let kind = op.textKind {
             guard let p = ValueComparison.text(constant) else {
-                pattern = nil; foldedConstant = nil; return
+                pattern = nil; foldedConstant = nil; integer = nil; return
             }
             guard let prepared = TextPattern(kind, options: options, pattern: p) else { return nil }
             pattern = prepared
             foldedConstant = nil
+            integer = nil
         } else {
             pattern = nil
             foldedConstant = self.options.isEmpty ? nil : ValueComparison.text(constant).map { TextFolding.fold($0, options) }
+            if case .integer(let i) = constant { integer = i } else { integer = nil }
         }
     }
 
     @inline(__always)
     func evaluate(_ a: Value) -> Bool {
+        // Integer against an integer constant: the most common leaf, without the general path.
+        if let c = integer, case .integer(let x) = a {
+            switch op {
+            case .equal: return x == c
+            case .notEqual: return x != c
+            case .less: return x < c
+            case .lessOrEqual: return x <= c
+            case .greater: return x > c
+            case .greaterOrEqual: return x >= c
+            default: break
+            }
+        }
         if op.textKind != nil {
             guard let pattern, let s = ValueComparison.text(a) else { return false }
             return pattern.matches(s)

@@ -149,6 +149,14 @@ struct Binder {
                       _ r: Operand) throws(EngineError) -> BoundPredicate {
         var (lhs, lc) = try single(l)
         var (rhs, rc) = try single(r)
+        // String operators need strings: say so before a constant's typing would complain.
+        if op.textKind != nil {
+            for (c, o) in [(lc, l), (rc, r)] {
+                if let c, !(c.isTextual || c == .null) {
+                    throw CompileError.typeMismatch(entity: root.name, key: o.text, expected: "string for \(opName(op))", got: c.description)
+                }
+            }
+        }
         // A constant takes the type of what it meets.
         if case .constant(let v) = lhs, rc != nil, rhs.constantValue == nil {
             lhs = .constant(try coerce(v, to: rc!, key: r.text)); lc = ValueClass(of: lhs.constantValue!)

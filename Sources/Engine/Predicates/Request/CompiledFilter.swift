@@ -5,18 +5,23 @@ struct CompiledFilter: ObjectFilter {
     let entity: String
     let tree: BoundPredicate
     let relationshipPaths: [[String]]
+    private let program: any PredicateNode
     /// `attribute OP constant`, the most common predicate, skips the general evaluator.
-    private let simple: (attribute: String, comparison: PreparedComparison)?
+    private let simpleAttribute: String?
+    private let simpleComparison: PreparedComparison?
 
     init(entity: String, tree: BoundPredicate, relationshipPaths: [[String]]) {
         self.entity = entity
         self.tree = tree
         self.relationshipPaths = relationshipPaths
+        self.program = MemoryProgram.predicate(tree)
         if case .compare(.key(let k), _, _, _, _, let prepared?) = tree, k.scope == 0, k.hops.isEmpty,
            case .attribute(let name, _) = k.terminal {
-            simple = (name, prepared)
+            simpleAttribute = name
+            simpleComparison = prepared
         } else {
-            simple = nil
+            simpleAttribute = nil
+            simpleComparison = nil
         }
     }
 
@@ -27,8 +32,10 @@ struct CompiledFilter: ObjectFilter {
     }
 
     func matches(_ id: ObjectID, _ values: Snapshot, in view: ObjectView) -> Bool {
-        if let simple { return simple.comparison.evaluate(values[simple.attribute] ?? .null) }
-        var evaluator = MemoryEvaluator(view: view, id: id, values: values)
-        return evaluator.evaluate(tree)
+        if let simpleComparison, let simpleAttribute {
+            return simpleComparison.evaluate(values[simpleAttribute] ?? .null)
+        }
+        var context = EvaluationContext(view: view, id: id, values: values)
+        return program.test(&context)
     }
 }

@@ -7,6 +7,14 @@ struct CompiledOrdering: ObjectOrdering {
         let key: BoundKeyPath
         let ascending: Bool
         let comparator: Comparator
+        let node: KeyNode
+
+        init(key: BoundKeyPath, ascending: Bool, comparator: Comparator) {
+            self.key = key
+            self.ascending = ascending
+            self.comparator = comparator
+            self.node = KeyNode(key)
+        }
 
         var isText: Bool {
             if case .attribute(_, let type) = key.terminal { return type == .string || type == .uuid }
@@ -45,8 +53,11 @@ struct CompiledOrdering: ObjectOrdering {
     }
 
     func key(of id: ObjectID, _ values: Snapshot, in view: ObjectView) -> SortKey {
-        let evaluator = MemoryEvaluator(view: view, id: id, values: values)
-        return components.map { evaluator.value($0.key) }
+        var context = EvaluationContext(view: view, id: id, values: values)
+        var key: SortKey = []
+        key.reserveCapacity(components.count)
+        for c in components { key.append(c.node.value(&context)) }
+        return key
     }
 
     func key(fromColumns columns: [Value]) -> SortKey {

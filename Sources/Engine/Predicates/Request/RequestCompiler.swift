@@ -7,20 +7,16 @@ public final class RequestCompiler {
     /// Compiled requests kept; the cache starts over when it is full.
     public static let cacheLimit = 512
 
-    private struct Key: Hashable {
-        var request: FetchRequest
-        var sectionNameKeyPath: String?
-    }
-
-    private var compiled: [Key: CompiledRequest] = [:]
-    private var parsed: [String: PredicateSyntaxTree] = [:]
+    private var compiled: [RequestKey: CompiledRequest] = [:]
+    /// By the predicate's bytes (see RequestKey).
+    private var parsed: [[UInt8]: PredicateSyntaxTree] = [:]
 
     public init(model: ObjectModel) {
         self.model = model
     }
 
     public func compile(_ request: FetchRequest, sectionNameKeyPath: String? = nil) throws(EngineError) -> CompiledRequest {
-        let key = Key(request: request, sectionNameKeyPath: sectionNameKeyPath)
+        let key = RequestKey(request: request, sectionNameKeyPath: sectionNameKeyPath)
         if let hit = compiled[key] { return hit }
         guard let entity = model.entity(request.entity) else { throw CompileError.unknownEntity(request.entity) }
         let filter = try compileFilter(request, entity)
@@ -37,12 +33,13 @@ public final class RequestCompiler {
             return CompiledFilter(entity: entity.name, tree: .constant(true), relationshipPaths: [])
         }
         let tree: PredicateSyntaxTree
-        if let hit = parsed[text] {
+        let bytes = Array(text.utf8)
+        if let hit = parsed[bytes] {
             tree = hit
         } else {
             tree = try PredicateParser.parse(text)
             if parsed.count >= RequestCompiler.cacheLimit { parsed.removeAll(keepingCapacity: true) }
-            parsed[text] = tree
+            parsed[bytes] = tree
         }
         var binder = Binder(model: model, root: entity, variables: request.variables, lists: request.listVariables, source: text)
         let bound = try binder.bind(tree)

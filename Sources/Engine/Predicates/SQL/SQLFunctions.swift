@@ -41,19 +41,28 @@ public enum SQLFunctions {
 /// Prepared text patterns by (operator, options, pattern), so a LIKE or MATCHES pattern is
 /// parsed once per statement, not once per row.
 private final class PatternCache {
+    /// The pattern's bytes, not the String: Swift's String equality treats `é` and
+    /// `e` + U+0301 as equal, and those two patterns must not share an entry.
     private struct Key: Hashable {
         var kind: Int32
         var options: Int
-        var pattern: String
+        var pattern: [UInt8]
     }
     private var entries: [Key: TextPattern?] = [:]
+    /// A statement usually tests one pattern on every row: remember the last one.
+    private var last: (key: Key, pattern: TextPattern?)?
 
     func pattern(_ kind: TextPattern.Kind, _ options: ComparisonOptions, _ pattern: String) -> TextPattern? {
-        let key = Key(kind: kindCode(kind), options: options.rawValue, pattern: pattern)
-        if let hit = entries[key] { return hit }
+        let code = kindCode(kind)
+        if let last, last.key.kind == code, last.key.options == options.rawValue, last.key.pattern.elementsEqual(pattern.utf8) {
+            return last.pattern
+        }
+        let key = Key(kind: code, options: options.rawValue, pattern: Array(pattern.utf8))
+        if let hit = entries[key] { last = (key, hit); return hit }
         if entries.count > 1024 { entries.removeAll(keepingCapacity: true) }
         let made = TextPattern(kind, options: options, pattern: pattern)
         entries[key] = made
+        last = (key, made)
         return made
     }
 

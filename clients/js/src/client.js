@@ -1,0 +1,214 @@
+// The client: promise-based requests, EventEmitter notifications. Notifications are
+// dispatched as they arrive, so all of a cycle's delegate calls and events happen before the
+// promise of the request that caused the cycle resolves.
+import { spawn as spawnProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { calls } from './calls.js';
+import { sectionInfoFromWire } from './changes.js';
+import { Batch, Context } from './context.js';
+import { Controller } from './controller.js';
+import { ConnectionClosed } from './errors.js';
+import { LSP } from './framing.js';
+import { findFetchd } from './locate.js';
+import { ProtocolCore } from './protocol.js';
+
+/**
+ * Events: 'notification' (method, params) for every notification, then one event named after
+ * the method (e.g. 'controller/didChangeObject') with params; 'close' (exit code or null).
+ */
+export class Client extends EventEmitter {
+  /** Attach to streams: `readable` carries the server's output, `writable` its input. */
+  constructor(readable, writable, { framing = LSP, process = null } = {}) {
+    super();
+    this.core = new ProtocolCore(framing);
+    this.process = process;
+    this.readable = readable;
+    this.writable = writable;
+    this.pending = new Map();
+    this.handlerError = null;
+    this.closed = false;
+    this.failure = null;
+    this.core.addListener((method, params) => {
+      this.emit('notification', method, params);
+      this.emit(method, params);
+    });
+    readable.on('data', (chunk) => this.#receive(chunk));
+    readable.on('end', () => this.#fail(new ConnectionClosed('fetchd closed its output')));
+    readable.on('error', (error) => this.#fail(new ConnectionClosed(`reading from fetchd failed: ${error.message}`)));
+    writable.on('error', () => {}); // EPIPE surfaces as ConnectionClosed on the pending calls
+    this.exited = process
+      ? new Promise((resolve) =>
+          process.once('exit', (code, signal) => {
+            this.emit('close', code ?? signal);
+            resolve(code ?? signal);
+          }),
+        )
+      : Promise.resolve(null);
+  }
+
+  /** Start fetchd (see findFetchd) and attach to it. `stderr`: 'inherit' (default) | 'ignore' | 'pipe'. */
+  static spawn(binary, { framing = LSP, args = [], stderr = 'inherit', env } = {}) {
+    const path = findFetchd(binary);
+    const child = spawnProcess(path, ['--framing', framing, ...args], { stdio: ['pipe', 'pipe', stderr], env: env ?? process.env });
+    return new Client(child.stdout, child.stdin, { framing, process: child });
+  }
+
+  // -- raw JSON-RPC ------------------------------------------------------------------------
+  /** Resolves to the result, or rejects with FetchdError. */
+  request(method, params) {
+    let id;
+    try {
+      const framed = this.core.request(method, params);
+      id = framed.id;
+      const promise = this.#expect(id);
+      this.#write(framed.data);
+      return promise.then((response) => {
+        if (response.error) throw response.error;
+        return response.result;
+      });
+    } catch (error) {
+      this.pending.delete(id);
+      return Promise.reject(error);
+    }
+  }
+
+  notify(method, params) {
+    this.#write(this.core.notification(method, params));
+  }
+
+  /** Send a JSON-RPC batch (one change cycle); resolves to the responses in call order. */
+  sendBatch(batchCalls) {
+    let ids = [];
+    try {
+      const framed = this.core.batch(batchCalls);
+      ids = framed.ids;
+      const promises = ids.map((id) => this.#expect(id));
+      this.#write(framed.data);
+      return Promise.all(promises);
+    } catch (error) {
+      for (const id of ids) this.pending.delete(id);
+      return Promise.reject(error);
+    }
+  }
+
+  // -- lifecycle ---------------------------------------------------------------------------
+  initialize(name = 'fetchd-js', version) {
+    return this.request(...calls.initialize(name, version));
+  }
+
+  /** `shutdown` then `exit`; resolves to the exit code when we spawned the process. */
+  async shutdown() {
+    await this.request('shutdown');
+    this.notify('exit');
+    return this.close();
+  }
+
+  /** Close the server's input (EOF: it finishes and exits 0); resolves to its exit code. */
+  async close(timeoutMs = 10000) {
+    if (!this.closed) {
+      this.closed = true;
+      this.writable.end();
+    }
+    if (!this.process) return null;
+    let timer;
+    const timeout = new Promise((resolve) => {
+      timer = setTimeout(() => {
+        this.process.kill('SIGKILL');
+        resolve('killed');
+      }, timeoutMs);
+    });
+    const code = await Promise.race([this.exited, timeout]);
+    clearTimeout(timer);
+    return code === 'killed' ? this.exited : code;
+  }
+
+  // -- store, contexts, controllers ----------------------------------------------------------
+  openStore(model, path) {
+    return this.request(...calls.openStore(model, path));
+  }
+
+  context(name = 'main') {
+    return new Context(this, name);
+  }
+
+  async createContext(name, options = {}) {
+    const result = await this.request(...calls.createContext(name, options));
+    return new Context(this, result?.context ?? name);
+  }
+
+  /**
+   * controller/create. options: {sectionNameKeyPath, notify, delegate, mirror = true}.
+   * With a mirror, the rows are loaded now and kept in sync by every cycle.
+   */
+  async controller(context, name, request, options = {}) {
+    const contextName = typeof context === 'string' ? context : context.name;
+    const controller = new Controller(this, contextName, name, request, options);
+    const previous = this.core.register(name, controller);
+    try {
+      const result = await this.request(
+        ...calls.createController(contextName, name, request, options.sectionNameKeyPath, options.notify),
+      );
+      await controller._created(result.sections.map(sectionInfoFromWire));
+    } catch (error) {
+      this.core.unregister(name, previous);
+      throw error;
+    }
+    return controller;
+  }
+
+  batch(context = 'main') {
+    return new Batch(this, typeof context === 'string' || context === null ? context : context.name);
+  }
+
+  // -- I/O ---------------------------------------------------------------------------------
+  #expect(id) {
+    if (this.failure) throw this.failure;
+    return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+  }
+
+  #write(data) {
+    if (this.closed || this.failure) throw new ConnectionClosed('the client is closed');
+    this.writable.write(data);
+  }
+
+  #receive(chunk) {
+    let messages;
+    try {
+      messages = this.core.feed(chunk);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    for (const message of messages) {
+      if (message.kind === 'notification') {
+        try {
+          this.core.dispatch(message);
+        } catch (error) {
+          this.handlerError ??= error; // handed to the response that closes the cycle
+        }
+      } else {
+        this.#resolve(message);
+      }
+    }
+  }
+
+  #resolve(response) {
+    const waiter = this.pending.get(response.id);
+    if (!waiter) return;
+    this.pending.delete(response.id);
+    if (this.handlerError) {
+      const error = this.handlerError;
+      this.handlerError = null;
+      waiter.reject(error);
+    } else {
+      waiter.resolve(response);
+    }
+  }
+
+  #fail(error) {
+    if (this.failure) return;
+    this.failure = error;
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+  }
+}

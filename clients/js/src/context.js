@@ -1,0 +1,141 @@
+// Context handles and JSON-RPC batches (one batch = one change cycle on the server).
+import { calls } from './calls.js';
+
+export class Context {
+  constructor(client, name) {
+    this.client = client;
+    this.name = name;
+  }
+
+  async insert(entity, values = {}) {
+    return (await this.client.request(...calls.insert(this.name, entity, values))).object;
+  }
+
+  async update(id, values) {
+    return (await this.client.request(...calls.update(this.name, id, values))).object;
+  }
+
+  async delete(id) {
+    await this.client.request(...calls.delete(this.name, id));
+  }
+
+  async get(ids, keys) {
+    return (await this.client.request(...calls.get(this.name, ids, keys))).objects;
+  }
+
+  async fetch(request) {
+    return (await this.client.request(...calls.fetch(this.name, request))).objects;
+  }
+
+  async count(request) {
+    return (await this.client.request(...calls.count(this.name, request))).count;
+  }
+
+  /** Resolves to the counts {inserted, updated, deleted}. */
+  save() {
+    return this.client.request(...calls.contextOnly('save', this.name));
+  }
+
+  async rollback() {
+    await this.client.request(...calls.contextOnly('rollback', this.name));
+  }
+
+  async processPendingChanges() {
+    await this.client.request(...calls.contextOnly('processPendingChanges', this.name));
+  }
+
+  async close() {
+    await this.client.request(...calls.contextOnly('close', this.name));
+  }
+
+  batch() {
+    return new Batch(this.client, this.name);
+  }
+
+  controller(name, request, options = {}) {
+    return this.client.controller(this.name, name, request, options);
+  }
+}
+
+/** One call of a batch; its outcome is known once the batch is sent. */
+export class BatchCall {
+  constructor(method, params, pick) {
+    this.method = method;
+    this.params = params;
+    this.pick = pick;
+    this.response = null;
+  }
+
+  get done() {
+    return this.response !== null;
+  }
+
+  get error() {
+    return this.response?.error ?? null;
+  }
+
+  /** The call's result (`object` for insert/update); throws its FetchdError. */
+  get result() {
+    if (!this.response) throw new Error('the batch has not been sent yet');
+    if (this.response.error) throw this.response.error;
+    const value = this.response.result;
+    return this.pick && value && typeof value === 'object' ? value[this.pick] : value;
+  }
+}
+
+export class Batch {
+  constructor(client, context) {
+    this.client = client;
+    this.context = context;
+    this.calls = [];
+    this.sent = false;
+  }
+
+  #ctx(context) {
+    const name = context ?? this.context;
+    if (!name) throw new Error('this batch has no default context; pass a context');
+    return name;
+  }
+
+  call(method, params, pick) {
+    if (this.sent) throw new Error('the batch was already sent');
+    const item = new BatchCall(method, params, pick);
+    this.calls.push(item);
+    return item;
+  }
+
+  insert(entity, values = {}, context) {
+    return this.call(...calls.insert(this.#ctx(context), entity, values), 'object');
+  }
+
+  update(id, values, context) {
+    return this.call(...calls.update(this.#ctx(context), id, values), 'object');
+  }
+
+  delete(id, context) {
+    return this.call(...calls.delete(this.#ctx(context), id));
+  }
+
+  save(context) {
+    return this.call(...calls.contextOnly('save', this.#ctx(context)));
+  }
+
+  rollback(context) {
+    return this.call(...calls.contextOnly('rollback', this.#ctx(context)));
+  }
+
+  /** Send as one JSON-RPC batch. With throwOnError the first failed call's error is thrown
+   * (every call still has its outcome). */
+  async send({ throwOnError = true } = {}) {
+    if (this.sent) throw new Error('the batch was already sent');
+    this.sent = true;
+    if (!this.calls.length) return [];
+    const responses = await this.client.sendBatch(this.calls.map((c) => [c.method, c.params]));
+    this.calls.forEach((c, i) => (c.response = responses[i]));
+    if (throwOnError) {
+      const failed = this.calls.find((c) => c.error);
+      if (failed) throw failed.error;
+    }
+    return this.calls;
+  }
+}

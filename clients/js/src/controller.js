@@ -1,0 +1,144 @@
+// Controllers: notification handling (delegate, events, TableMirror) and the server calls.
+import { EventEmitter } from 'node:events';
+import { ChangeBatch, objectChangeFromWire, sectionChangeFromWire, sectionInfoFromWire } from './changes.js';
+import { calls, mirrorKeys } from './calls.js';
+import { ProtocolViolation } from './errors.js';
+import { TableMirror } from './mirror.js';
+
+export const WILL_CHANGE_CONTENT = 'controller/willChangeContent';
+export const DID_CHANGE_SECTION = 'controller/didChangeSection';
+export const DID_CHANGE_OBJECT = 'controller/didChangeObject';
+export const DID_CHANGE_CONTENT = 'controller/didChangeContent';
+
+/**
+ * Receives a controller's notifications, collects the cycle's batch, applies it to the
+ * mirror on didChangeContent, then tells the delegate (NSFetchedResultsControllerDelegate:
+ * willChangeContent(c), didChangeSection(c, sectionInfo, sectionIndex, type),
+ * didChangeObject(c, object, indexPath, type, newIndexPath), didChangeContent(c)) and emits
+ * the same four as events ('willChangeContent', ..., plus 'cycle' with the batch).
+ */
+export class ControllerCore extends EventEmitter {
+  constructor(name, { delegate = null, mirror = null } = {}) {
+    super();
+    this.name = name;
+    this.delegate = delegate;
+    this.mirror = mirror;
+    this.cycles = 0;
+    this.lastBatch = null;
+    this.batch = null;
+  }
+
+  get inCycle() {
+    return this.batch !== null;
+  }
+
+  handleNotification(method, params) {
+    if (method === WILL_CHANGE_CONTENT) {
+      if (this.batch) throw new ProtocolViolation(`${this.name}: willChangeContent inside an open cycle`);
+      this.batch = new ChangeBatch();
+      this.#tell('willChangeContent', this);
+    } else if (method === DID_CHANGE_SECTION) {
+      const change = sectionChangeFromWire(params);
+      this.#open(method).sections.push(change);
+      this.#tell('didChangeSection', this, change.section, change.sectionIndex, change.type);
+    } else if (method === DID_CHANGE_OBJECT) {
+      const change = objectChangeFromWire(params);
+      this.#open(method).objects.push(change);
+      this.#tell('didChangeObject', this, change.row, change.indexPath, change.type, change.newIndexPath);
+    } else if (method === DID_CHANGE_CONTENT) {
+      const batch = this.#open(method);
+      this.batch = null;
+      if (this.mirror) this.mirror.apply(batch);
+      this.cycles += 1;
+      this.lastBatch = batch;
+      this.emit('cycle', batch);
+      this.#tell('didChangeContent', this);
+    }
+  }
+
+  #open(method) {
+    if (!this.batch) throw new ProtocolViolation(`${this.name}: ${method} outside willChangeContent/didChangeContent`);
+    return this.batch;
+  }
+
+  #tell(name, ...args) {
+    const handler = this.delegate?.[name];
+    if (typeof handler === 'function') handler.apply(this.delegate, args);
+    this.emit(name, ...args.slice(1));
+  }
+}
+
+/** A named controller on the server; create it with client.controller(...). */
+export class Controller extends ControllerCore {
+  constructor(client, context, name, request, { sectionNameKeyPath, notify, delegate, mirror = true } = {}) {
+    super(name, { delegate, mirror: mirror ? new TableMirror() : null });
+    this.client = client;
+    this.context = context;
+    this.request = request;
+    this.sectionNameKeyPath = sectionNameKeyPath ?? null;
+    this.notify = notify ?? null;
+    this.sectionsAtCreate = [];
+  }
+
+  async _created(sections) {
+    this.sectionsAtCreate = sections;
+    await this.#reloadMirror(sections);
+  }
+
+  async #reloadMirror(sections) {
+    if (!this.mirror) return;
+    const { keys, withValues } = mirrorKeys(this.notify);
+    const rows = [];
+    for (let i = 0; i < sections.length; i++) {
+      const objects = sections[i].numberOfObjects ? await this.rows(i, { keys }) : [];
+      rows.push(withValues ? objects : objects.map((o) => ({ id: o.id })));
+    }
+    this.mirror.load(sections, rows);
+  }
+
+  async sections() {
+    const result = await this.client.request(...calls.controllerOnly('sections', this.name));
+    return result.sections.map(sectionInfoFromWire);
+  }
+
+  async rows(section, options = {}) {
+    return (await this.client.request(...calls.rows(this.name, section, options))).objects;
+  }
+
+  /** Every section's rows, fresh from the server. */
+  async fetched(options = {}) {
+    const sections = await this.sections();
+    const out = [];
+    for (let i = 0; i < sections.length; i++) out.push(sections[i].numberOfObjects ? await this.rows(i, options) : []);
+    return out;
+  }
+
+  async objectAt(indexPath) {
+    return (await this.client.request(...calls.objectAt(this.name, indexPath))).object;
+  }
+
+  async indexPath(id) {
+    return (await this.client.request(...calls.indexPath(this.name, id))).indexPath;
+  }
+
+  async sectionIndexTitles() {
+    return (await this.client.request(...calls.controllerOnly('sectionIndexTitles', this.name))).titles;
+  }
+
+  async sectionForIndexTitle(title, index) {
+    return (await this.client.request(...calls.sectionForIndexTitle(this.name, title, index))).section;
+  }
+
+  /** Fetch again (no notifications); the mirror is reloaded. */
+  async performFetch() {
+    const result = await this.client.request(...calls.controllerOnly('performFetch', this.name));
+    const sections = result.sections.map(sectionInfoFromWire);
+    await this.#reloadMirror(sections);
+    return sections;
+  }
+
+  async close() {
+    await this.client.request(...calls.controllerOnly('close', this.name));
+    this.client.core.unregister(this.name);
+  }
+}

@@ -1,0 +1,41 @@
+"""Python client for fetchd, the NSFetchedResultsController backend over JSON-RPC 2.0.
+
+    from fetchd import Client, fetch_request
+    with Client.spawn() as client:
+        client.open_store(model)
+        notes = client.context().controller("notes", fetch_request("Note", sort_descriptors=["-updatedAt"]))
+        client.context().insert("Note", {"title": "Hello"})
+        print(notes.mirror.ids())
+"""
+from .aio import AsyncBatch, AsyncClient, AsyncContext, AsyncController
+from .changes import (
+    DELETE,
+    INSERT,
+    MOVE,
+    UPDATE,
+    ChangeBatch,
+    IndexPath,
+    ObjectChange,
+    SectionChange,
+    SectionInfo,
+)
+from .client import Client
+from .context import Batch, BatchCall, Context
+from .controller import Controller
+from .delegate import ControllerDelegate
+from .errors import ConnectionClosed, FetchdError, MirrorError, ProtocolViolation
+from .framing import LSP, NDJSON
+from .locate import find_fetchd
+from .mirror import MirrorSection, TableMirror
+from .protocol import Notification, ProtocolCore, Response
+from .requests import fetch_request, sort
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AsyncBatch", "AsyncClient", "AsyncContext", "AsyncController", "Batch", "BatchCall",
+    "ChangeBatch", "Client", "ConnectionClosed", "Context", "Controller", "ControllerDelegate",
+    "DELETE", "FetchdError", "INSERT", "IndexPath", "LSP", "MOVE", "MirrorError", "MirrorSection",
+    "NDJSON", "Notification", "ObjectChange", "ProtocolCore", "ProtocolViolation", "Response",
+    "SectionChange", "SectionInfo", "TableMirror", "UPDATE", "fetch_request", "find_fetchd", "sort",
+]

@@ -1,0 +1,112 @@
+"""Typed views of controller notifications and of one change cycle's batch."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from .errors import ProtocolViolation
+
+IndexPath = Tuple[int, int]
+WireObject = Dict[str, Any]
+
+INSERT = "insert"
+DELETE = "delete"
+MOVE = "move"
+UPDATE = "update"
+OBJECT_CHANGE_TYPES = (INSERT, DELETE, MOVE, UPDATE)
+SECTION_CHANGE_TYPES = (INSERT, DELETE)
+
+
+@dataclass(frozen=True)
+class SectionInfo:
+    """NSFetchedResultsSectionInfo: a section's name, index title and row count."""
+
+    name: str
+    index_title: str
+    number_of_objects: int
+
+    @classmethod
+    def from_wire(cls, info: Dict[str, Any]) -> "SectionInfo":
+        try:
+            return cls(str(info["name"]), str(info["indexTitle"]), int(info["numberOfObjects"]))
+        except (KeyError, TypeError, ValueError):
+            raise ProtocolViolation(f"malformed SectionInfo: {info!r}") from None
+
+
+@dataclass(frozen=True)
+class SectionChange:
+    type: str
+    section_index: int
+    section: SectionInfo
+
+    @classmethod
+    def from_wire(cls, params: Dict[str, Any]) -> "SectionChange":
+        change_type = params.get("type")
+        index = params.get("sectionIndex")
+        if change_type not in SECTION_CHANGE_TYPES or not isinstance(index, int):
+            raise ProtocolViolation(f"malformed didChangeSection: {params!r}")
+        return cls(change_type, index, SectionInfo.from_wire(params.get("section") or {}))
+
+
+def _index_path(value: Any, params: Dict[str, Any]) -> Optional[IndexPath]:
+    if value is None:
+        return None
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        return (value[0], value[1])
+    raise ProtocolViolation(f"malformed index path {value!r} in {params!r}")
+
+
+@dataclass(frozen=True)
+class ObjectChange:
+    type: str
+    id: str
+    index_path: Optional[IndexPath]
+    new_index_path: Optional[IndexPath]
+    object: Optional[WireObject]
+
+    @classmethod
+    def from_wire(cls, params: Dict[str, Any]) -> "ObjectChange":
+        change_type = params.get("type")
+        object_id = params.get("id")
+        if change_type not in OBJECT_CHANGE_TYPES or not isinstance(object_id, str):
+            raise ProtocolViolation(f"malformed didChangeObject: {params!r}")
+        change = cls(
+            change_type,
+            object_id,
+            _index_path(params.get("indexPath"), params),
+            _index_path(params.get("newIndexPath"), params),
+            params.get("object"),
+        )
+        needs_old = change_type in (DELETE, MOVE, UPDATE)
+        needs_new = change_type in (INSERT, MOVE, UPDATE)
+        if (change.index_path is None) == needs_old or (change.new_index_path is None) == needs_new:
+            raise ProtocolViolation(f"didChangeObject {change_type} with the wrong index paths: {params!r}")
+        return change
+
+    @property
+    def row(self) -> WireObject:
+        """The row a table shows for this object: its values, or just its id when the
+        controller asked for ids only (``notify: {objects: false}``)."""
+        return dict(self.object) if isinstance(self.object, dict) else {"id": self.id}
+
+
+@dataclass
+class ChangeBatch:
+    """Everything one change cycle reported for one controller, in wire order."""
+
+    sections: List[SectionChange] = field(default_factory=list)
+    objects: List[ObjectChange] = field(default_factory=list)
+
+    def counts(self) -> Dict[str, int]:
+        """How many changes of each kind, e.g. for a status line."""
+        out: Dict[str, int] = {}
+        for section in self.sections:
+            key = f"section-{section.type}"
+            out[key] = out.get(key, 0) + 1
+        for change in self.objects:
+            out[change.type] = out.get(change.type, 0) + 1
+        return out

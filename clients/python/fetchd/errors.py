@@ -1,0 +1,47 @@
+"""Errors raised by the fetchd client."""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+
+class FetchdError(Exception):
+    """A JSON-RPC error object returned by the server: code, message and data.
+
+    ``data`` is the server's ``{"kind": ..., ...}`` object naming the problem (or None).
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code}{', ' + repr(data) if data is not None else ''})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @property
+    def kind(self) -> Optional[str]:
+        """The ``data.kind`` the server names the problem with, if any."""
+        if isinstance(self.data, dict):
+            kind = self.data.get("kind")
+            return kind if isinstance(kind, str) else None
+        return None
+
+    @classmethod
+    def from_object(cls, error: Dict[str, Any]) -> "FetchdError":
+        code = error.get("code")
+        message = error.get("message")
+        return cls(
+            code if isinstance(code, int) else -32603,
+            message if isinstance(message, str) else "malformed error object",
+            error.get("data"),
+        )
+
+
+class ProtocolViolation(Exception):
+    """The peer sent bytes or messages that break JSON-RPC or the fetchd wire contract."""
+
+
+class MirrorError(Exception):
+    """A batch of notifications cannot be applied to a TableMirror (SEMANTICS.md §3)."""
+
+
+class ConnectionClosed(Exception):
+    """The server closed its output (exited) before answering."""

@@ -1,0 +1,183 @@
+"""TableMirror: the sections and rows of a controller, kept in sync by applying each cycle's
+batch exactly as SEMANTICS.md §3 (UITableView's beginUpdates/endUpdates) says.
+
+A UI renders straight from ``mirror.sections``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+
+from .changes import DELETE, INSERT, MOVE, UPDATE, ChangeBatch, IndexPath, SectionInfo, WireObject
+from .errors import MirrorError
+
+
+@dataclass
+class MirrorSection:
+    name: str
+    index_title: str
+    rows: List[WireObject] = field(default_factory=list)
+
+    @property
+    def number_of_objects(self) -> int:
+        return len(self.rows)
+
+    @property
+    def info(self) -> SectionInfo:
+        return SectionInfo(self.name, self.index_title, len(self.rows))
+
+
+class TableMirror:
+    def __init__(self) -> None:
+        self.sections: List[MirrorSection] = []
+
+    # -- loading ------------------------------------------------------------------------
+    def load(self, infos: Sequence[SectionInfo], rows: Sequence[Sequence[WireObject]]) -> None:
+        """Start from a full fetch: section infos and each section's rows."""
+        if len(infos) != len(rows):
+            raise MirrorError(f"{len(infos)} sections but {len(rows)} row lists")
+        sections = []
+        for info, section_rows in zip(infos, rows):
+            if info.number_of_objects != len(section_rows):
+                raise MirrorError(
+                    f"section {info.name!r} says {info.number_of_objects} objects, got {len(section_rows)} rows"
+                )
+            sections.append(MirrorSection(info.name, info.index_title, [dict(r) for r in section_rows]))
+        self.sections = sections
+
+    # -- the batch rule (SEMANTICS.md §3) -------------------------------------------------
+    def apply(self, batch: ChangeBatch) -> None:
+        """Apply one cycle. On error the mirror is left unchanged and MirrorError is raised.
+
+        Changes are made in place and undone from a log on error, so a cycle costs its own
+        size (plus list shifts), not a copy of the table."""
+        work = _Undoable(self.sections)
+        try:
+            self._apply(work, batch)
+        except MirrorError:
+            work.undo()
+            raise
+
+    @staticmethod
+    def _apply(work: "_Undoable", batch: ChangeBatch) -> None:
+        sections = work.sections
+        removals = [c for c in batch.objects if c.type in (DELETE, MOVE)]
+        for change in sorted(removals, key=lambda c: c.index_path or (0, 0), reverse=True):
+            section, row = _checked(change.index_path, sections, allow_end=False)
+            _expect_id(sections, section, row, change.id, "removes")
+            work.delete_row(section, row)
+        deleted = [c for c in batch.sections if c.type == DELETE]
+        for gone in sorted(deleted, key=lambda c: c.section_index, reverse=True):
+            index = gone.section_index
+            if not 0 <= index < len(sections):
+                raise MirrorError(f"section delete at {index}, but there are {len(sections)} sections")
+            if sections[index].rows:
+                left = sections[index]
+                raise MirrorError(f"section delete at {index} ({left.name!r}) leaves {len(left.rows)} rows unreported")
+            work.delete_section(index)
+        inserted = [c for c in batch.sections if c.type == INSERT]
+        for new in sorted(inserted, key=lambda c: c.section_index):
+            index = new.section_index
+            if not 0 <= index <= len(sections):
+                raise MirrorError(f"section insert at {index}, but there are {len(sections)} sections")
+            work.insert_section(index, MirrorSection(new.section.name, new.section.index_title))
+        additions = [c for c in batch.objects if c.type in (INSERT, MOVE)]
+        for change in sorted(additions, key=lambda c: c.new_index_path or (0, 0)):
+            section, row = _checked(change.new_index_path, sections, allow_end=True)
+            work.insert_row(section, row, change.row)
+        for change in batch.objects:
+            if change.type == UPDATE:
+                section, row = _checked(change.new_index_path, sections, allow_end=False)
+                _expect_id(sections, section, row, change.id, "updates")
+                work.replace_row(section, row, change.row)
+
+    # -- reading ------------------------------------------------------------------------
+    @property
+    def count(self) -> int:
+        return sum(len(s.rows) for s in self.sections)
+
+    def section_infos(self) -> List[SectionInfo]:
+        return [s.info for s in self.sections]
+
+    def section_index_titles(self) -> List[str]:
+        """Index titles in section order without repeats (SEMANTICS.md §1)."""
+        titles: List[str] = []
+        for section in self.sections:
+            if section.index_title not in titles:
+                titles.append(section.index_title)
+        return titles
+
+    def object_at(self, index_path: IndexPath) -> WireObject:
+        section, row = _checked(index_path, self.sections, allow_end=False)
+        return self.sections[section].rows[row]
+
+    def index_path_of(self, object_id: str) -> Optional[IndexPath]:
+        for s, section in enumerate(self.sections):
+            for r, row in enumerate(section.rows):
+                if row.get("id") == object_id:
+                    return (s, r)
+        return None
+
+    def ids(self) -> List[List[str]]:
+        return [[row["id"] for row in section.rows] for section in self.sections]
+
+    def snapshot(self) -> List[Tuple[SectionInfo, List[WireObject]]]:
+        """Plain copy (section info, rows) for comparisons with a fresh fetch."""
+        return [(s.info, [dict(r) for r in s.rows]) for s in self.sections]
+
+    def __iter__(self) -> Iterator[MirrorSection]:
+        return iter(self.sections)
+
+
+class _Undoable:
+    """In-place edits of a mirror's sections with a log to undo them in reverse order."""
+
+    def __init__(self, sections: List[MirrorSection]) -> None:
+        self.sections = sections
+        self._log: List[Callable[[], object]] = []
+
+    def delete_row(self, section: int, row: int) -> None:
+        rows = self.sections[section].rows
+        value = rows.pop(row)
+        self._log.append(lambda: rows.insert(row, value))
+
+    def insert_row(self, section: int, row: int, value: WireObject) -> None:
+        rows = self.sections[section].rows
+        rows.insert(row, value)
+        self._log.append(lambda: rows.pop(row))
+
+    def replace_row(self, section: int, row: int, value: WireObject) -> None:
+        rows = self.sections[section].rows
+        old = rows[row]
+        rows[row] = value
+        self._log.append(lambda: rows.__setitem__(row, old))
+
+    def delete_section(self, index: int) -> None:
+        gone = self.sections.pop(index)
+        self._log.append(lambda: self.sections.insert(index, gone))
+
+    def insert_section(self, index: int, section: MirrorSection) -> None:
+        self.sections.insert(index, section)
+        self._log.append(lambda: self.sections.pop(index))
+
+    def undo(self) -> None:
+        while self._log:
+            self._log.pop()()
+
+
+def _expect_id(sections: Sequence[MirrorSection], section: int, row: int, object_id: str, verb: str) -> None:
+    found = sections[section].rows[row].get("id")
+    if found != object_id:
+        raise MirrorError(f"row {[section, row]} holds {found!r}, the batch {verb} {object_id!r}")
+
+
+def _checked(path: Optional[IndexPath], work: Sequence[MirrorSection], allow_end: bool) -> Tuple[int, int]:
+    if path is None:
+        raise MirrorError("missing index path")
+    section, row = path
+    if not 0 <= section < len(work):
+        raise MirrorError(f"index path {list(path)}: no section {section} (there are {len(work)})")
+    limit = len(work[section].rows) + (1 if allow_end else 0)
+    if not 0 <= row < limit:
+        raise MirrorError(f"index path {list(path)}: section {section} has {len(work[section].rows)} rows")
+    return section, row

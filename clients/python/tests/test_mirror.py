@@ -1,0 +1,158 @@
+import random
+
+import pytest
+
+from fetchd import ChangeBatch, MirrorError, ObjectChange, SectionChange, SectionInfo, TableMirror
+from fetchd.delegate import ControllerCore
+
+from reference_cycle import cycle, info, table_of
+
+
+def obj(n, **values):
+    return {"id": f"Contact/{n}", **values}
+
+
+def load(mirror, table):
+    mirror.load([SectionInfo.from_wire(info(name, rows)) for name, rows in table], [rows for _, rows in table])
+
+
+def as_table(mirror):
+    return [(s.name, s.rows) for s in mirror.sections]
+
+
+def apply(mirror, notifications):
+    core = ControllerCore("c", mirror=mirror)
+    for method, params in notifications:
+        core.handle_notification(method, params)
+    return core
+
+
+def change(kind, n, path=None, new_path=None, **values):
+    params = {"type": kind, "id": f"Contact/{n}"}
+    if path is not None:
+        params["indexPath"] = list(path)
+    if new_path is not None:
+        params["newIndexPath"] = list(new_path)
+        params["object"] = obj(n, **values)
+    return ObjectChange.from_wire(params)
+
+
+def section(kind, index, name, count):
+    return SectionChange.from_wire({"type": kind, "sectionIndex": index, "section": info(name, [0] * count)})
+
+
+def test_insert_into_an_empty_unsectioned_table():
+    mirror = TableMirror()
+    load(mirror, [("", [])])
+    mirror.apply(ChangeBatch(objects=[change("insert", 1, new_path=(0, 0), text="hi")]))
+    assert as_table(mirror) == [("", [obj(1, text="hi")])]
+    assert mirror.count == 1
+
+
+def test_rename_moves_a_contact_into_a_new_section_and_empties_the_old_one():
+    mirror = TableMirror()
+    load(mirror, [("A", [obj(1, name="Ana")]), ("C", [obj(2, name="Cid")])])
+    batch = ChangeBatch(
+        sections=[section("delete", 0, "A", 1), section("insert", 1, "Z", 1)],
+        objects=[change("move", 1, (0, 0), (1, 0), name="Zoe")],
+    )
+    mirror.apply(batch)
+    assert as_table(mirror) == [("C", [obj(2, name="Cid")]), ("Z", [obj(1, name="Zoe")])]
+    assert mirror.section_index_titles() == ["C", "Z"]
+
+
+def test_swap_is_one_move_and_one_update():
+    mirror = TableMirror()
+    load(mirror, [("", [obj(1, k=1), obj(2, k=2), obj(3, k=3)])])
+    # 1 and 2 swap keys: NEW order 2,1,3. 2 stays (earliest in NEW), 1 moves.
+    mirror.apply(
+        ChangeBatch(objects=[change("move", 1, (0, 0), (0, 1), k=2), change("update", 2, (0, 1), (0, 0), k=1)])
+    )
+    assert mirror.ids() == [["Contact/2", "Contact/1", "Contact/3"]]
+    assert mirror.object_at((0, 0)) == obj(2, k=1)
+    assert mirror.object_at((0, 1)) == obj(1, k=2)
+
+
+def test_deletes_apply_from_the_highest_index_path_down():
+    mirror = TableMirror()
+    load(mirror, [("", [obj(n) for n in range(1, 6)])])
+    mirror.apply(ChangeBatch(objects=[change("delete", 4, (0, 3)), change("delete", 2, (0, 1)), change("delete", 1, (0, 0))]))
+    assert mirror.ids() == [["Contact/3", "Contact/5"]]
+
+
+def test_update_without_values_keeps_only_the_id_when_the_controller_sends_ids_only():
+    mirror = TableMirror()
+    load(mirror, [("", [{"id": "Contact/1"}])])
+    mirror.apply(ChangeBatch(objects=[ObjectChange.from_wire({"type": "update", "id": "Contact/1", "indexPath": [0, 0], "newIndexPath": [0, 0]})]))
+    assert mirror.sections[0].rows == [{"id": "Contact/1"}]
+
+
+@pytest.mark.parametrize(
+    "batch, message",
+    [
+        (ChangeBatch(objects=[change("delete", 9, (0, 0))]), "holds 'Contact/1'"),
+        (ChangeBatch(objects=[change("delete", 1, (0, 5))]), "has 2 rows"),
+        (ChangeBatch(objects=[change("insert", 3, new_path=(2, 0))]), "no section 2"),
+        (ChangeBatch(sections=[section("delete", 0, "", 2)]), "unreported"),
+        (ChangeBatch(objects=[change("update", 2, (0, 0), (0, 0))]), "updates 'Contact/2'"),
+        # Fails after earlier steps changed the mirror: those are undone.
+        (ChangeBatch(objects=[change("delete", 2, (0, 1)), change("insert", 3, new_path=(2, 0))]), "no section 2"),
+        (
+            ChangeBatch(
+                sections=[section("insert", 1, "Z", 1)],
+                objects=[change("move", 1, (0, 0), (1, 0)), change("update", 9, (0, 0), (0, 0))],
+            ),
+            "updates 'Contact/9'",
+        ),
+    ],
+)
+def test_an_inconsistent_batch_raises_and_leaves_the_mirror_unchanged(batch, message):
+    mirror = TableMirror()
+    load(mirror, [("", [obj(1), obj(2)])])
+    with pytest.raises(MirrorError, match=message):
+        mirror.apply(batch)
+    assert mirror.ids() == [["Contact/1", "Contact/2"]]
+    assert [s.name for s in mirror.sections] == [""]
+
+
+def test_load_checks_the_section_counts():
+    with pytest.raises(MirrorError):
+        TableMirror().load([SectionInfo("", "", 2)], [[obj(1)]])
+
+
+def test_reference_cycles_rebuild_new_from_old_over_random_runs():
+    """Random contact books: each cycle inserts, deletes and edits (section and sort keys);
+    the mirror fed the cycle's notifications must equal the NEW table exactly."""
+    rng = random.Random(20261123)
+    letters = "ABCDE"
+    for run in range(150):
+        objects = {}
+        next_id = 1
+        for _ in range(rng.randint(0, 8)):
+            objects[next_id] = {"id": f"Contact/{next_id}", "initial": rng.choice(letters), "rank": rng.randint(0, 5)}
+            next_id += 1
+        mirror = TableMirror()
+        old = table_of(list(objects.values()), "initial", "rank")
+        load(mirror, old)
+        for _ in range(12):
+            changed = set()
+            for _ in range(rng.randint(1, 4)):
+                op = rng.random()
+                if op < 0.3 or not objects:
+                    objects[next_id] = {"id": f"Contact/{next_id}", "initial": rng.choice(letters), "rank": rng.randint(0, 5)}
+                    next_id += 1
+                elif op < 0.5:
+                    objects.pop(rng.choice(list(objects)))
+                else:
+                    n = rng.choice(list(objects))
+                    key = rng.choice(["initial", "rank"])
+                    value = rng.choice(letters) if key == "initial" else rng.randint(0, 5)
+                    if objects[n][key] != value:
+                        objects[n] = {**objects[n], key: value}
+                        changed.add(objects[n]["id"])
+            new = table_of(list(objects.values()), "initial", "rank")
+            notes = cycle("c", old, new, changed & {o["id"] for o in objects.values()})
+            core = apply(mirror, notes)
+            assert as_table(mirror) == new, f"run {run}"
+            assert core.cycles == (1 if notes else 0)
+            old = new
