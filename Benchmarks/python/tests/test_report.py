@@ -1,0 +1,121 @@
+import unittest
+
+from . import support  # noqa: F401
+import report
+
+
+def line(suite, metric, n, p50, p99=None, **extra):
+    d = {"suite": suite, "metric": metric, "n": n, "unit": "us", "samples": 10, "p50": p50,
+         "p99": p99 or p50, "mean": p50, "min": p50, "max": p99 or p50}
+    d.update(extra)
+    return d
+
+
+def rows_by(rows, metric, n):
+    return next(r for r in rows if r["metric"] == metric and r["n"] == n)
+
+
+class ReportTests(unittest.TestCase):
+    def test_ratios_and_goals_at_the_largest_size(self):
+        results = report.Results([
+            line("fetchd", "change_latency", 10000, 4.0), line("fetchd", "change_latency", 1000000, 5.0),
+            line("grdb", "change_latency", 10000, 2000.0), line("grdb", "change_latency", 1000000, 200000.0),
+            line("python", "change_latency", 1000000, 1900000.0),
+            line("fetchd", "initial_fetch", 1000000, 300000.0), line("sqlite-raw", "initial_fetch", 1000000, 100000.0),
+        ])
+        rows = report.build_rows(results)
+        change = rows_by(rows, "change_latency", 1000000)
+        self.assertEqual([b["ratio"] for b in change["baselines"]], [40000.0, 380000.0])
+        self.assertTrue(change["passed"])
+        self.assertIsNone(rows_by(rows, "change_latency", 10000)["passed"])  # goals apply at the largest n
+        scaling = rows_by(rows, "change_latency_scaling", 1000000)
+        self.assertAlmostEqual(scaling["fetchd_p50"], 1.25)
+        self.assertTrue(scaling["passed"])
+        fetch = rows_by(rows, "initial_fetch", 1000000)
+        self.assertEqual(fetch["baselines"][0]["ratio"], 3.0)  # fetchd costs 3x the raw SELECT
+        self.assertFalse(fetch["passed"])
+
+    def test_a_slow_fetchd_fails_the_speedup_goal(self):
+        results = report.Results([line("fetchd", "change_latency", 1000000, 500.0),
+                                  line("grdb", "change_latency", 1000000, 200000.0)])
+        change = rows_by(report.build_rows(results), "change_latency", 1000000)
+        self.assertEqual(change["baselines"][0]["ratio"], 400.0)
+        self.assertFalse(change["passed"])
+
+    def test_in_process_figures_win_over_end_to_end_ones(self):
+        results = report.Results([line("fetchd-e2e", "memory_per_row", 1000, 80.0, unit="bytes"),
+                                  line("fetchd", "memory_per_row", 1000, 30.0, unit="bytes")])
+        self.assertEqual(results.fetchd("memory_per_row", 1000)["p50"], 30.0)
+
+    def test_unavailable_fetchd_is_shown_with_its_reason(self):
+        reason = "store/open answers -32601 (method not found)"
+        results = report.Results([
+            {"suite": "fetchd-e2e", "metric": "change_e2e", "n": 1000, "unavailable": reason},
+            line("grdb", "change_latency", 1000, 900.0)])
+        rows = report.build_rows(results)
+        e2e = rows_by(rows, "change_e2e", 1000)
+        self.assertEqual((e2e["fetchd"], e2e["passed"], e2e["unavailable"]), ("not available", None, reason))
+        self.assertIn("fetchd: not available: " + reason, report.render(rows))
+        self.assertIn("vs GRDB: 900.0 us", report.render(rows))
+
+    def test_different_workloads_are_detected(self):
+        lines = [line("grdb", "change_latency", 10, 1.0, workload="3:5"),
+                 line("python", "change_latency", 10, 1.0, workload="3:5"),
+                 line("fetchd-e2e", "change_e2e", 10, 1.0, workload="4:5")]
+        self.assertEqual(list(report.workload_mismatches(lines)), [10])
+        self.assertEqual(report.workload_mismatches(lines[:2]), {})
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class UnavailableLinesTests(unittest.TestCase):
+    def test_lists_every_metric_and_the_cycle_only_at_large_sizes(self):
+        import io
+        import json
+        import unavailable
+        out = io.StringIO()
+        unavailable.main(["--suite", "fetchd", "--metrics", "change_latency,cycle_latency",
+                          "--sizes", "10,1000", "--cycle-min-rows", "1000", "--reason", "why"], out=out)
+        lines = [json.loads(t) for t in out.getvalue().splitlines()]
+        self.assertEqual([(l["metric"], l["n"]) for l in lines],
+                         [("change_latency", 10), ("change_latency", 1000), ("cycle_latency", 1000)])
+        self.assertTrue(all(l["unavailable"] == "why" and l["suite"] == "fetchd" for l in lines))
+
+
+class FloorTests(unittest.TestCase):
+    def test_end_to_end_rows_show_the_commit_and_pipe_floors_without_ratios(self):
+        results = report.Results([line("fetchd-e2e", "change_e2e", 1000, 100.0),
+                                  line("sqlite-raw", "commit_latency", 1000, 20.0),
+                                  line("pipe-raw", "roundtrip", 0, 5.0)])
+        rows = report.build_rows(results)
+        self.assertEqual({r["n"] for r in rows}, {1000})
+        row = rows_by(rows, "change_e2e", 1000)
+        floors = {b["label"]: b for b in row["baselines"] if b["suite"] in ("sqlite-raw", "pipe-raw")}
+        self.assertEqual(floors["floor: SQLite commit"]["p50"], 20.0)
+        self.assertEqual(floors["floor: pipe round trip (Swift)"]["p50"], 5.0)
+        self.assertTrue(all(b["ratio"] is None for b in floors.values()))
+        self.assertTrue(row["passed"])  # 100 us <= 150 us at the largest (only) size
+
+
+class TransportRowTests(unittest.TestCase):
+    def test_round_trip_and_pipelined_throughput_rows(self):
+        results = report.Results([
+            line("fetchd-e2e", "request_roundtrip", 0, 50.0), line("pipe-python", "roundtrip", 0, 40.0),
+            dict(line("fetchd-e2e", "pipelined_throughput", 0, 50000.0), unit="req/s"),
+            line("grdb", "change_latency", 1000, 900.0)])
+        rows = report.build_rows(results)
+        ping = rows_by(rows, "request_roundtrip", 0)
+        self.assertEqual(ping["baselines"][0]["p50"], 40.0)
+        throughput = rows_by(rows, "pipelined_throughput", 0)
+        self.assertEqual((throughput["goal"], throughput["passed"]), ("p50 >= 60000 req/s", False))
+        self.assertIn("50000 req/s", report.render(rows))
+
+
+class SourceNoteTests(unittest.TestCase):
+    def test_in_process_figures_name_their_source_and_clock(self):
+        results = report.Results([dict(line("fetchd", "change_latency", 1000, 2.0), source="X/Bench",
+                                       clock="thread CPU time")])
+        text = report.render(report.build_rows(results))
+        self.assertIn("fetchd in-process figures from X/Bench (thread CPU time, its own workload)", text)
