@@ -63,7 +63,7 @@ let package = Package(
                     path: "Tests/ContextsTests"),
         .testTarget(name: "ControllersTests", dependencies: ["Controllers", "Contexts", "Store", "Model", "Predicates"],
                     path: "Tests/ControllersTests"),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "JSON", "JSONRPC"], path: "Tests/ServerTests"),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "JSON", "JSONRPC", "SQLite"], path: "Tests/ServerTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["JSON"], path: "Tests/EndToEndTests"),
     ]
 )
