@@ -5,9 +5,11 @@ import Store
 import Contexts
 @testable import Controllers
 
-/// The oracle over the real engine: a SQLite store, contexts (main and a child that saves
-/// into it), requests compiled from predicate text. After every cycle each controller's
-/// mirror must equal a fresh fetch of its context (SQL plus the context's overlay).
+/// The oracle over the real engine: a SQLite store, contexts (main, a child that saves into
+/// it, and a sibling root whose saves merge into main and main's into it), requests compiled
+/// from predicate text. Cycles mix mutations, child saves, root saves (merges), rollbacks at
+/// both levels. After every cycle each controller's mirror must equal a fresh fetch of its
+/// context (SQL plus the context's overlay).
 @Suite struct ContextOracleTests {
     struct Spec {
         var name: String
@@ -43,6 +45,13 @@ import Contexts
              request: FetchRequest(entity: "Book", predicate: "price < 15 OR price == nil",
                                    sortDescriptors: [SortDescriptor(key: "flag"), SortDescriptor(key: "title")]),
              section: "flag"),
+        Spec(name: "siblingByYear", context: "other",
+             request: FetchRequest(entity: "Book", predicate: "year >= 2002",
+                                   sortDescriptors: [SortDescriptor(key: "price", ascending: false), SortDescriptor(key: "title")],
+                                   fetchLimit: 8),
+             section: "author.name"),
+        Spec(name: "siblingAuthors", context: "other",
+             request: FetchRequest(entity: "Author", sortDescriptors: [SortDescriptor(key: "rank"), SortDescriptor(key: "name")])),
     ]
 
     final class Harness {
@@ -108,10 +117,10 @@ import Contexts
         var rng = SeededRandom(seed: seed)
         let store = try Store.open(model: Library.model) { try SQLFunctions.register(on: $0) }
         let graph = ObjectGraph(store: store)
-        var delivered: [ChangeSet] = []
-        graph.onChangeSet = { delivered.append($0) }
         let main = try graph.context(ObjectGraph.mainContext)
         let edit = try graph.createContext("edit", parent: ObjectGraph.mainContext)
+        // The sibling wins its conflicts, so both roots keep saving into one store.
+        let other = try graph.createContext("other", mergePolicy: .objectTrump)
         for _ in 0..<5 {
             _ = try main.insert("Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))])
         }
@@ -119,29 +128,38 @@ import Contexts
         for _ in 0..<30 { _ = try main.insert("Book", Self.bookValues(&rng, authors: authors)) }
         _ = try main.save()
         graph.processPendingChanges()
-        delivered.removeAll()
         let compiler = RequestCompiler(model: Library.model)
         let harnesses = try Self.specs.map { try Harness($0, graph, compiler) }
         var reported = 0
-        for cycle in 0..<iterations(default: 300) {
+        var cycle = 0
+        // Each change set is applied as it is delivered, as the server does: the context's
+        // view then is the set's `after`, which the object values sent with events come from.
+        var paths = SeededRandom(seed: seed ^ 0xA5A5)
+        graph.onChangeSet = { changeSet in
+            for h in harnesses where h.context.name == changeSet.context {
+                // Both paths must give the same notifications: rebuild a quarter of the time.
+                h.controller.rebuildOverride = paths.chance(0.25)
+                let events = h.controller.apply(changeSet)
+                #expect(wireOrderProblems(events) == [], "seed \(seed) cycle \(cycle) \(h.spec.name)")
+                do { try h.mirror.apply(events) { h.context.snapshot(of: $0) } } catch {
+                    Issue.record("seed \(seed) cycle \(cycle) \(h.spec.name): \(error)")
+                }
+                reported += events.count
+            }
+        }
+        for c in 0..<iterations(default: 300) {
+            cycle = c
             let ops = rng.chance(0.1) ? rng.int(5..<12) : rng.int(1..<4)
-            let target = rng.chance(0.3) ? edit : main
+            let roll = rng.int(0..<10)
+            let target = roll < 3 ? edit : roll < 5 ? other : main
             // A refused mutation or save changes nothing; the cycle goes on.
             for _ in 0..<ops { try? Self.mutate(target, &rng) }
             if target === edit && rng.chance(0.5) { _ = try? edit.save() }
+            if target === other && rng.chance(0.4) { _ = try? other.save() }
             if rng.chance(0.05) { _ = try? main.save() }
+            if rng.chance(0.04) { try? (rng.chance(0.5) ? main : edit).rollback() }
+            if rng.chance(0.02) { try? other.rollback() }
             graph.processPendingChanges()
-            for changeSet in delivered {
-                for h in harnesses where h.context.name == changeSet.context {
-                    // Both paths must give the same notifications: rebuild a quarter of the time.
-                    h.controller.rebuildOverride = rng.chance(0.25) ? true : false
-                    let events = h.controller.apply(changeSet)
-                    #expect(wireOrderProblems(events) == [], "seed \(seed) cycle \(cycle) \(h.spec.name)")
-                    try h.mirror.apply(events) { h.context.snapshot(of: $0) }
-                    reported += events.count
-                }
-            }
-            delivered.removeAll()
             for h in harnesses {
                 let fresh = try h.fresh()
                 guard h.mirror == fresh else {

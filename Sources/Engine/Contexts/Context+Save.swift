@@ -92,12 +92,14 @@ extension Context {
         if !mergers.isEmpty {
             // What the merging roots see before the write, for their cycles afterwards. A new
             // object was nowhere before.
-            for (id, v) in batch.inserts { written.append(id); _ = v }
-            for (id, v) in batch.updates { written.append(id); _ = v }
-            written += batch.deletes
+            written = batch.inserts.map(\.0) + batch.updates.map(\.0) + batch.deletes
             let finals = Dictionary(uniqueKeysWithValues: batch.updates.map { ($0.0, Optional($0.1)) } + batch.deletes.map { ($0, Snapshot?.none) })
             for r in mergers {
-                for (id, _) in batch.inserts { r.noteNew(id) }
+                for (id, values) in batch.inserts {
+                    r.noteNew(id)
+                    // A new object joins the one-to-many sides it points at.
+                    for t in r.referencedTargets(values, of: id.entity) { try r.noteCurrent(t) }
+                }
                 for (id, final) in finals { try r.noteCurrent(id, next: final) }
             }
         }
