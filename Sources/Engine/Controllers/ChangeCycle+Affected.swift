@@ -30,24 +30,38 @@ extension FetchedResultsController {
         return cost.prefersRebuild(changes: changes)
     }
 
-    /// The id numbers whose row is in only one of the current tree and `fresh` (sorted the
-    /// tree's way), or at a different key: one merge of the two sorted sequences.
-    func rowsThatDiffer(from fresh: [(SortKey, Int64)]) -> [Int64] {
+    /// The id numbers whose row is in only one of the current tree and `fresh`, or at a
+    /// different key: one merge of the two trees' leaves, keys read into two reused buffers.
+    func rowsThatDiffer(from fresh: Results) -> [Int64] {
         var differ: [Int64] = []
-        var j = 0
-        let ordering = self.ordering
-        func before(_ a: (SortKey, Int64), _ b: (SortKey, Int64)) -> Bool {
-            let c = ordering.compare(a.0, b.0)
-            return c != 0 ? c < 0 : a.1 < b.1
+        var newLeaves: [Entries] = []
+        fresh.rows.forEachLeaf { entries, _ in newLeaves.append(entries) }
+        var leaf = 0, j = 0
+        let width = results.rows.width
+        var oldKey = SortKey(repeating: .null, count: width), newKey = oldKey
+        // Moves to the next fresh entry (loading its key); false past the last one.
+        func loadNew() -> Bool {
+            while leaf < newLeaves.count && j == newLeaves[leaf].count { leaf += 1; j = 0 }
+            guard leaf < newLeaves.count else { return false }
+            newLeaves[leaf].load(j, into: &newKey)
+            return true
         }
+        let ordering = self.ordering
         results.rows.forEachLeaf { entries, _ in
             for i in 0..<entries.count {
-                let old = (entries.key(at: i), entries.ids[i])
-                while j < fresh.count && before(fresh[j], old) { differ.append(fresh[j].1); j += 1 }
-                if j < fresh.count, fresh[j].1 == old.1, fresh[j].0 == old.0 { j += 1 } else { differ.append(old.1) }
+                entries.load(i, into: &oldKey)
+                let oldID = entries.ids[i]
+                while loadNew() {
+                    let newID = newLeaves[leaf].ids[j]
+                    let c = ordering.compare(newKey, oldKey)
+                    guard c < 0 || (c == 0 && newID < oldID) else { break }
+                    differ.append(newID)
+                    j += 1
+                }
+                if loadNew(), newLeaves[leaf].ids[j] == oldID, newKey == oldKey { j += 1 } else { differ.append(oldID) }
             }
         }
-        while j < fresh.count { differ.append(fresh[j].1); j += 1 }
+        while loadNew() { differ.append(newLeaves[leaf].ids[j]); j += 1 }
         return differ
     }
 

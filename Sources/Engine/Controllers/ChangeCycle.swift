@@ -49,10 +49,9 @@ extension FetchedResultsController {
         // A failed fetch falls back to the incremental path, which needs no query.
         var rebuilt: Results?
         var moved: [Int64] = []
-        if shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchSorted() {
+        if shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchResults() {
             rebuiltThisCycle = true
-            rebuilt = results.emptyCopy()
-            rebuilt!.load(fresh)
+            rebuilt = fresh
             cost.fetchNanos = CycleCost.now() - started
             moved = rowsThatDiffer(from: fresh)
         }

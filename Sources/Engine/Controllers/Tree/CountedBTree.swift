@@ -353,39 +353,17 @@ struct CountedBTree {
     }
 
     /// Replaces the contents with `sorted` (ascending by key then id), in O(n): leaves are
-    /// filled left to right, then each level of inner nodes above them.
+    /// filled left to right, then each level of inner nodes above them (`BulkLoader`).
     mutating func bulkLoad<S: Sequence>(_ sorted: S) where S.Element == (SortKey, Int64) {
-        var leaves: [Node] = []
-        var current = Entries(width: width, capacity: leafCapacity)
-        var n = 0
-        for (key, id) in sorted {
-            if current.count == leafCapacity {
-                leaves.append(Node(entries: current))
-                current = Entries(width: width, capacity: leafCapacity)
-            }
-            current.append(key, id)
-            n += 1
-        }
-        leaves.append(Node(entries: current))
-        var level = leaves
-        while level.count > 1 {
-            var parents: [Node] = []
-            parents.reserveCapacity(level.count / innerCapacity + 1)
-            var start = 0
-            while start < level.count {
-                let end = Swift.min(level.count, start + innerCapacity)
-                var seps = Entries(width: width, capacity: innerCapacity)
-                for child in level[start..<end] { seps.append(child.entries.key(at: 0), child.entries.ids[0]) }
-                let parent = Node(entries: seps)
-                parent.children = Array(level[start..<end])
-                parent.counts = parent.children.map(\.total)
-                parents.append(parent)
-                start = end
-            }
-            level = parents
-        }
-        root = level[0]
-        count = n
+        var loader = BulkLoader(like: self)
+        for (key, id) in sorted { loader.append(key, id) }
+        self = loader.finish()
+    }
+
+    /// Takes over a tree `BulkLoader` built.
+    mutating func adopt(root: Node, count: Int) {
+        self.root = root
+        self.count = count
     }
 
     /// Bytes held by node buffers and node objects (an estimate of the heap it uses).

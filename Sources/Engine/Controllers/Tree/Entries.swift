@@ -39,7 +39,11 @@ struct Entries {
         for c in columns.indices { columns[c].insert(key[c], at: i) }
     }
 
-    mutating func append(_ key: SortKey, _ id: Int64) { insert(key, id, at: ids.count) }
+    mutating func append(_ key: SortKey, _ id: Int64) {
+        precondition(key.count == columns.count, "sort key width \(key.count) != \(columns.count)")
+        ids.append(id)
+        for c in columns.indices { columns[c].append(key[c]) }
+    }
 
     mutating func remove(at i: Int) {
         ids.remove(at: i)

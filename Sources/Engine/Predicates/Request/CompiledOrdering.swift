@@ -64,6 +64,10 @@ struct CompiledOrdering: ObjectOrdering {
         zip(components, columns).map { c, v in CompiledOrdering.typed(v, c.key.terminal) }
     }
 
+    func decodeKey(_ key: inout SortKey) {
+        for i in components.indices { key[i] = CompiledOrdering.typed(key[i], components[i].key.terminal) }
+    }
+
     func compare(_ a: SortKey, _ b: SortKey) -> Int {
         for i in components.indices {
             let c = SortComparison.compare(a[i], b[i], components[i].comparator)
