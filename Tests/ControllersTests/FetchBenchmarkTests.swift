@@ -61,7 +61,10 @@ import Glibc
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
-    @Test(arguments: [100_000, 1_000_000])
+    /// FETCHD_BENCH_SIZES=100000 picks the sizes (a focused run under callgrind or perf).
+    static let sizes = getenvString("FETCHD_BENCH_SIZES").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [100_000, 1_000_000]
+
+    @Test(arguments: sizes)
     func performFetchAgainstRawSelect(n: Int) throws {
         let strict = getenvString("FETCHD_PERF_ASSERT") == "1"
         let store = try Self.store(n: n)

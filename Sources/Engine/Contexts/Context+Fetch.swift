@@ -118,29 +118,50 @@ extension Context {
             rank += 1
         }
         var m = 0
+        func row(_ number: Int64, _ key: SortKey) {
+            while m < fromMemory.count && before(fromMemory[m].0, fromMemory[m].1, number, key) {
+                emit(fromMemory[m].0, fromMemory[m].1)
+                m += 1
+            }
+            emit(number, key)
+        }
         do {
             let s = try store.connection.prepare(sql)
             defer { s.reset() }
             try s.bind(bindings.map(ValueEncoding.sql))
-            let columns = Int32(keyColumns.count)
-            var key = SortKey(repeating: .null, count: keyColumns.count)
-            while try s.step() {
-                let number = s.int64(0)
-                if !overlay.isEmpty && overlay.contains(number) { continue }
-                if let ordering {
-                    for c in 0..<columns { key[Int(c)] = ValueEncoding.untyped(s.value(c + 1)) }
-                    ordering.decodeKey(&key)
+            // Nothing to merge or cut (a controller's fetch of saved rows): the rows go to
+            // `body` directly, without the bookkeeping closures (their captured counters
+            // cost an exclusivity check per access).
+            let direct = fromMemory.isEmpty && first == 0 && end == Int.max
+            if let ordering, !keyColumns.isEmpty {
+                try Self.scan(s, ordering, width: keyColumns.count, skipping: overlay, direct ? body : row)
+            } else {
+                while try s.step() {
+                    let number = s.int64(0)
+                    if !overlay.contains(number) { row(number, []) }
                 }
-                while m < fromMemory.count && before(fromMemory[m].0, fromMemory[m].1, number, key) {
-                    emit(fromMemory[m].0, fromMemory[m].1)
-                    m += 1
-                }
-                emit(number, key)
             }
         } catch { throw Self.sqlError(error) }
         while m < fromMemory.count {
             emit(fromMemory[m].0, fromMemory[m].1)
             m += 1
+        }
+    }
+
+    /// Steps `s` (id, then `width` key columns) and hands each row not in `skipped` to
+    /// `row`, its key decoded by `ordering` into one reused buffer. Generic so the ordering
+    /// is opened once here, not copied out of its existential box per row.
+    private static func scan<O: ObjectOrdering>(_ s: Statement, _ ordering: O, width: Int, skipping skipped: Set<Int64>,
+                                                _ row: (Int64, SortKey) -> Void) throws(SQLiteError) {
+        var key = SortKey(repeating: .null, count: width)
+        let columns = Int32(width)
+        let screened = !skipped.isEmpty
+        while try s.step() {
+            let number = s.int64(0)
+            if screened && skipped.contains(number) { continue }
+            for c in 0..<columns { key[Int(c)] = ValueEncoding.untyped(s.value(c + 1)) }
+            ordering.decodeKey(&key)
+            row(number, key)
         }
     }
 

@@ -36,6 +36,7 @@ struct KeyColumn {
     }
 
     mutating func append(_ v: Value) {
+        if kind == .integer, case .integer(let x) = v { bits.append(x); return }
         if kind != .mixed, let b = bitsIfCompact(v) { bits.append(b); return }
         makeMixed()
         values.append(v)

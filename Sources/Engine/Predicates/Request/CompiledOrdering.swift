@@ -8,12 +8,22 @@ struct CompiledOrdering: ObjectOrdering {
         let ascending: Bool
         let comparator: Comparator
         let node: KeyNode
+        /// The value kind an untyped column already decodes to as this key's type (nil:
+        /// every column needs `typed`), so bulk decoding skips the common case.
+        let untypedKind: UntypedKind?
 
         init(key: BoundKeyPath, ascending: Bool, comparator: Comparator) {
             self.key = key
             self.ascending = ascending
             self.comparator = comparator
             self.node = KeyNode(key)
+            switch key.terminal {
+            case .attribute(_, .integer): untypedKind = .integer
+            case .attribute(_, .double): untypedKind = .double
+            case .attribute(_, .string): untypedKind = .string
+            case .attribute(_, .binary): untypedKind = .binary
+            default: untypedKind = nil
+            }
         }
 
         var isText: Bool {
@@ -64,8 +74,15 @@ struct CompiledOrdering: ObjectOrdering {
         zip(components, columns).map { c, v in CompiledOrdering.typed(v, c.key.terminal) }
     }
 
+    enum UntypedKind: Sendable { case integer, double, string, binary }
+
     func decodeKey(_ key: inout SortKey) {
-        for i in components.indices { key[i] = CompiledOrdering.typed(key[i], components[i].key.terminal) }
+        for i in components.indices {
+            switch (components[i].untypedKind, key[i]) {
+            case (_, .null), (.integer?, .integer), (.double?, .double), (.string?, .string), (.binary?, .binary): continue
+            default: key[i] = CompiledOrdering.typed(key[i], components[i].key.terminal)
+            }
+        }
     }
 
     func compare(_ a: SortKey, _ b: SortKey) -> Int {
