@@ -30,7 +30,10 @@ struct Entries {
     /// search reuses one buffer instead of allocating a key per comparison.
     @inline(__always)
     func load(_ i: Int, into key: inout SortKey) {
-        for c in columns.indices { key[c] = columns[c].value(at: i) }
+        // Through the buffer: an array's element read copies the column (two retains).
+        columns.withUnsafeBufferPointer { columns in
+            for c in columns.indices { key[c] = columns[c].value(at: i) }
+        }
     }
 
     mutating func insert(_ key: SortKey, _ id: Int64, at i: Int) {
