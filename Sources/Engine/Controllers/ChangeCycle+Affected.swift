@@ -9,18 +9,29 @@ extension FetchedResultsController {
         var leaving = affected.indices.filter { affected[$0].oldRank != nil }
         leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
         for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
-        var newEntries: [(key: SortKey, id: Int64, index: Int)] = []
-        newEntries.reserveCapacity(affected.count)
-        for i in affected.indices { if let key = affected[i].newKey { newEntries.append((key, affected[i].id.number, i)) } }
-        if newEntries.count > 1 {
+        var keys: [SortKey] = [], ids: [Int64] = [], entering: [Int] = []
+        keys.reserveCapacity(affected.count)
+        ids.reserveCapacity(affected.count)
+        entering.reserveCapacity(affected.count)
+        for i in affected.indices {
+            if let key = affected[i].newKey { keys.append(key); ids.append(affected[i].id.number); entering.append(i) }
+        }
+        // Sorted as a permutation of plain integers, keys read in place: sorting the keys
+        // themselves retains and releases them on every move.
+        var order = Array(keys.indices)
+        if order.count > 1 {
             let ordering = self.ordering
-            newEntries.sort { a, b in
-                let c = ordering.compare(a.key, b.key)
-                return c != 0 ? c < 0 : a.id < b.id
+            keys.withUnsafeBufferPointer { keys in
+                ids.withUnsafeBufferPointer { ids in
+                    order.sort { a, b in
+                        let c = ordering.compare(keys[a], keys[b])
+                        return c != 0 ? c < 0 : ids[a] < ids[b]
+                    }
+                }
             }
         }
-        for e in newEntries { affected[e.index].newRank = results.insert(e.key, e.id) }
-        return newEntries.map(\.index)
+        for j in order { affected[entering[j]].newRank = results.insert(keys[j], ids[j]) }
+        return order.map { entering[$0] }
     }
 
     /// Whether a cycle of `changes` changed objects rebuilds: when the measured costs

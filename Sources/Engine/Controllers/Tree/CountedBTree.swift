@@ -32,7 +32,7 @@ struct CountedBTree {
     private(set) var root: Node
     private(set) var count = 0
 
-    init(keyWidth: Int, leafCapacity: Int = 256, innerCapacity: Int = 64, compare: @escaping Compare) {
+    init(keyWidth: Int, leafCapacity: Int = 256, innerCapacity: Int = 128, compare: @escaping Compare) {
         precondition(leafCapacity >= 4 && innerCapacity >= 4)
         self.width = keyWidth
         self.leafCapacity = leafCapacity
