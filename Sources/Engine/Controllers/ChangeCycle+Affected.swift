@@ -9,28 +9,18 @@ extension FetchedResultsController {
         var leaving = affected.indices.filter { affected[$0].oldRank != nil }
         leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
         for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
-        var keys: [SortKey] = [], ids: [Int64] = [], entering: [Int] = []
+        var keys: [SortKey] = [], entering: [Int] = []
         keys.reserveCapacity(affected.count)
-        ids.reserveCapacity(affected.count)
         entering.reserveCapacity(affected.count)
         for i in affected.indices {
-            if let key = affected[i].newKey { keys.append(key); ids.append(affected[i].id.number); entering.append(i) }
+            if let key = affected[i].newKey { keys.append(key); entering.append(i) }
         }
-        // Sorted as a permutation of plain integers, keys read in place: sorting the keys
-        // themselves retains and releases them on every move.
         var order = Array(keys.indices)
         if order.count > 1 {
-            let ordering = self.ordering
-            keys.withUnsafeBufferPointer { keys in
-                ids.withUnsafeBufferPointer { ids in
-                    order.sort { a, b in
-                        let c = ordering.compare(keys[a], keys[b])
-                        return c != 0 ? c < 0 : ids[a] < ids[b]
-                    }
-                }
-            }
+            var sorter = KeySorter(ordering: ordering, keys: keys, ids: entering.map { affected[$0].id.number })
+            order.sort { sorter.less($0, $1) }
         }
-        for j in order { affected[entering[j]].newRank = results.insert(keys[j], ids[j]) }
+        for j in order { affected[entering[j]].newRank = results.insert(keys[j], affected[entering[j]].id.number) }
         return order.map { entering[$0] }
     }
 
