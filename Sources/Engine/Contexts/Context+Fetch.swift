@@ -103,49 +103,32 @@ extension Context {
             guard let values = try object(id), filter?.matches(id, values, in: self) ?? true else { continue }
             fromMemory.append((number, ordering?.key(of: id, values, in: self) ?? []))
         }
-        func before(_ a: Int64, _ ak: SortKey, _ b: Int64, _ bk: SortKey) -> Bool {
-            let c = ordering?.compare(ak, bk) ?? 0
-            return c != 0 ? c < 0 : a < b
-        }
-        fromMemory.sort { before($0.0, $0.1, $1.0, $1.1) }
+        fromMemory.sort { KeyMerge.before(ordering, $0.0, $0.1, $1.0, $1.1) }
 
         // The window over the merged rows (SQL already cut it when nothing merges).
         let first = cutBySQL ? 0 : max(0, offset)
         let end = cutBySQL ? Int.max : limit.map { first + max(0, $0) } ?? Int.max
-        var rank = 0
-        func emit(_ number: Int64, _ key: SortKey) {
-            if rank >= first && rank < end { body(number, key) }
-            rank += 1
-        }
-        var m = 0
-        func row(_ number: Int64, _ key: SortKey) {
-            while m < fromMemory.count && before(fromMemory[m].0, fromMemory[m].1, number, key) {
-                emit(fromMemory[m].0, fromMemory[m].1)
-                m += 1
-            }
-            emit(number, key)
-        }
+        // Nothing to merge or cut (a controller's fetch of saved rows): rows go to `body`.
+        let direct = fromMemory.isEmpty && first == 0 && end == Int.max
+        var merge = KeyMerge(memory: fromMemory, ordering: ordering, first: first, end: end)
         do {
             let s = try store.connection.prepare(sql)
             defer { s.reset() }
             try s.bind(bindings.map(ValueEncoding.sql))
-            // Nothing to merge or cut (a controller's fetch of saved rows): the rows go to
-            // `body` directly, without the bookkeeping closures (their captured counters
-            // cost an exclusivity check per access).
-            let direct = fromMemory.isEmpty && first == 0 && end == Int.max
             if let ordering, !keyColumns.isEmpty {
-                try Self.scan(s, ordering, width: keyColumns.count, skipping: overlay, direct ? body : row)
+                if direct {
+                    try Self.scan(s, ordering, width: keyColumns.count, skipping: overlay, body)
+                } else {
+                    try Self.scan(s, ordering, width: keyColumns.count, skipping: overlay) { merge.row($0, $1, body) }
+                }
             } else {
                 while try s.step() {
                     let number = s.int64(0)
-                    if !overlay.contains(number) { row(number, []) }
+                    if !overlay.contains(number) { merge.row(number, [], body) }
                 }
             }
         } catch { throw Self.sqlError(error) }
-        while m < fromMemory.count {
-            emit(fromMemory[m].0, fromMemory[m].1)
-            m += 1
-        }
+        merge.finish(body)
     }
 
     /// Steps `s` (id, then `width` key columns) and hands each row not in `skipped` to
