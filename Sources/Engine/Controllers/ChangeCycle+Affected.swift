@@ -6,6 +6,11 @@ extension FetchedResultsController {
     /// The incremental update: removals from the highest old rank down (by counts only), then
     /// inserts in ascending key order. Returns the indices of the rows in the results now.
     func mutate(_ affected: inout [AffectedRow]) -> [Int] {
+        // Updated as a local and stored back once: each access to the stored property is a
+        // dynamic exclusivity check. (The nodes are shared objects changed in place; only
+        // the local's root and counts are current until it is stored back.)
+        var results = self.results
+        defer { self.results = results }
         var leaving = affected.indices.filter { affected[$0].oldRank != nil }
         leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
         for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
@@ -88,29 +93,32 @@ extension FetchedResultsController {
     /// keys and ranks from the old and the rebuilt trees.
     func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
                          evaluate locate: Bool) -> [AffectedRow] {
-        // One existential box for the whole cycle, not one per key computed.
-        let old: any ObjectView = tracer.isEmpty ? source : OldView(current: source, changes: changes)
-        var rows: [AffectedRow] = []
-        rows.reserveCapacity(changeList.count)
+        // Locals: the stored properties would be re-read (and checked) for every change.
+        let rows = results.rows, entity = self.entity, source = self.source
+        // One existential box each for the whole cycle, not one per key computed.
+        let view: any ObjectView = source
+        let old: any ObjectView = tracer.isEmpty ? view : OldView(current: source, changes: changes)
+        var found: [AffectedRow] = []
+        found.reserveCapacity(changeList.count)
         for change in changeList where change.id.entity == entity && change.before != change.after {
             let id = change.id
             var row = AffectedRow(id: id)
-            guard locate else { rows.append(row); continue }
+            guard locate else { found.append(row); continue }
             if let before = change.before {
                 let key = ordering.key(of: id, before, in: old)
                 row.oldKey = key
-                row.oldRank = results.rows.find(key, id: id.number)
+                row.oldRank = rows.find(key, id: id.number)
             }
-            if let after = change.after, filter.matches(id, after, in: source) {
-                row.newKey = ordering.key(of: id, after, in: source)
+            if let after = change.after, filter.matches(id, after, in: view) {
+                row.newKey = ordering.key(of: id, after, in: view)
             }
             // Fetched after the change but before the cycle ended (a controller created in
             // the same request): the tree already holds the new state.
-            if row.oldRank == nil, let key = row.newKey, let rank = results.rows.find(key, id: id.number) {
+            if row.oldRank == nil, let key = row.newKey, let rank = rows.find(key, id: id.number) {
                 row.oldKey = key
                 row.oldRank = rank
             }
-            if row.oldRank != nil || row.newKey != nil { rows.append(row) }
+            if row.oldRank != nil || row.newKey != nil { found.append(row) }
         }
         if !tracer.isEmpty {
             for id in tracer.dependents(of: changes, in: source) {
@@ -119,17 +127,17 @@ extension FetchedResultsController {
                 guard let values = changes[id]?.after ?? source.snapshot(of: id) else { continue }
                 var row = AffectedRow(id: id)
                 row.isDependent = true
-                guard locate else { rows.append(row); continue }
+                guard locate else { found.append(row); continue }
                 let key = ordering.key(of: id, values, in: old)
                 row.oldKey = key
                 if filter.matches(id, values, in: source) { row.newKey = ordering.key(of: id, values, in: source) }
-                row.oldRank = results.rows.find(key, id: id.number)
+                row.oldRank = rows.find(key, id: id.number)
                 // A dependent is changed when what the controller reads of it changed.
                 if row.oldRank == nil && row.newKey == nil { continue }
                 if row.oldRank != nil, row.newKey == row.oldKey { continue }
-                rows.append(row)
+                found.append(row)
             }
         }
-        return rows
+        return found
     }
 }
