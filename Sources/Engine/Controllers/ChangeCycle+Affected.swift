@@ -89,6 +89,29 @@ extension FetchedResultsController {
         }
     }
 
+    /// Sets the old rank of each row from its old key; a row not found that way but found
+    /// at its new key was fetched after the change (a controller created in the same
+    /// request: the tree already holds the new state). Rows in neither are dropped.
+    ///
+    /// The searches go in key order: consecutive ones then share the tree's upper nodes and
+    /// often a leaf, which searches in change order find out of cache.
+    func locateOld(_ found: inout [AffectedRow], in rows: CountedBTree) {
+        var lookups = found.indices.filter { found[$0].oldKey != nil }
+        if lookups.count > 64 {
+            var sorter = KeySorter(ordering: ordering, keys: lookups.map { found[$0].oldKey! },
+                                   ids: lookups.map { found[$0].id.number })
+            lookups = Array(lookups.indices).sorted { sorter.less($0, $1) }.map { lookups[$0] }
+        }
+        for i in lookups { found[i].oldRank = rows.find(found[i].oldKey!, id: found[i].id.number) }
+        for i in found.indices where found[i].oldRank == nil {
+            if let key = found[i].newKey, let rank = rows.find(key, id: found[i].id.number) {
+                found[i].oldKey = key
+                found[i].oldRank = rank
+            }
+        }
+        found.removeAll { $0.oldRank == nil && $0.newKey == nil }
+    }
+
     /// With `evaluate` false (a rebuild) only the ids are collected: `locateByWalk` reads
     /// keys and ranks from the old and the rebuilt trees.
     func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
@@ -104,22 +127,13 @@ extension FetchedResultsController {
             let id = change.id
             var row = AffectedRow(id: id)
             guard locate else { found.append(row); continue }
-            if let before = change.before {
-                let key = ordering.key(of: id, before, in: old)
-                row.oldKey = key
-                row.oldRank = rows.find(key, id: id.number)
-            }
+            if let before = change.before { row.oldKey = ordering.key(of: id, before, in: old) }
             if let after = change.after, filter.matches(id, after, in: view) {
                 row.newKey = ordering.key(of: id, after, in: view)
             }
-            // Fetched after the change but before the cycle ended (a controller created in
-            // the same request): the tree already holds the new state.
-            if row.oldRank == nil, let key = row.newKey, let rank = rows.find(key, id: id.number) {
-                row.oldKey = key
-                row.oldRank = rank
-            }
-            if row.oldRank != nil || row.newKey != nil { found.append(row) }
+            if row.oldKey != nil || row.newKey != nil { found.append(row) }
         }
+        if locate { locateOld(&found, in: rows) }
         if !tracer.isEmpty {
             for id in tracer.dependents(of: changes, in: source) {
                 // Objects that changed themselves were handled above.
