@@ -43,6 +43,19 @@ struct CompiledOrdering: ObjectOrdering {
     let entity: String
     let components: [Component]
     let relationshipPaths: [[String]]
+    /// Each component's comparator and direction, in flat arrays: `compare` runs for every
+    /// step of every search and sort, and reading them out of `components` copies (retains)
+    /// the components' key paths.
+    private let comparators: [Comparator]
+    private let ascending: [Bool]
+
+    init(entity: String, components: [Component], relationshipPaths: [[String]]) {
+        self.entity = entity
+        self.components = components
+        self.relationshipPaths = relationshipPaths
+        comparators = components.map(\.comparator)
+        ascending = components.map(\.ascending)
+    }
 
     func orderBy(alias: String) -> SQLFragment {
         var terms: [String] = []
@@ -86,9 +99,9 @@ struct CompiledOrdering: ObjectOrdering {
     }
 
     func compare(_ a: SortKey, _ b: SortKey) -> Int {
-        for i in components.indices {
-            let c = SortComparison.compare(a[i], b[i], components[i].comparator)
-            if c != 0 { return components[i].ascending ? c : -c }
+        for i in comparators.indices {
+            let c = SortComparison.compare(a[i], b[i], comparators[i])
+            if c != 0 { return ascending[i] ? c : -c }
         }
         return 0
     }
