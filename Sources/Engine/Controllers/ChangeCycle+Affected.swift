@@ -25,7 +25,10 @@ extension FetchedResultsController {
             var sorter = KeySorter(ordering: ordering, keys: keys, ids: entering.map { affected[$0].id.number })
             order.sort { sorter.less($0, $1) }
         }
-        for j in order { affected[entering[j]].newRank = results.insert(keys[j], affected[entering[j]].id.number) }
+        var scratch = SortKey(repeating: .null, count: results.rows.width)
+        for j in order {
+            affected[entering[j]].newRank = results.insert(keys[j], affected[entering[j]].id.number, scratch: &scratch)
+        }
         return order.map { entering[$0] }
     }
 
@@ -102,9 +105,10 @@ extension FetchedResultsController {
                                    ids: lookups.map { found[$0].id.number })
             lookups = Array(lookups.indices).sorted { sorter.less($0, $1) }.map { lookups[$0] }
         }
-        for i in lookups { found[i].oldRank = rows.find(found[i].oldKey!, id: found[i].id.number) }
+        var scratch = SortKey(repeating: .null, count: rows.width)
+        for i in lookups { found[i].oldRank = rows.find(found[i].oldKey!, id: found[i].id.number, scratch: &scratch) }
         for i in found.indices where found[i].oldRank == nil {
-            if let key = found[i].newKey, let rank = rows.find(key, id: found[i].id.number) {
+            if let key = found[i].newKey, let rank = rows.find(key, id: found[i].id.number, scratch: &scratch) {
                 found[i].oldKey = key
                 found[i].oldRank = rank
             }

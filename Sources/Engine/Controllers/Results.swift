@@ -102,7 +102,14 @@ struct Results {
     /// Inserts the row and returns its rank; its section comes with its first row.
     @discardableResult
     mutating func insert(_ key: SortKey, _ id: Int64) -> Int {
-        let rank = rows.insert(key, id: id)
+        var scratch = SortKey(repeating: .null, count: rows.width)
+        return insert(key, id, scratch: &scratch)
+    }
+
+    /// `insert` with a caller's key buffer of the rows' width, for a run of inserts.
+    @discardableResult
+    mutating func insert(_ key: SortKey, _ id: Int64, scratch: inout SortKey) -> Int {
+        let rank = rows.insert(key, id: id, scratch: &scratch)
         if sectioned, sections.find(key, id: 0) == nil { sections.insert(key, id: 0) }
         return rank
     }

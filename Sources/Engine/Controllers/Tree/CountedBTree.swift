@@ -110,8 +110,14 @@ struct CountedBTree {
 
     /// The rank of the entry equal to `(key, id)`, nil when absent.
     func find(_ key: SortKey, id: Int64) -> Int? {
-        // One descent to the only leaf that can hold it, summing counts on the way.
         var scratch = SortKey(repeating: .null, count: width)
+        return find(key, id: id, scratch: &scratch)
+    }
+
+    /// `find` with a caller's key buffer (`width` components), for callers searching many
+    /// times in a row: one buffer for all, not one allocation per search.
+    func find(_ key: SortKey, id: Int64, scratch: inout SortKey) -> Int? {
+        // One descent to the only leaf that can hold it, summing counts on the way.
         var node = root
         var base = 0
         while !node.isLeaf {
@@ -202,6 +208,12 @@ struct CountedBTree {
     @discardableResult
     mutating func insert(_ key: SortKey, id: Int64) -> Int {
         var scratch = SortKey(repeating: .null, count: width)
+        return insert(key, id: id, scratch: &scratch)
+    }
+
+    /// `insert` with a caller's key buffer (see `find(_:id:scratch:)`).
+    @discardableResult
+    mutating func insert(_ key: SortKey, id: Int64, scratch: inout SortKey) -> Int {
         let (rank, split) = insert(into: root, key, id, &scratch)
         if let (sepKey, sepID, right) = split {
             var seps = Entries(width: width, capacity: innerCapacity)
