@@ -101,9 +101,22 @@ extension FetchedResultsController {
     func locateOld(_ found: inout [AffectedRow], in rows: CountedBTree) {
         var lookups = found.indices.filter { found[$0].oldKey != nil }
         if lookups.count > 64 {
-            var sorter = KeySorter(ordering: ordering, keys: lookups.map { found[$0].oldKey! },
-                                   ids: lookups.map { found[$0].id.number })
-            lookups = Array(lookups.indices).sorted { sorter.less($0, $1) }.map { lookups[$0] }
+            // Any order gives the same ranks; this one is only for locality, so numeric first
+            // components sort as plain numbers (either direction of the ordering is as local).
+            let proxies = lookups.map { i -> Double? in
+                switch found[i].oldKey!.first {
+                case .integer(let x)?: return Double(x)
+                case .double(let x)?, .date(let x)?: return x.isNaN ? 0 : x
+                default: return nil
+                }
+            }
+            if proxies.allSatisfy({ $0 != nil }) {
+                lookups = Array(lookups.indices).sorted { proxies[$0]! < proxies[$1]! }.map { lookups[$0] }
+            } else {
+                var sorter = KeySorter(ordering: ordering, keys: lookups.map { found[$0].oldKey! },
+                                       ids: lookups.map { found[$0].id.number })
+                lookups = Array(lookups.indices).sorted { sorter.less($0, $1) }.map { lookups[$0] }
+            }
         }
         var scratch = SortKey(repeating: .null, count: rows.width)
         for i in lookups { found[i].oldRank = rows.find(found[i].oldKey!, id: found[i].id.number, scratch: &scratch) }
