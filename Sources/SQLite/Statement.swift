@@ -71,26 +71,35 @@ public final class Statement {
 
     public var columnCount: Int32 { sqlite3_column_count(handle) }
 
+    @inlinable
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    @inlinable
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    @inlinable
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
+    @inlinable
     public func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         let n = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
+    @inlinable
     public func blob(_ column: Int32) -> [UInt8] {
         let n = Int(sqlite3_column_bytes(handle, column))
         guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeBufferPointer(start: p.assumingMemoryBound(to: UInt8.self), count: n))
     }
 
+    @inlinable
     public func value(_ column: Int32) -> SQLValue {
-        switch sqlite3_column_type(handle, column) {
-        case SQLITE_INTEGER: return .integer(int64(column))
-        case SQLITE_FLOAT: return .real(double(column))
+        // One column call, then the value's own cheap accessors (a bulk fetch reads
+        // millions of columns; each column call enters and leaves the statement).
+        guard let v = sqlite3_column_value(handle, column) else { return .null }
+        switch sqlite3_value_type(v) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(v))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(v))
         case SQLITE_TEXT: return .text(text(column))
         case SQLITE_BLOB: return .blob(blob(column))
         default: return .null

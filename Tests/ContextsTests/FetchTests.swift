@@ -41,6 +41,26 @@ import Model
         #expect(try main.fetch(entity: "Contact", filter: twenty, ordering: byName) == [ids[3], new])
     }
 
+    /// The streamed form gives what `fetchKeys` gives, with and without unsaved changes to
+    /// merge, though its key buffer is reused between rows.
+    @Test func forEachKeyStreamsWhatFetchKeysReturns() throws {
+        let (_, main, ids, _) = try seeded()
+        let byName = ByAttribute(entity: "Contact", key: "name")
+        func streamed() throws -> [(ObjectID, SortKey)] {
+            var rows: [(ObjectID, SortKey)] = []
+            try main.forEachKey(filter: nil, ordering: byName) { rows.append((ObjectID(entity: "Contact", number: $0), $1)) }
+            return rows
+        }
+        let saved = try main.fetchKeys(entity: "Contact", filter: nil, ordering: byName)
+        #expect(try streamed().map(\.0) == saved.map(\.0) && streamed().map(\.1) == saved.map(\.1))
+        #expect(saved.map(\.1) == [[.string("a")], [.string("b")], [.string("c")], [.string("d")], [.string("e")]])
+        try main.update(ids[0], ["name": .string("bb")])
+        try main.delete(ids[3])
+        let pending = try main.fetchKeys(entity: "Contact", filter: nil, ordering: byName)
+        #expect(pending.map(\.1) == [[.string("a")], [.string("bb")], [.string("c")], [.string("d")]])
+        #expect(try streamed().map(\.0) == pending.map(\.0) && streamed().map(\.1) == pending.map(\.1))
+    }
+
     @Test func childSeesItsChainButSiblingsDoNot() throws {
         let (graph, main, ids, _) = try seeded()
         let child = try graph.createContext("child", parent: "main")

@@ -10,7 +10,10 @@ import Contexts
 @Suite(.serialized, .enabled(if: getenvString("FETCHD_BENCH") == "1")) struct StoreBenchmarkTests {
     static let model = ObjectModel(entities: [Entity(name: "Item", attributes: [Attribute(name: "value", type: .integer, indexed: true)])])
 
-    @Test(arguments: [100_000, 1_000_000])
+    /// FETCHD_BENCH_SIZES and FETCHD_BENCH_BIG=0 as in BenchmarkTests.
+    static let sizes = getenvString("FETCHD_BENCH_SIZES").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [100_000, 1_000_000]
+
+    @Test(arguments: sizes)
     func overSQLite(n: Int) throws {
         var rng = SeededRandom(seed: 77)
         let store = try Store.open(model: Self.model) { try SQLFunctions.register(on: $0) }
@@ -46,7 +49,7 @@ import Contexts
         }
         BenchmarkTests.report("sqlite n=\(n) one changed object: p50 \(BenchmarkTests.fmt(BenchmarkTests.percentile(samples, 0.5) * 1e6)) us, p99 \(BenchmarkTests.fmt(BenchmarkTests.percentile(samples, 0.99) * 1e6)) us")
 
-        for k in [10_000, n / 5] {
+        for k in getenvString("FETCHD_BENCH_BIG") == "0" ? [10_000, 10_000, 10_000] : [10_000, n / 5] {
             for _ in 0..<k {
                 try main.update(ObjectID(entity: "Item", number: Int64(1 + rng.int(0..<n))), ["value": .integer(Int64(rng.int(0..<1_000_000_000)))])
             }

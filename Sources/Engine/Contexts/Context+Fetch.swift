@@ -54,11 +54,32 @@ extension Context {
         return n
     }
 
+    /// The controllers' bulk form: `body` gets each matching object's id number and key in
+    /// order, as `fetchKeys` returns them, without an array of the whole match set. The key
+    /// is one buffer rewritten between calls (`body` copies what it keeps).
+    public func forEachKey(filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
+                           _ body: (Int64, SortKey) -> Void) throws(EngineError) {
+        try streamKeys(entity: ordering.entity, filter: filter, ordering: ordering, limit: nil, offset: 0, body)
+    }
+
     private func fetchKeys(entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
                            limit: Int?, offset: Int) throws(EngineError) -> [(ObjectID, SortKey)] {
+        var rows: [(ObjectID, SortKey)] = []
+        try streamKeys(entity: entity, filter: filter, ordering: ordering, limit: limit, offset: offset) { number, key in
+            rows.append((ObjectID(entity: entity, number: number), key))
+        }
+        return rows
+    }
+
+    /// The one keyed fetch: SQL rows (minus the overlay) merged on the fly with the overlay's
+    /// objects evaluated in memory, both in the ordering's order then by id number; rows
+    /// `[offset, offset + limit)` of the merge go to `body`.
+    private func streamKeys(entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
+                            limit: Int?, offset: Int, _ body: (Int64, SortKey) -> Void) throws(EngineError) {
         let table = try checkedEntity(entity, filter: filter, ordering: ordering)
         let paths = (filter?.relationshipPaths ?? []) + (ordering?.relationshipPaths ?? [])
-        let overlay = try overlayIDs(entity: table.name, paths: paths)
+        // Every overlay id is of this entity, so numbers identify them.
+        let overlay = Set(try overlayIDs(entity: table.name, paths: paths).map(\.number))
         let alias = "t"
         let pk = "\(alias).\(SchemaNaming.quoted(SchemaNaming.primaryKey))"
         let keyColumns = ordering?.keyColumns(alias: alias) ?? []
@@ -76,47 +97,55 @@ extension Context {
         let cutBySQL = overlay.isEmpty && (limit != nil || offset > 0)
         if cutBySQL { sql += " LIMIT \(limit.map(String.init) ?? "-1") OFFSET \(max(0, offset))" }
 
-        var fromSQL: [(ObjectID, SortKey)] = []
+        var fromMemory: [(Int64, SortKey)] = []
+        for number in overlay {
+            let id = ObjectID(entity: table.name, number: number)
+            guard let values = try object(id), filter?.matches(id, values, in: self) ?? true else { continue }
+            fromMemory.append((number, ordering?.key(of: id, values, in: self) ?? []))
+        }
+        fromMemory.sort { KeyMerge.before(ordering, $0.0, $0.1, $1.0, $1.1) }
+
+        // The window over the merged rows (SQL already cut it when nothing merges).
+        let first = cutBySQL ? 0 : max(0, offset)
+        let end = cutBySQL ? Int.max : limit.map { first + max(0, $0) } ?? Int.max
+        // Nothing to merge or cut (a controller's fetch of saved rows): rows go to `body`.
+        let direct = fromMemory.isEmpty && first == 0 && end == Int.max
+        var merge = KeyMerge(memory: fromMemory, ordering: ordering, first: first, end: end)
         do {
             let s = try store.connection.prepare(sql)
             defer { s.reset() }
             try s.bind(bindings.map(ValueEncoding.sql))
-            let columns = Int32(keyColumns.count)
-            while try s.step() {
-                let id = ObjectID(entity: table.name, number: s.int64(0))
-                if overlay.contains(id) { continue }
-                guard let ordering else { fromSQL.append((id, [])); continue }
-                var raw: [Value] = []
-                raw.reserveCapacity(Int(columns))
-                for c in 0..<columns { raw.append(ValueEncoding.untyped(s.value(c + 1))) }
-                fromSQL.append((id, ordering.key(fromColumns: raw)))
+            if let ordering, !keyColumns.isEmpty {
+                if direct {
+                    try Self.scan(s, ordering, width: keyColumns.count, skipping: overlay, body)
+                } else {
+                    try Self.scan(s, ordering, width: keyColumns.count, skipping: overlay) { merge.row($0, $1, body) }
+                }
+            } else {
+                while try s.step() {
+                    let number = s.int64(0)
+                    if !overlay.contains(number) { merge.row(number, [], body) }
+                }
             }
         } catch { throw Self.sqlError(error) }
-        if cutBySQL { return fromSQL }
+        merge.finish(body)
+    }
 
-        var fromMemory: [(ObjectID, SortKey)] = []
-        for id in overlay {
-            guard let values = try object(id), filter?.matches(id, values, in: self) ?? true else { continue }
-            fromMemory.append((id, ordering?.key(of: id, values, in: self) ?? []))
+    /// Steps `s` (id, then `width` key columns) and hands each row not in `skipped` to
+    /// `row`, its key decoded by `ordering` into one reused buffer. Generic so the ordering
+    /// is opened once here, not copied out of its existential box per row.
+    private static func scan<O: ObjectOrdering>(_ s: Statement, _ ordering: O, width: Int, skipping skipped: Set<Int64>,
+                                                _ row: (Int64, SortKey) -> Void) throws(SQLiteError) {
+        var key = SortKey(repeating: .null, count: width)
+        let columns = Int32(width)
+        let screened = !skipped.isEmpty
+        while try s.step() {
+            let number = s.int64(0)
+            if screened && skipped.contains(number) { continue }
+            for c in 0..<columns { key[Int(c)] = ValueEncoding.untyped(s.value(c + 1)) }
+            ordering.decodeKey(&key)
+            row(number, key)
         }
-        let before = { (a: (ObjectID, SortKey), b: (ObjectID, SortKey)) -> Bool in
-            let c = ordering?.compare(a.1, b.1) ?? 0
-            return c != 0 ? c < 0 : a.0.number < b.0.number
-        }
-        fromMemory.sort(by: before)
-        var merged: [(ObjectID, SortKey)] = []
-        merged.reserveCapacity(fromSQL.count + fromMemory.count)
-        var i = 0, j = 0
-        while i < fromSQL.count || j < fromMemory.count {
-            if j == fromMemory.count || (i < fromSQL.count && before(fromSQL[i], fromMemory[j])) {
-                merged.append(fromSQL[i]); i += 1
-            } else {
-                merged.append(fromMemory[j]); j += 1
-            }
-        }
-        let start = min(max(0, offset), merged.count)
-        let end = limit.map { min(merged.count, start + max(0, $0)) } ?? merged.count
-        return Array(merged[start..<end])
     }
 
     private func checkedEntity(_ name: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?) throws(EngineError) -> Entity {

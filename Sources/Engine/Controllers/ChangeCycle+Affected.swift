@@ -6,21 +6,52 @@ extension FetchedResultsController {
     /// The incremental update: removals from the highest old rank down (by counts only), then
     /// inserts in ascending key order. Returns the indices of the rows in the results now.
     func mutate(_ affected: inout [AffectedRow]) -> [Int] {
+        // Updated as a local and stored back once: each access to the stored property is a
+        // dynamic exclusivity check. (The nodes are shared objects changed in place; only
+        // the local's root and counts are current until it is stored back.)
+        var results = self.results
+        defer { self.results = results }
         var leaving = affected.indices.filter { affected[$0].oldRank != nil }
         leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
         for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
-        var newEntries: [(key: SortKey, id: Int64, index: Int)] = []
-        newEntries.reserveCapacity(affected.count)
-        for i in affected.indices { if let key = affected[i].newKey { newEntries.append((key, affected[i].id.number, i)) } }
-        if newEntries.count > 1 {
-            let ordering = self.ordering
-            newEntries.sort { a, b in
-                let c = ordering.compare(a.key, b.key)
-                return c != 0 ? c < 0 : a.id < b.id
+        var keys: [SortKey] = [], entering: [Int] = []
+        keys.reserveCapacity(affected.count)
+        entering.reserveCapacity(affected.count)
+        for i in affected.indices {
+            if let key = affected[i].newKey { keys.append(key); entering.append(i) }
+        }
+        var order = Array(keys.indices)
+        if order.count > 1 {
+            let ids = entering.map { affected[$0].id.number }
+            // A cheap presort by a numeric proxy of the first component leaves the exact sort
+            // (a merge sort that finds runs) about n comparisons instead of n log n when the
+            // ordering agrees with it; the exact sort alone decides the order.
+            if order.count > 64, let proxies = Self.numericProxies(keys) {
+                order.sort { proxies[$0] != proxies[$1] ? proxies[$0] < proxies[$1] : ids[$0] < ids[$1] }
+            }
+            var sorter = KeySorter(ordering: ordering, keys: keys, ids: ids)
+            order.sort { sorter.less($0, $1) }
+        }
+        var scratch = SortKey(repeating: .null, count: results.rows.width)
+        for j in order {
+            affected[entering[j]].newRank = results.insert(keys[j], affected[entering[j]].id.number, scratch: &scratch)
+        }
+        return order.map { entering[$0] }
+    }
+
+    /// Each key's first component as a plain number, when every one is an integer, double or
+    /// date: an order for locality or a presort, never the controller's order itself.
+    static func numericProxies(_ keys: [SortKey]) -> [Double]? {
+        var proxies: [Double] = []
+        proxies.reserveCapacity(keys.count)
+        for key in keys {
+            switch key.first {
+            case .integer(let x)?: proxies.append(Double(x))
+            case .double(let x)?, .date(let x)?: proxies.append(x.isNaN ? 0 : x)
+            default: return nil
             }
         }
-        for e in newEntries { affected[e.index].newRank = results.insert(e.key, e.id) }
-        return newEntries.map(\.index)
+        return proxies
     }
 
     /// Whether a cycle of `changes` changed objects rebuilds: when the measured costs
@@ -30,24 +61,38 @@ extension FetchedResultsController {
         return cost.prefersRebuild(changes: changes)
     }
 
-    /// The id numbers whose row is in only one of the current tree and `fresh` (sorted the
-    /// tree's way), or at a different key: one merge of the two sorted sequences.
-    func rowsThatDiffer(from fresh: [(SortKey, Int64)]) -> [Int64] {
+    /// The id numbers whose row is in only one of the current tree and `fresh`, or at a
+    /// different key: one merge of the two trees' leaves, keys read into two reused buffers.
+    func rowsThatDiffer(from fresh: Results) -> [Int64] {
         var differ: [Int64] = []
-        var j = 0
-        let ordering = self.ordering
-        func before(_ a: (SortKey, Int64), _ b: (SortKey, Int64)) -> Bool {
-            let c = ordering.compare(a.0, b.0)
-            return c != 0 ? c < 0 : a.1 < b.1
+        var newLeaves: [Entries] = []
+        fresh.rows.forEachLeaf { entries, _ in newLeaves.append(entries) }
+        var leaf = 0, j = 0
+        let width = results.rows.width
+        var oldKey = SortKey(repeating: .null, count: width), newKey = oldKey
+        // Moves to the next fresh entry (loading its key); false past the last one.
+        func loadNew() -> Bool {
+            while leaf < newLeaves.count && j == newLeaves[leaf].count { leaf += 1; j = 0 }
+            guard leaf < newLeaves.count else { return false }
+            newLeaves[leaf].load(j, into: &newKey)
+            return true
         }
+        let ordering = self.ordering
         results.rows.forEachLeaf { entries, _ in
             for i in 0..<entries.count {
-                let old = (entries.key(at: i), entries.ids[i])
-                while j < fresh.count && before(fresh[j], old) { differ.append(fresh[j].1); j += 1 }
-                if j < fresh.count, fresh[j].1 == old.1, fresh[j].0 == old.0 { j += 1 } else { differ.append(old.1) }
+                entries.load(i, into: &oldKey)
+                let oldID = entries.ids[i]
+                while loadNew() {
+                    let newID = newLeaves[leaf].ids[j]
+                    let c = ordering.compare(newKey, oldKey)
+                    guard c < 0 || (c == 0 && newID < oldID) else { break }
+                    differ.append(newID)
+                    j += 1
+                }
+                if loadNew(), newLeaves[leaf].ids[j] == oldID, newKey == oldKey { j += 1 } else { differ.append(oldID) }
             }
         }
-        while j < fresh.count { differ.append(fresh[j].1); j += 1 }
+        while loadNew() { differ.append(newLeaves[leaf].ids[j]); j += 1 }
         return differ
     }
 
@@ -69,34 +114,58 @@ extension FetchedResultsController {
         }
     }
 
+    /// Sets the old rank of each row from its old key; a row not found that way but found
+    /// at its new key was fetched after the change (a controller created in the same
+    /// request: the tree already holds the new state). Rows in neither are dropped.
+    ///
+    /// The searches go in key order: consecutive ones then share the tree's upper nodes and
+    /// often a leaf, which searches in change order find out of cache.
+    func locateOld(_ found: inout [AffectedRow], in rows: CountedBTree) {
+        var lookups = found.indices.filter { found[$0].oldKey != nil }
+        if lookups.count > 64 {
+            // Any order gives the same ranks; this one is only for locality, so numeric first
+            // components sort as plain numbers (either direction of the ordering is as local).
+            if let proxies = Self.numericProxies(lookups.map { found[$0].oldKey! }) {
+                lookups = Array(lookups.indices).sorted { proxies[$0] < proxies[$1] }.map { lookups[$0] }
+            } else {
+                var sorter = KeySorter(ordering: ordering, keys: lookups.map { found[$0].oldKey! },
+                                       ids: lookups.map { found[$0].id.number })
+                lookups = Array(lookups.indices).sorted { sorter.less($0, $1) }.map { lookups[$0] }
+            }
+        }
+        var scratch = SortKey(repeating: .null, count: rows.width)
+        for i in lookups { found[i].oldRank = rows.find(found[i].oldKey!, id: found[i].id.number, scratch: &scratch) }
+        for i in found.indices where found[i].oldRank == nil {
+            if let key = found[i].newKey, let rank = rows.find(key, id: found[i].id.number, scratch: &scratch) {
+                found[i].oldKey = key
+                found[i].oldRank = rank
+            }
+        }
+        found.removeAll { $0.oldRank == nil && $0.newKey == nil }
+    }
+
     /// With `evaluate` false (a rebuild) only the ids are collected: `locateByWalk` reads
     /// keys and ranks from the old and the rebuilt trees.
     func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
                          evaluate locate: Bool) -> [AffectedRow] {
-        // One existential box for the whole cycle, not one per key computed.
-        let old: any ObjectView = tracer.isEmpty ? source : OldView(current: source, changes: changes)
-        var rows: [AffectedRow] = []
-        rows.reserveCapacity(changeList.count)
+        // Locals: the stored properties would be re-read (and checked) for every change.
+        let rows = results.rows, entity = self.entity, source = self.source
+        // One existential box each for the whole cycle, not one per key computed.
+        let view: any ObjectView = source
+        let old: any ObjectView = tracer.isEmpty ? view : OldView(current: source, changes: changes)
+        var found: [AffectedRow] = []
+        found.reserveCapacity(changeList.count)
         for change in changeList where change.id.entity == entity && change.before != change.after {
             let id = change.id
             var row = AffectedRow(id: id)
-            guard locate else { rows.append(row); continue }
-            if let before = change.before {
-                let key = ordering.key(of: id, before, in: old)
-                row.oldKey = key
-                row.oldRank = results.rows.find(key, id: id.number)
+            guard locate else { found.append(row); continue }
+            if let before = change.before { row.oldKey = ordering.key(of: id, before, in: old) }
+            if let after = change.after, filter.matches(id, after, in: view) {
+                row.newKey = ordering.key(of: id, after, in: view)
             }
-            if let after = change.after, filter.matches(id, after, in: source) {
-                row.newKey = ordering.key(of: id, after, in: source)
-            }
-            // Fetched after the change but before the cycle ended (a controller created in
-            // the same request): the tree already holds the new state.
-            if row.oldRank == nil, let key = row.newKey, let rank = results.rows.find(key, id: id.number) {
-                row.oldKey = key
-                row.oldRank = rank
-            }
-            if row.oldRank != nil || row.newKey != nil { rows.append(row) }
+            if row.oldKey != nil || row.newKey != nil { found.append(row) }
         }
+        if locate { locateOld(&found, in: rows) }
         if !tracer.isEmpty {
             for id in tracer.dependents(of: changes, in: source) {
                 // Objects that changed themselves were handled above.
@@ -104,17 +173,17 @@ extension FetchedResultsController {
                 guard let values = changes[id]?.after ?? source.snapshot(of: id) else { continue }
                 var row = AffectedRow(id: id)
                 row.isDependent = true
-                guard locate else { rows.append(row); continue }
+                guard locate else { found.append(row); continue }
                 let key = ordering.key(of: id, values, in: old)
                 row.oldKey = key
                 if filter.matches(id, values, in: source) { row.newKey = ordering.key(of: id, values, in: source) }
-                row.oldRank = results.rows.find(key, id: id.number)
+                row.oldRank = rows.find(key, id: id.number)
                 // A dependent is changed when what the controller reads of it changed.
                 if row.oldRank == nil && row.newKey == nil { continue }
                 if row.oldRank != nil, row.newKey == row.oldKey { continue }
-                rows.append(row)
+                found.append(row)
             }
         }
-        return rows
+        return found
     }
 }

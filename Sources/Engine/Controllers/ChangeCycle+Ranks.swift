@@ -8,7 +8,9 @@ extension FetchedResultsController {
         return Array(r.lowerBound..<clamp(s.lowerBound)) + Array(clamp(s.upperBound)..<r.upperBound)
     }
 
-    func cachedStart(_ cache: inout [String: Int], _ key: SortKey) -> Int {
+    /// `results` is passed in (a local copy made once per phase): reading the stored
+    /// property from inside an index-path closure would copy the results on every call.
+    func cachedStart(_ cache: inout [String: Int], _ key: SortKey, in results: Results) -> Int {
         let name = results.sectionName(key)
         if let start = cache[name] { return start }
         let start = results.sectionRange(key).lowerBound
@@ -41,7 +43,7 @@ extension FetchedResultsController {
                 if edges[u] == nil {
                     let (key, id) = results.rows.select(rank)
                     let path = results.indexPath(rank: rank, key: key, firstSection: firstOld) { k in
-                        cachedStart(&starts, k)
+                        cachedStart(&starts, k, in: results)
                     }
                     edges[u] = EdgeRow(id: id, key: key, oldPath: path)
                 }

@@ -49,10 +49,9 @@ extension FetchedResultsController {
         // A failed fetch falls back to the incremental path, which needs no query.
         var rebuilt: Results?
         var moved: [Int64] = []
-        if shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchSorted() {
+        if shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchResults() {
             rebuiltThisCycle = true
-            rebuilt = results.emptyCopy()
-            rebuilt!.load(fresh)
+            rebuilt = fresh
             cost.fetchNanos = CycleCost.now() - started
             moved = rowsThatDiffer(from: fresh)
         }
@@ -79,10 +78,11 @@ extension FetchedResultsController {
         // 1. Old positions, edge rows and section candidates, before touching the tree.
         let firstOld = results.firstVisibleSectionRank()
         var oldStarts: [String: Int] = [:]
+        let old = results
         for i in affected.indices {
             guard let rank = affected[i].oldRank, let key = affected[i].oldKey else { continue }
-            affected[i].oldPath = results.indexPath(rank: rank, key: key, firstSection: firstOld) { k in
-                cachedStart(&oldStarts, k)
+            affected[i].oldPath = old.indexPath(rank: rank, key: key, firstSection: firstOld) { k in
+                cachedStart(&oldStarts, k, in: old)
             }
         }
         let changedOld = affected.compactMap(\.oldRank).sorted()
@@ -123,9 +123,10 @@ extension FetchedResultsController {
         // 3. New positions.
         let firstNew = results.firstVisibleSectionRank()
         var newStarts: [String: Int] = [:]
+        let now = results
         for i in entering {
-            affected[i].newPath = results.indexPath(rank: affected[i].newRank!, key: affected[i].newKey!,
-                                                    firstSection: firstNew) { k in cachedStart(&newStarts, k) }
+            affected[i].newPath = now.indexPath(rank: affected[i].newRank!, key: affected[i].newKey!,
+                                                firstSection: firstNew) { k in cachedStart(&newStarts, k, in: now) }
         }
         let changedNew = affected.compactMap(\.newRank).sorted()
         let a2 = unchangedBefore(results.offset, changedNew), b2 = unchangedBefore(results.windowEnd, changedNew)
@@ -145,8 +146,8 @@ extension FetchedResultsController {
             for u in indices(in: a2..<b2, notIn: a1..<b1) {
                 let rank = rankOfUnchanged(u, changedNew)
                 let (key, id) = results.rows.select(rank)
-                let path = results.indexPath(rank: rank, key: key, firstSection: firstNew) { k in
-                    cachedStart(&newStarts, k)
+                let path = now.indexPath(rank: rank, key: key, firstSection: firstNew) { k in
+                    cachedStart(&newStarts, k, in: now)
                 }
                 guard let path else { preconditionFailure("entering row \(id) is not visible") }
                 inserts.append((path, ObjectID(entity: entity, number: id)))

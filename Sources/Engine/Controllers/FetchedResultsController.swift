@@ -54,26 +54,16 @@ public final class FetchedResultsController {
     /// Loads the whole match set from the source (keys only) in one sorted pass.
     public func performFetch() throws(EngineError) {
         let started = CycleCost.now()
-        results.load(try fetchSorted())
+        results = try fetchResults()
         cost.fetchNanos = CycleCost.now() - started
     }
 
-    /// The match set from the source as `(key, id number)` in the tree's order.
-    func fetchSorted() throws(EngineError) -> [(SortKey, Int64)] {
-        let fetched = try source.fetchKeys(filter: filter, ordering: ordering)
-        var sorted = fetched.map { ($0.1, $0.0.number) }
-        // The source promises this order; verify it in O(n) rather than trust it.
-        let inOrder = zip(sorted, sorted.dropFirst()).allSatisfy { a, b in
-            let c = ordering.compare(a.0, b.0)
-            return c < 0 || (c == 0 && a.1 < b.1)
-        }
-        if !inOrder {
-            sorted.sort { a, b in
-                let c = ordering.compare(a.0, b.0)
-                return c != 0 ? c < 0 : a.1 < b.1
-            }
-        }
-        return sorted
+    /// Fresh results from the source: its rows stream straight into the tree's leaves.
+    /// (The source promises the tree's order; the loader checks it and sorts if broken.)
+    func fetchResults() throws(EngineError) -> Results {
+        var loader = Results.Loader(results)
+        try source.forEachKey(filter: filter, ordering: ordering) { number, key in loader.append(key, number) }
+        return loader.finish()
     }
 
     // MARK: Reading the results

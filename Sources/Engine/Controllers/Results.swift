@@ -49,19 +49,67 @@ struct Results {
     // MARK: Loading and mutation
 
     mutating func load(_ sorted: [(SortKey, Int64)]) {
-        rows.bulkLoad(sorted)
-        guard sectioned else { return }
-        var reps: [(SortKey, Int64)] = []
-        for (key, _) in sorted where reps.last.map({ Results.sectionOrder(ordering, $0.0, key) != 0 }) ?? true {
-            reps.append((key, 0))
+        var loader = Loader(self)
+        for (key, id) in sorted { loader.append(key, id) }
+        self = loader.finish()
+    }
+
+    /// Fills empty results shaped like a given one from rows handed over in order (see
+    /// `BulkLoader`): the rows' tree, and one entry per section from its first row.
+    struct Loader {
+        private var results: Results
+        private var rows: BulkLoader
+        private var sections: BulkLoader
+        /// The last section's first key, and a probe that carries it with another row's
+        /// first component (`sectionOrder` without a copy per row).
+        private var section: SortKey = []
+        private var probe: SortKey = []
+
+        init(_ shape: Results) {
+            results = shape.emptyCopy()
+            rows = BulkLoader(like: results.rows)
+            sections = BulkLoader(like: results.sections)
         }
-        sections.bulkLoad(reps)
+
+        mutating func append(_ key: SortKey, _ id: Int64) {
+            rows.append(key, id)
+            guard results.sectioned else { return }
+            if rows.count > 1 {
+                probe[0] = key[0]
+                let c = results.ordering.compare(section, probe)
+                probe[0] = section[0]
+                if c == 0 { return }
+            }
+            sections.append(key, 0)
+            if section.isEmpty { section = key; probe = key; return }
+            for c in key.indices { section[c] = key[c]; probe[c] = key[c] }
+        }
+
+        consuming func finish() -> Results {
+            guard rows.inOrder else {
+                // Sections come from the rows in order: sort them (the loader does) and load again.
+                var again = Loader(results)
+                let sorted = rows.finish()
+                sorted.forEach(in: 0..<sorted.count) { key, id in again.append(key, id) }
+                return again.finish()
+            }
+            results.rows = rows.finish()
+            if results.sectioned { results.sections = sections.finish() }
+            return results
+        }
     }
 
     /// Inserts the row and returns its rank; its section comes with its first row.
     @discardableResult
     mutating func insert(_ key: SortKey, _ id: Int64) -> Int {
-        let rank = rows.insert(key, id: id)
+        var scratch = SortKey(repeating: .null, count: rows.width)
+        return insert(key, id, scratch: &scratch)
+    }
+
+    /// `insert` with a caller's key buffer of the rows' width, for a run of inserts.
+    @discardableResult
+    mutating func insert(_ key: SortKey, _ id: Int64, scratch: inout SortKey) -> Int {
+        let rank = rows.insert(key, id: id, scratch: &scratch)
         if sectioned, sections.find(key, id: 0) == nil { sections.insert(key, id: 0) }
         return rank
     }

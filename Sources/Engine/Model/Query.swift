@@ -57,9 +57,16 @@ public protocol ObjectOrdering: Sendable {
     /// (`ValueEncoding.untyped`: INTEGER -> .integer, REAL -> .double, TEXT -> .string,
     /// BLOB -> .binary, NULL -> .null). Equal to `key(of:)` on the same object's values.
     func key(fromColumns columns: [Value]) -> SortKey
+    /// `key(fromColumns:)` in place: the untyped columns in `key` become the key. A bulk
+    /// fetch decodes every row into one reused buffer this way, allocating nothing per row.
+    func decodeKey(_ key: inout SortKey)
     /// Three-way comparison of two keys under the descriptors (ascending/descending applied,
     /// nil first when ascending): negative, zero or positive. Ties are broken by the caller
     /// with the id number.
     func compare(_ a: SortKey, _ b: SortKey) -> Int
     var relationshipPaths: [[String]] { get }
+}
+
+extension ObjectOrdering {
+    public func decodeKey(_ key: inout SortKey) { key = self.key(fromColumns: key) }
 }

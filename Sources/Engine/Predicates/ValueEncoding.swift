@@ -42,6 +42,7 @@ public enum ValueEncoding {
 
     /// Decodes a column whose attribute type the caller does not know (sort key columns,
     /// decoded further by the ordering that selected them).
+    @inlinable
     public static func untyped(_ sql: SQLValue) -> Value {
         switch sql {
         case .null: return .null

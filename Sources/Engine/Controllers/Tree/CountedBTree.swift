@@ -32,7 +32,7 @@ struct CountedBTree {
     private(set) var root: Node
     private(set) var count = 0
 
-    init(keyWidth: Int, leafCapacity: Int = 256, innerCapacity: Int = 64, compare: @escaping Compare) {
+    init(keyWidth: Int, leafCapacity: Int = 256, innerCapacity: Int = 128, compare: @escaping Compare) {
         precondition(leafCapacity >= 4 && innerCapacity >= 4)
         self.width = keyWidth
         self.leafCapacity = leafCapacity
@@ -110,8 +110,14 @@ struct CountedBTree {
 
     /// The rank of the entry equal to `(key, id)`, nil when absent.
     func find(_ key: SortKey, id: Int64) -> Int? {
-        // One descent to the only leaf that can hold it, summing counts on the way.
         var scratch = SortKey(repeating: .null, count: width)
+        return find(key, id: id, scratch: &scratch)
+    }
+
+    /// `find` with a caller's key buffer (`width` components), for callers searching many
+    /// times in a row: one buffer for all, not one allocation per search.
+    func find(_ key: SortKey, id: Int64, scratch: inout SortKey) -> Int? {
+        // One descent to the only leaf that can hold it, summing counts on the way.
         var node = root
         var base = 0
         while !node.isLeaf {
@@ -202,6 +208,12 @@ struct CountedBTree {
     @discardableResult
     mutating func insert(_ key: SortKey, id: Int64) -> Int {
         var scratch = SortKey(repeating: .null, count: width)
+        return insert(key, id: id, scratch: &scratch)
+    }
+
+    /// `insert` with a caller's key buffer (see `find(_:id:scratch:)`).
+    @discardableResult
+    mutating func insert(_ key: SortKey, id: Int64, scratch: inout SortKey) -> Int {
         let (rank, split) = insert(into: root, key, id, &scratch)
         if let (sepKey, sepID, right) = split {
             var seps = Entries(width: width, capacity: innerCapacity)
@@ -353,39 +365,17 @@ struct CountedBTree {
     }
 
     /// Replaces the contents with `sorted` (ascending by key then id), in O(n): leaves are
-    /// filled left to right, then each level of inner nodes above them.
+    /// filled left to right, then each level of inner nodes above them (`BulkLoader`).
     mutating func bulkLoad<S: Sequence>(_ sorted: S) where S.Element == (SortKey, Int64) {
-        var leaves: [Node] = []
-        var current = Entries(width: width, capacity: leafCapacity)
-        var n = 0
-        for (key, id) in sorted {
-            if current.count == leafCapacity {
-                leaves.append(Node(entries: current))
-                current = Entries(width: width, capacity: leafCapacity)
-            }
-            current.append(key, id)
-            n += 1
-        }
-        leaves.append(Node(entries: current))
-        var level = leaves
-        while level.count > 1 {
-            var parents: [Node] = []
-            parents.reserveCapacity(level.count / innerCapacity + 1)
-            var start = 0
-            while start < level.count {
-                let end = Swift.min(level.count, start + innerCapacity)
-                var seps = Entries(width: width, capacity: innerCapacity)
-                for child in level[start..<end] { seps.append(child.entries.key(at: 0), child.entries.ids[0]) }
-                let parent = Node(entries: seps)
-                parent.children = Array(level[start..<end])
-                parent.counts = parent.children.map(\.total)
-                parents.append(parent)
-                start = end
-            }
-            level = parents
-        }
-        root = level[0]
-        count = n
+        var loader = BulkLoader(like: self)
+        for (key, id) in sorted { loader.append(key, id) }
+        self = loader.finish()
+    }
+
+    /// Takes over a tree `BulkLoader` built.
+    mutating func adopt(root: Node, count: Int) {
+        self.root = root
+        self.count = count
     }
 
     /// Bytes held by node buffers and node objects (an estimate of the heap it uses).

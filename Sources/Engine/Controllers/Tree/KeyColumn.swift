@@ -35,7 +35,12 @@ struct KeyColumn {
         values.insert(v, at: i)
     }
 
-    mutating func append(_ v: Value) { insert(v, at: count) }
+    mutating func append(_ v: Value) {
+        if kind == .integer, case .integer(let x) = v { bits.append(x); return }
+        if kind != .mixed, let b = bitsIfCompact(v) { bits.append(b); return }
+        makeMixed()
+        values.append(v)
+    }
 
     mutating func remove(at i: Int) {
         if kind == .mixed { values.remove(at: i) } else { bits.remove(at: i) }

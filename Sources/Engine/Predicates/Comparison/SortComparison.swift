@@ -6,6 +6,12 @@ public enum SortComparison {
     /// Null first; text by the comparator; every other kind by `ScalarOrder`.
     @inline(__always)
     public static func compare(_ a: Value, _ b: Value, _ comparator: Comparator) -> Int {
+        // The common key kinds first, answered as `ScalarOrder` answers them.
+        switch (a, b) {
+        case let (.integer(x), .integer(y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case let (.double(x), .double(y)), let (.date(x), .date(y)): return x == y ? 0 : (x < y ? -1 : 1)
+        default: break
+        }
         switch (a, b) {
         case (.null, .null): return 0
         case (.null, _): return -1

@@ -8,12 +8,22 @@ struct CompiledOrdering: ObjectOrdering {
         let ascending: Bool
         let comparator: Comparator
         let node: KeyNode
+        /// The value kind an untyped column already decodes to as this key's type (nil:
+        /// every column needs `typed`), so bulk decoding skips the common case.
+        let untypedKind: UntypedKind?
 
         init(key: BoundKeyPath, ascending: Bool, comparator: Comparator) {
             self.key = key
             self.ascending = ascending
             self.comparator = comparator
             self.node = KeyNode(key)
+            switch key.terminal {
+            case .attribute(_, .integer): untypedKind = .integer
+            case .attribute(_, .double): untypedKind = .double
+            case .attribute(_, .string): untypedKind = .string
+            case .attribute(_, .binary): untypedKind = .binary
+            default: untypedKind = nil
+            }
         }
 
         var isText: Bool {
@@ -33,6 +43,19 @@ struct CompiledOrdering: ObjectOrdering {
     let entity: String
     let components: [Component]
     let relationshipPaths: [[String]]
+    /// Each component's comparator and direction, in flat arrays: `compare` runs for every
+    /// step of every search and sort, and reading them out of `components` copies (retains)
+    /// the components' key paths.
+    private let comparators: [Comparator]
+    private let ascending: [Bool]
+
+    init(entity: String, components: [Component], relationshipPaths: [[String]]) {
+        self.entity = entity
+        self.components = components
+        self.relationshipPaths = relationshipPaths
+        comparators = components.map(\.comparator)
+        ascending = components.map(\.ascending)
+    }
 
     func orderBy(alias: String) -> SQLFragment {
         var terms: [String] = []
@@ -64,10 +87,21 @@ struct CompiledOrdering: ObjectOrdering {
         zip(components, columns).map { c, v in CompiledOrdering.typed(v, c.key.terminal) }
     }
 
-    func compare(_ a: SortKey, _ b: SortKey) -> Int {
+    enum UntypedKind: Sendable { case integer, double, string, binary }
+
+    func decodeKey(_ key: inout SortKey) {
         for i in components.indices {
-            let c = SortComparison.compare(a[i], b[i], components[i].comparator)
-            if c != 0 { return components[i].ascending ? c : -c }
+            switch (components[i].untypedKind, key[i]) {
+            case (_, .null), (.integer?, .integer), (.double?, .double), (.string?, .string), (.binary?, .binary): continue
+            default: key[i] = CompiledOrdering.typed(key[i], components[i].key.terminal)
+            }
+        }
+    }
+
+    func compare(_ a: SortKey, _ b: SortKey) -> Int {
+        for i in comparators.indices {
+            let c = SortComparison.compare(a[i], b[i], comparators[i])
+            if c != 0 { return ascending[i] ? c : -c }
         }
         return 0
     }
