@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_BIN := .build/release/fetchd
 DEBUG_BIN := .build/debug/fetchd
 
-.PHONY: run test deps build release test-swift test-transcripts test-interop test-python test-js bench bench-transport clean
+.PHONY: run test deps build release test-swift test-transcripts test-interop test-python test-js test-bench-tools bench bench-transport clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -21,7 +21,7 @@ run: release
 # Everything: Swift tests, transcript tests, the pygls interop client, Python and JS client tests.
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) test-swift test-transcripts test-interop test-python test-js
+	$(MAKE) test-swift test-transcripts test-interop test-python test-js test-bench-tools
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -38,6 +38,10 @@ test-python:
 
 test-js:
 	@scripts/test-js.sh $(DEBUG_BIN)
+
+# The benchmark tools' own unit tests (stdlib Python; no benchmark is run).
+test-bench-tools:
+	python3 -m unittest discover -s Benchmarks/python/tests -t Benchmarks/python
 
 bench: deps
 	@scripts/bench.sh

@@ -28,7 +28,7 @@ TOOL = "fetchd_driver"
 SUITE = "fetchd-e2e"
 CONTEXT = "main"
 MODEL = {"entities": [{"name": "Msg", "attributes": {
-    "ts": {"type": "integer"}, "sender": {"type": "string"}, "body": {"type": "string"}}}]}
+    "ts": {"type": "integer", "indexed": True}, "sender": {"type": "string"}, "body": {"type": "string"}}}]}
 METRICS = ("bulk_load", "initial_fetch", "memory_per_row", "change_e2e", "cycle_latency")
 
 
