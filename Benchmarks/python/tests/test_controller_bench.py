@@ -33,6 +33,14 @@ class ControllerBenchParseTests(unittest.TestCase):
         self.assertEqual(got[("tree_load", 1000000)]["p50"], 81250.0)
         self.assertTrue(all(l["suite"] == "fetchd" for l in lines))
 
+    def test_reads_the_median_cycle_and_a_negative_load_time(self):
+        text = ("BENCH n=1000000 bulk load (performFetch minus the source's sort) -12.5 ms; tree 19.3 bytes/row\n"
+                "BENCH n=1000000 10k-change cycle: median 38.25 ms, best 36.1 ms\n")
+        got = {(l["metric"], l["n"]): l for l in controller_bench.parse(text)}
+        self.assertEqual(got[("cycle_latency", 1000000)]["p50"], 38250.0)
+        self.assertEqual(got[("cycle_latency", 1000000)]["changes"], 10000)
+        self.assertEqual(got[("memory_per_row", 1000000)]["p50"], 19.3)
+
     def test_keeps_only_the_requested_sizes(self):
         self.assertEqual({l["n"] for l in controller_bench.parse(SAMPLE, [10000])}, {10000})
 
