@@ -53,17 +53,19 @@ let package = Package(
                           path: "Sources/fetchd"),
 
         // Tests mirror the modules.
+        // Helpers every test target may use (a seeded generator, scratch directories).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ModelTests", dependencies: ["Model"], path: "Tests/ModelTests"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], path: "Tests/JSONTests"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], path: "Tests/JSONRPCTests"),
-        .testTarget(name: "PredicatesTests", dependencies: ["Predicates", "Model", "SQLite"],
+        .testTarget(name: "PredicatesTests", dependencies: ["TestSupport", "Predicates", "Model", "SQLite"],
                     path: "Tests/PredicatesTests"),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "Model", "SQLite"], path: "Tests/StoreTests"),
-        .testTarget(name: "ContextsTests", dependencies: ["Contexts", "Store", "Model", "Predicates"],
+        .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Model", "SQLite"], path: "Tests/StoreTests"),
+        .testTarget(name: "ContextsTests", dependencies: ["TestSupport", "Contexts", "Store", "Model", "Predicates"],
                     path: "Tests/ContextsTests"),
-        .testTarget(name: "ControllersTests", dependencies: ["Controllers", "Contexts", "Store", "Model", "Predicates"],
+        .testTarget(name: "ControllersTests", dependencies: ["TestSupport", "Controllers", "Contexts", "Store", "Model", "Predicates"],
                     path: "Tests/ControllersTests"),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "JSON", "JSONRPC", "SQLite"], path: "Tests/ServerTests"),
-        .testTarget(name: "EndToEndTests", dependencies: ["JSON"], path: "Tests/EndToEndTests"),
+        .testTarget(name: "ServerTests", dependencies: ["TestSupport", "Server", "JSON", "JSONRPC", "SQLite"], path: "Tests/ServerTests"),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "JSON"], path: "Tests/EndToEndTests"),
     ]
 )

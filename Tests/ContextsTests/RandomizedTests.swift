@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import Model
 import Store
@@ -20,18 +21,7 @@ import Darwin
                relationships: [Relationship(name: "items", destination: "Item", toMany: true, inverse: "box")]),
     ])
 
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ xs: [T]) -> T? { xs.isEmpty ? nil : xs[below(xs.count)] }
-    }
+    typealias SplitMix = SplitMix64
 
     /// Stored values of one object (no one-to-many side: that is derived).
     typealias Row = Snapshot
@@ -106,7 +96,7 @@ import Darwin
     @Test(arguments: [1, 2, 3]) func randomOperationsMatchTheReference(_ run: Int) throws {
         let steps = Int(getenv("FETCHD_RANDOM_STEPS").flatMap { Int(String(cString: $0)) } ?? 250)
         let seed = UInt64(getenv("FETCHD_RANDOM_SEED").flatMap { UInt64(String(cString: $0)) } ?? 42)
-        var rng = SplitMix(state: seed &* 1000 &+ UInt64(run))
+        var rng = SplitMix(seed: seed &* 1000 &+ UInt64(run))
         let graph = ObjectGraph(store: try Store.open(model: Self.model))
         let root = try graph.context("main")
         let child = try graph.createContext("child", parent: "main")
@@ -217,4 +207,8 @@ import Darwin
             #expect(try graph.store.read(id).flatMap { root.stored($0.values, of: id.entity) } == ref.store[id], "store \(id) \(String(describing: try? graph.store.read(id))) vs \(String(describing: ref.store[id]))")
         }
     }
+}
+
+extension SplitMix64 {
+    mutating func pick<T>(_ xs: [T]) -> T? { xs.isEmpty ? nil : xs[below(xs.count)] }
 }

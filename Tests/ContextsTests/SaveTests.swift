@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Model
 import Store
 @testable import Contexts

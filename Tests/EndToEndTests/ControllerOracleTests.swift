@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 import JSON
@@ -169,16 +170,9 @@ import JSON
     }
 }
 
-/// A deterministic generator (SplitMix64) so the run replays exactly.
-struct Seeded {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+/// The run's generator (SplitMix64), so it replays exactly.
+typealias Seeded = SplitMix64
+
+extension SplitMix64 {
+    mutating func int(_ n: Int) -> Int { below(n) }
 }

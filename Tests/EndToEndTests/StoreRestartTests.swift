@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import JSON
 #if canImport(Glibc)
@@ -96,27 +97,15 @@ import Darwin
         let open = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().dropLast() + #", "path": "\#(file)"}}"#
         _ = try Self.run([], [open, #"{"jsonrpc":"2.0","id":2,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"a"}}}"#,
                               #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#])
-        let before = Self.bytes(file)
+        let before = fileBytes(file)
+        #expect(before?.isEmpty == false, "the store file exists")
         let changed = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().replacing(#""text": {"type": "string"}"#, with: #""text": {"type": "integer"}"#).dropLast() + #", "path": "\#(file)"}}"#
         let refused = try Self.run([], [changed])
         #expect(refused.replies.first?["error"]?["data"]?["kind"] == "migrationRefused")
-        #expect(Self.bytes(file) == before)
+        #expect(fileBytes(file) == before)
         let added = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model(extra: #", "n": {"type": "integer", "default": 7}"#).dropLast() + #", "path": "\#(file)"}}"#
         let migrated = try Self.run([], [added, #"{"jsonrpc":"2.0","id":2,"method":"context/get","params":{"context":"main","ids":["Note/1"]}}"#])
         #expect(migrated.replies.first?["result"]?["migrated"] == true)
         #expect(migrated.replies.last?["result"] == ["objects": [["id": "Note/1", "text": "a", "at": nil, "n": 7]]])
-    }
-
-    static func bytes(_ path: String) -> [UInt8] {
-        guard let f = fopen(path, "rb") else { return [] }
-        defer { fclose(f) }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&buffer, 1, buffer.count, f)
-            if n <= 0 { break }
-            out += buffer[0..<n]
-        }
-        return out
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import JSON
 import JSONRPC
@@ -6,18 +7,8 @@ import Server
 /// Mangled input in random chunks: fetchd must answer with valid frames, never crash, and
 /// give the same bytes for the same input however it is split.
 @Suite struct RobustnessTests {
-    /// A small deterministic generator (SplitMix64), so a failure reproduces from its seed.
-    struct Rng {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
+    /// A deterministic generator, so a failure reproduces from its seed.
+    typealias Rng = SplitMix64
 
     static let seeds: [String] = [
         #"{"jsonrpc":"2.0","method":"server/echo","params":{"value":[1,"é",{"a":null}]},"id":1}"#,
@@ -46,7 +37,7 @@ import Server
 
     @Test(arguments: [Framing.ndjson, .lsp], Array(UInt64(1)...UInt64(20)))
     func mangledInputIsAnsweredWithValidFrames(_ framing: Framing, _ seed: UInt64) {
-        var rng = Rng(state: seed)
+        var rng = Rng(seed: seed)
         var stream: [UInt8] = []
         for _ in 0..<40 {
             let body = mangle(Self.seeds[rng.below(Self.seeds.count)], &rng)

@@ -1,16 +1,10 @@
-/// A deterministic generator (SplitMix64), so every randomized test replays exactly.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+import TestSupport
+
+/// The randomized tests' generator (SplitMix64, shared), with the draws they use.
+typealias SeededRandom = SplitMix64
+
+extension SplitMix64 {
     mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &self) }
-    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
 }
 
 /// How many random cycles/operations a randomized test runs: `FETCHD_ORACLE_CYCLES`

@@ -1,20 +1,15 @@
+import TestSupport
 import Model
 
 /// SplitMix64: a small deterministic generator, so a failing seed can be replayed.
 struct RandomSource: RandomNumberGenerator {
-    private var state: UInt64
+    private var generator: SplitMix64
     /// Variables the predicate generator bound while writing `$names`.
     var variables: [String: Value] = [:]
     var listVariables: [String: [Value]] = [:]
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
     mutating func pick<T>(_ xs: [T]) -> T { xs[Int.random(in: 0..<xs.count, using: &self)] }

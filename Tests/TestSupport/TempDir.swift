@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// A scratch directory per test, removed afterwards.
-final class TempDir {
-    let path: String
-    init() {
+public final class TempDir {
+    public let path: String
+    public init() {
         var template = Array("/tmp/fetchd-store-XXXXXX".utf8CString)
         path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
     }
@@ -21,11 +21,11 @@ final class TempDir {
         }
         rmdir(path)
     }
-    func file(_ name: String) -> String { "\(path)/\(name)" }
+    public func file(_ name: String) -> String { "\(path)/\(name)" }
 }
 
 /// The file's bytes, or nil when it does not exist.
-func fileBytes(_ path: String) -> [UInt8]? {
+public func fileBytes(_ path: String) -> [UInt8]? {
     guard let f = fopen(path, "rb") else { return nil }
     defer { fclose(f) }
     var out: [UInt8] = []
