@@ -57,16 +57,7 @@ class RpcClient:
         ids = [self._take_id() for _ in calls]
         self.send_line("[" + ",".join(self._message(i, m, p) for i, (m, p) in zip(ids, calls)) + "]")
         reply, notes = self.read_until(lambda m: isinstance(m, list))
-        by_id = {r.get("id"): r for r in reply}
-        results = []
-        for rid, (method, _) in zip(ids, calls):
-            r = by_id.get(rid)
-            if r is None:
-                raise ServerGone("batch response has no reply for %s (id %d)" % (method, rid))
-            if "error" in r:
-                raise RpcError(method, r["error"])
-            results.append(r.get("result"))
-        return results, notes
+        return self._results(ids, calls, reply), notes
 
     def batch_timed(self, calls):
         """Like batch(), timing only the write and the reads: from writing the batch to having
@@ -84,16 +75,7 @@ class RpcClient:
             raw_notes.append(raw)
         elapsed = (time.perf_counter_ns() - start) / 1000.0
         notes = [self._parse(r) for r in raw_notes]
-        by_id = {r.get("id"): r for r in self._parse(raw)}
-        results = []
-        for rid, (method, _) in zip(ids, calls):
-            r = by_id.get(rid)
-            if r is None:
-                raise ServerGone("batch response has no reply for %s (id %d)" % (method, rid))
-            if "error" in r:
-                raise RpcError(method, r["error"])
-            results.append(r.get("result"))
-        return elapsed, results, notes
+        return elapsed, self._results(ids, calls, self._parse(raw)), notes
 
     def notify(self, method, params=None):
         msg = {"jsonrpc": "2.0", "method": method}
@@ -162,6 +144,20 @@ class RpcClient:
         rid = self.next_id
         self.next_id += 1
         return rid
+
+    @staticmethod
+    def _results(ids, calls, reply):
+        """The results of a batch's calls in call order; a missing reply or an error raises."""
+        by_id = {r.get("id"): r for r in reply}
+        results = []
+        for rid, (method, _) in zip(ids, calls):
+            r = by_id.get(rid)
+            if r is None:
+                raise ServerGone("batch response has no reply for %s (id %d)" % (method, rid))
+            if "error" in r:
+                raise RpcError(method, r["error"])
+            results.append(r.get("result"))
+        return results
 
     @staticmethod
     def _message(rid, method, params):

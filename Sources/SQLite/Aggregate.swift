@@ -54,7 +54,8 @@ extension Connection {
     }
 }
 
-private func setResult(_ ctx: OpaquePointer?, _ value: SQLValue) {
+/// Hands a function's or aggregate's result to SQLite (text and blobs copied).
+func setResult(_ ctx: OpaquePointer?, _ value: SQLValue) {
     switch value {
     case .null: sqlite3_result_null(ctx)
     case .integer(let v): sqlite3_result_int64(ctx, v)

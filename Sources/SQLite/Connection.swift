@@ -122,20 +122,7 @@ extension Connection {
                 var args: [SQLValue] = []
                 args.reserveCapacity(Int(argc))
                 for i in 0..<Int(argc) { args.append(SQLValue(sqlite: argv![i]!)) }
-                switch box.body(args) {
-                case .null: sqlite3_result_null(ctx)
-                case .integer(let v): sqlite3_result_int64(ctx, v)
-                case .real(let v): sqlite3_result_double(ctx, v)
-                case .text(let s):
-                    var s = s
-                    s.withUTF8 { utf8 in
-                        utf8.withMemoryRebound(to: CChar.self) {
-                            sqlite3_result_text(ctx, $0.baseAddress ?? emptyText, Int32($0.count), csqlite_transient())
-                        }
-                    }
-                case .blob(let b):
-                    b.withUnsafeBytes { sqlite3_result_blob(ctx, $0.baseAddress, Int32($0.count), csqlite_transient()) }
-                }
+                setResult(ctx, box.body(args))
             }, nil, nil, nil)
         guard rc == SQLITE_OK else { throw lastError }
     }

@@ -10,11 +10,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from . import calls
 from .changes import IndexPath, SectionInfo, WireObject
 from .context import BatchBase, BatchCall
-from .delegate import ControllerCore
+from .delegate import LiveController
 from .errors import ConnectionClosed
 from .framing import LSP
 from .locate import find_fetchd
-from .mirror import TableMirror
 from .protocol import Notification, NotificationListener, Params, ProtocolCore, Response
 
 READ_SIZE = 1 << 16
@@ -289,25 +288,8 @@ class AsyncBatch(BatchBase):
             await self.send()
 
 
-class AsyncController(ControllerCore):
-    def __init__(
-        self,
-        client: AsyncClient,
-        context: str,
-        name: str,
-        request: Dict[str, Any],
-        section_name_key_path: Optional[str],
-        notify: Optional[Dict[str, Any]],
-        delegate: Any,
-        mirror: bool,
-    ) -> None:
-        super().__init__(name, delegate, TableMirror() if mirror else None)
-        self.client = client
-        self.context = context
-        self.request = request
-        self.section_name_key_path = section_name_key_path
-        self.notify = notify
-        self.sections_at_create: List[SectionInfo] = []
+class AsyncController(LiveController):
+    client: AsyncClient
 
     async def _created(self, sections: List[SectionInfo]) -> None:
         self.sections_at_create = sections

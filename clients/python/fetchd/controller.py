@@ -5,36 +5,18 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from . import calls
 from .changes import IndexPath, SectionInfo, WireObject
-from .delegate import ControllerCore
-from .mirror import TableMirror
+from .delegate import LiveController
 
 if TYPE_CHECKING:
     from .client import Client
 
 
-class Controller(ControllerCore):
+class Controller(LiveController):
     """A named controller on the server. Its notifications reach ``delegate`` (see
     ControllerDelegate) and, when enabled, keep ``mirror`` (a TableMirror) equal to the
     controller's sections and rows."""
 
-    def __init__(
-        self,
-        client: "Client",
-        context: str,
-        name: str,
-        request: Dict[str, Any],
-        section_name_key_path: Optional[str],
-        notify: Optional[Dict[str, Any]],
-        delegate: Any,
-        mirror: bool,
-    ) -> None:
-        super().__init__(name, delegate, TableMirror() if mirror else None)
-        self.client = client
-        self.context = context
-        self.request = request
-        self.section_name_key_path = section_name_key_path
-        self.notify = notify
-        self.sections_at_create: List[SectionInfo] = []
+    client: "Client"
 
     def _created(self, sections: List[SectionInfo]) -> None:
         self.sections_at_create = sections
