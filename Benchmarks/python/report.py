@@ -2,9 +2,10 @@
 """Turns the result lines of one `make bench` run into the table and bench-results.json.
 
 Each row puts fetchd's figure next to the baselines measured in the same run, as ratios, and
-checks it against the goal of the issue. fetchd figures come from the in-process controller
-tool (suite "fetchd") when it ran, else from the pipe driver (suite "fetchd-e2e") where the
-metric is the same thing; missing figures show their reason ("not available: ...").
+checks it against its goal (the "Goals" table of Benchmarks/README.md). fetchd figures come
+from the in-process controller tool (suite "fetchd") when it ran, else from the pipe driver
+(suite "fetchd-e2e") where the metric is the same thing; missing figures show their reason
+("not available: ...").
 """
 
 import argparse

@@ -98,7 +98,7 @@ import Model
                                SectionInfo(name: "E", numberOfObjects: 1)])
     }
 
-    /// protocol.md §11's worked example, exactly.
+    /// protocol.md §11.3's worked example, exactly.
     @Test func protocolWorkedExample() throws {
         let (store, c, ids) = try contacts()
         store.set(ids["Amy"]!, "name", .string("Dora"))

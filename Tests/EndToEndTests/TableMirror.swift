@@ -1,7 +1,7 @@
 import JSON
 
 /// A client's table mirror over the wire: sections of object rows, changed only by applying
-/// each batch of controller notifications with the rule of protocol.md §11.
+/// each batch of controller notifications with the rule of protocol.md §11.1.
 struct TableMirror: Equatable {
     struct Section: Equatable { var name: String; var rows: [JSON] }
     var sections: [Section] = []

@@ -18,8 +18,9 @@ struct Exchange: Sendable, CustomTestStringConvertible {
     }
 }
 
-/// JSON-RPC 2.0 conformance: every case of the issue and the specification's own example
-/// exchanges (subtract/sum/update/... renamed to fetchd methods), run in both framings.
+/// JSON-RPC 2.0 conformance: the numbered cases of protocol.md §13 (C, P and B; test names start
+/// with the case ID) and the specification's own example exchanges (subtract/sum/update/...
+/// renamed to fetchd methods), run in both framings.
 enum ConformanceTable {
     static func E(_ code: Int, _ id: String = "null", kind: String? = nil) -> String {
         let data = kind.map { #","data":{"kind":"\#($0)"}"# } ?? ""

@@ -58,7 +58,7 @@ final class Harness {
     }
 }
 
-/// JSON-RPC output invariants every message must satisfy (O1-O5 of the compliance notes).
+/// JSON-RPC output invariants every message must satisfy (O1-O5 of protocol.md §13.4).
 func checkInvariants(_ message: JSON) {
     if case .array(let items) = message {
         #expect(!items.isEmpty, "empty batch response")

@@ -4,6 +4,7 @@ import Model
 @testable import Server
 
 @Suite struct WireModelTests {
+    /// protocol.md §5's `Model` example, plus an optional date with a default.
     static let contacts = """
     {"entities": [
       {"name": "Contact",
@@ -24,7 +25,7 @@ import Model
         }
     }
 
-    @Test func decodesTheSkeletonExample() throws {
+    @Test func decodesTheProtocolModelExample() throws {
         let model = try WireModel.decode(try JSON.parse(Array(Self.contacts.utf8)))
         let contact = try #require(model.entity("Contact"))
         #expect(contact.attributes.map(\.name) == ["name", "phone", "age", "born"])
