@@ -11,7 +11,7 @@ public enum Components {
         ("Entity", entity),
         ("Attribute", attribute),
         ("Relationship", relationship),
-        ("IndexPath", Schema.array(.integer).describe("[section, row].")),
+        ("IndexPath", Schema.array(.integer).describe("[section, row]: exactly two integers.")),
         ("ObjectChangeType", Schema.strings(["insert", "delete", "move", "update"])),
         ("SectionChangeType", Schema.strings(["insert", "delete"])),
         ("ErrorData", errorData),

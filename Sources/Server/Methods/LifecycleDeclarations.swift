@@ -55,5 +55,11 @@ public struct InitializeResult: RPCResult {
 
 public struct CancelRequestParams: RPCParams {
     public static let params: [ParamSpec] = [.required("id", .types("string", "integer"), "The request to cancel.")]
-    public init(params: ParamReader) throws { _ = try params.json("id") }
+    public init(params: ParamReader) throws {
+        let id = try params.json("id")
+        switch id {
+        case .string, .integer: break
+        default: throw params.mismatch("id", "string or integer", got: id.typeName)
+        }
+    }
 }
