@@ -28,7 +28,7 @@ public struct DiscoverResult: RPCResult {
     public static let schema = Schema.object([("openrpc", .string), ("info", .object([])), ("methods", .array(.object([]))),
                                               ("components", .object([]))],
                                              required: ["openrpc", "info", "methods"])
-        .describe("An OpenRPC 1.3 document (https://spec.open-rpc.org).")
+        .describe("An OpenRPC 1.3 document (protocol.md §13).")
     let document: JSON
     public var json: JSON { document }
 }
