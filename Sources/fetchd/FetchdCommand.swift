@@ -92,7 +92,7 @@ struct FetchdCommand: ParsableCommand {
     /// a client would, so both paths share one implementation.
     private func openAtStartup(_ server: Server, model: JSON, logger: Logger) throws {
         let params: JSON = ["path": .string(store ?? ":memory:"), "model": model]
-        switch server.call("store/open", params) {
+        switch server.call(StoreDeclarations.open.name, params) {
         case .success:
             break
         case .failure(let error):
