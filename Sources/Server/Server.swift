@@ -43,6 +43,9 @@ public final class Server: MessageHandler {
         registerAllMethods()
     }
 
+    /// Where params resolve the names they carry (contexts, entities, controllers).
+    public var paramScope: ParamScope { ParamScope(contexts: contexts, controllers: controllers) }
+
     /// Registers for the end of every cycle and for the close, after those registered before.
     public func addObserver(_ observer: ServerObserver) {
         observers.append(observer)

@@ -9,7 +9,7 @@ struct AnyPayload: NotificationPayload {
     let json: JSON
 }
 
-struct TouchParams: RPCParams {
+struct TouchParams: PlainParams {
     static let params: [ParamSpec] = [.required("name", .string)]
     let name: String
     init(params: ParamReader) throws { name = try params.string("name") }

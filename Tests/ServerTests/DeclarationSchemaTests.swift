@@ -6,15 +6,28 @@ import Server
 /// The params a declaration lists for the document and the decoder it dispatches through
 /// cannot drift: for every method, a value built from the schema decodes; leaving out a
 /// required param, or giving a param (or a member of an object param) a value of a type its
-/// schema refuses, is the -32602 naming it. No store is open, so no handler gets further than
-/// its first engine lookup and every -32602 seen comes from decoding.
+/// schema refuses, is the -32602 naming it. Samples name what a fresh fixture holds (entity,
+/// key, context and controller `x`, object `x/1`), so each check reaches every param.
 @Suite struct DeclarationSchemaTests {
     static let callable = Server().methods.descriptions.filter { $0.direction != .serverToClient }
+
+    /// A server with entity `x` (key `x`), context `x` holding object `x/1`, controller `x`.
+    func fixture() -> Server {
+        let s = Server()
+        let model: JSON = ["entities": [["name": "x", "attributes": ["x": ["type": "string", "optional": true]]]]]
+        for (method, params) in [("store/open", ["model": model]), ("context/create", ["name": "x"]),
+                                 ("context/insert", ["context": "x", "entity": "x", "values": [:]]),
+                                 ("controller/create", ["context": "x", "name": "x", "request": ["entity": "x"]])] as [(String, JSON)] {
+            if case .failure(let e) = s.call(method, params) { Issue.record("fixture \(method): \(e)") }
+        }
+        s.endOfCycle()
+        return s
+    }
 
     func call(_ d: MethodDescription, _ params: JSONObject) -> Result<JSON, RPCError> {
         // Client notifications are dispatched as notifications (as requests they do not exist).
         let id: RequestID? = d.direction == .clientToServer ? nil : .integer(1)
-        return Server().handle(Request(method: d.name, params: .byName(params), id: id))
+        return fixture().handle(Request(method: d.name, params: .byName(params), id: id))
     }
 
     func sample(_ d: MethodDescription) -> JSONObject {

@@ -5,7 +5,7 @@ import Model
 import Server
 
 /// A typed request as the method namespaces declare theirs.
-struct Rename: RPCParams {
+struct Rename: PlainParams {
     static let params: [ParamSpec] = [
         .required("id", .string), .required("to", .string), .optional("force", .boolean), .optional("limit", .integer),
         .optional("keys", .array(.string)), .optional("window", .object([("offset", .integer), ("limit", .integer)])),
@@ -37,7 +37,7 @@ struct Rename: RPCParams {
     }
 }
 
-struct ContextName: RPCParams {
+struct ContextName: PlainParams {
     static let params: [ParamSpec] = [.required("context", .string)]
     let context: String
     init(params: ParamReader) throws { context = try params.string("context") }

@@ -59,8 +59,9 @@ enum SchemaChecking {
         return nil
     }
 
-    /// A small value the schema accepts (required members only).
+    /// A small value the schema accepts (required members only); strings are `x`, ids `x/1`.
     static func sample(_ raw: JSONObject) -> JSON {
+        if raw["$ref"] == "#/components/schemas/ObjectID" { return "x/1" }
         let schema = resolve(raw)
         if let values = schema["enum"]?.arrayValue { return values[0] }
         if let c = schema["const"] { return c }

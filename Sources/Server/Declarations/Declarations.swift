@@ -26,20 +26,30 @@ public struct ParamSpec: Sendable {
 }
 
 /// Params a method (or notification) takes, listed for the document. `params` and the
-/// decoder are kept together by DeclarationSchemaTests: every required param, left out, is
+/// decoders are kept together by DeclarationSchemaTests: every required param, left out, is
 /// the -32602 the decoder reports; every param given a value of the wrong JSON type is too.
 public protocol RPCParamsDescribing {
     static var params: [ParamSpec] { get }
 }
 
-/// Params decoded from a request, reading in `params` order through ParamReader (so a missing
-/// or mistyped param is -32602 naming it, and the first bad one in that order is reported).
+/// Params decoded from a request through ParamReader (a missing or mistyped param is -32602
+/// naming it), the names they carry resolved in `scope` as they are read, in the order the
+/// method has always checked them.
 public protocol RPCParams: RPCParamsDescribing {
+    init(params: ParamReader, in scope: ParamScope) throws
+}
+
+/// Params that name nothing to resolve.
+public protocol PlainParams: RPCParams {
     init(params: ParamReader) throws
 }
 
-/// No params at all (anything sent is ignored, as LSP clients send `null` or `{}`).
-public struct NoParams: RPCParams, Sendable {
+extension PlainParams {
+    public init(params: ParamReader, in scope: ParamScope) throws { try self.init(params: params) }
+}
+
+/// No params at all (anything sent by name is ignored, as LSP clients send `null` or `{}`).
+public struct NoParams: PlainParams, Sendable {
     public static let params: [ParamSpec] = []
     public init(params: ParamReader) throws {}
     public init() {}
@@ -86,6 +96,14 @@ public struct MethodDeclaration<P: RPCParams, R: RPCResult>: Sendable {
                           result: (R.resultName, R.schema), errors: errors, direction: nil)
     }
 
+    public func handle(in scope: ParamScope, _ body: @escaping (P) throws -> R) -> MethodTable.Entry {
+        MethodTable.Entry(description: description) { params, _ in
+            try body(try P(params: ParamReader(params: params), in: scope)).json
+        }
+    }
+}
+
+extension MethodDeclaration where P: PlainParams {
     public func handle(_ body: @escaping (P) throws -> R) -> MethodTable.Entry {
         MethodTable.Entry(description: description) { params, _ in
             try body(try P(params: ParamReader(params: params))).json
@@ -121,7 +139,7 @@ public struct ServerNotification<P: NotificationPayload>: Sendable {
 
 /// A notification fetchd accepts. Sent with an id it is a request fetchd does not have
 /// (-32601), unless `answersRequests` (LSP's `exit`, which is answered `null` first).
-public struct ClientNotification<P: RPCParams>: Sendable {
+public struct ClientNotification<P: PlainParams>: Sendable {
     public let name: String
     public let summary: String
     public let answersRequests: Bool

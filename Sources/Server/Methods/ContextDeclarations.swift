@@ -2,6 +2,7 @@ import JSON
 import Contexts
 import Model
 import Predicates
+import Contexts
 
 /// Contexts (protocol.md §6).
 public enum ContextDeclarations {
@@ -36,7 +37,7 @@ public enum ContextDeclarations {
         "context/rollback", "Discards every unsaved change.", errors: named)
     public static let processPendingChanges = MethodDeclaration<ContextParams, EmptyResult>(
         "context/processPendingChanges", "Ends the context's change cycle now.", errors: named)
-    public static let close = MethodDeclaration<ContextParams, EmptyResult>(
+    public static let close = MethodDeclaration<CloseContextParams, EmptyResult>(
         "context/close", "Closes a context and its children, dropping unsaved changes.", errors: named)
 }
 
@@ -69,8 +70,19 @@ let requestParam = ParamSpec.required("request", .ref("FetchRequest"))
 
 public struct ContextParams: RPCParams {
     public static let params = [contextParam]
+    let context: Context
+    public init(params p: ParamReader, in scope: ParamScope) throws { context = try scope.context(try p.string("context")) }
+}
+
+/// `context/close`: the graph is required before the name is read.
+public struct CloseContextParams: RPCParams {
+    public static let params = [contextParam]
+    let graph: ObjectGraph
     let context: String
-    public init(params: ParamReader) throws { context = try params.string("context") }
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        graph = try scope.graph()
+        context = try p.string("context")
+    }
 }
 
 public struct CreateContextParams: RPCParams {
@@ -80,12 +92,13 @@ public struct CreateContextParams: RPCParams {
         .optional("mergesChangesFromParent", .boolean, "true by default."),
         .optional("mergePolicy", .strings(MergePolicy.allCases.map(\.rawValue)), "\"error\" by default."),
     ]
+    let graph: ObjectGraph
     let name: String
     let parent: String?
     let mergesChangesFromParent: Bool
     let mergePolicy: MergePolicy
 
-    public init(params p: ParamReader) throws {
+    public init(params p: ParamReader, in scope: ParamScope) throws {
         var policy = MergePolicy.error
         if let text = try p.optionalString("mergePolicy") {
             guard let parsed = MergePolicy(rawValue: text) else {
@@ -94,6 +107,7 @@ public struct CreateContextParams: RPCParams {
             policy = parsed
         }
         mergePolicy = policy
+        graph = try scope.graph()
         name = try p.string("name")
         parent = try p.optionalString("parent")
         mergesChangesFromParent = try p.optionalBool("mergesChangesFromParent") ?? true
@@ -102,68 +116,89 @@ public struct CreateContextParams: RPCParams {
 
 public struct InsertParams: RPCParams {
     public static let params = [contextParam, ParamSpec.required("entity", .string), valuesParam]
-    let context: String
-    let entity: String
-    let values: JSONObject
-    public init(params p: ParamReader) throws {
-        context = try p.string("context")
-        entity = try p.string("entity")
-        values = try p.required("values")
+    let context: Context
+    let entity: Entity
+    let values: Snapshot
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        context = try scope.context(try p.string("context"))
+        entity = try scope.entity(try p.string("entity"))
+        values = try WireValue.snapshot(try p.required("values"), for: entity)
     }
 }
 
 public struct UpdateParams: RPCParams {
     public static let params = [contextParam, idParam, valuesParam]
-    let context: String
-    let id: String
-    let values: JSONObject
-    public init(params p: ParamReader) throws {
-        context = try p.string("context")
-        id = try p.string("id")
-        values = try p.required("values")
+    let context: Context
+    let id: ObjectID
+    let entity: Entity
+    let values: Snapshot
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        context = try scope.context(try p.string("context"))
+        id = try p.id("id")
+        entity = try scope.entity(id.entity)
+        values = try WireValue.snapshot(try p.required("values"), for: entity)
     }
 }
 
 public struct ObjectParams: RPCParams {
     public static let params = [contextParam, idParam]
-    let context: String
-    let id: String
-    public init(params p: ParamReader) throws {
-        context = try p.string("context")
-        id = try p.string("id")
+    let context: Context
+    let id: ObjectID
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        context = try scope.context(try p.string("context"))
+        id = try p.id("id")
+        _ = try scope.entity(id.entity)
     }
 }
 
 public struct GetParams: RPCParams {
     public static let params = [contextParam, ParamSpec.required("ids", .array(.ref("ObjectID"))), keysParam]
-    let context: String
-    let ids: [String]
-    let keys: [String]?
-    public init(params p: ParamReader) throws {
-        context = try p.string("context")
-        ids = try p.stringArray("ids")
-        keys = try p.optionalStringArray("keys")
+    let context: Context
+    let ids: [(ObjectID, Entity)]
+    let keys: Set<String>?
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        context = try scope.context(try p.string("context"))
+        var ids: [(ObjectID, Entity)] = []
+        for (i, text) in try p.stringArray("ids").enumerated() {
+            let id = try ParamReader.id(text, p.name("ids[\(i)]"))
+            ids.append((id, try scope.entity(id.entity)))
+        }
+        self.ids = ids
+        // Ids of several entities: each object shows the projected keys it has; a key none
+        // of them has is an error.
+        let keys = try p.optionalStringArray("keys")
+        for key in keys ?? [] where !ids.contains(where: { $0.1.key(key) != nil }) {
+            let entity = ids.first?.1.name ?? ""
+            throw EngineError(.unknownKey, "no key \(key) on \(entity)", [("entity", .string(entity)), ("key", .string(key))])
+        }
+        self.keys = keys.map(Set.init)
     }
 }
 
 public struct FetchParams: RPCParams {
     public static let params = [contextParam, requestParam, keysParam]
-    let context: String
+    let context: Context
     let request: FetchRequest
-    let keys: [String]?
-    public init(params p: ParamReader) throws {
-        context = try p.string("context")
+    let compiled: CompiledRequest
+    let entity: Entity
+    let keys: Set<String>?
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        context = try scope.context(try p.string("context"))
         request = try p.decode("request")
-        keys = try p.optionalStringArray("keys")
+        compiled = try scope.compiler().compile(request)
+        entity = try scope.entity(request.entity)
+        keys = try WireObject.projection(try p.optionalStringArray("keys"), entity: entity)
     }
 }
 
 public struct CountParams: RPCParams {
     public static let params = [contextParam, requestParam]
-    let context: String
+    let context: Context
     let request: FetchRequest
-    public init(params p: ParamReader) throws {
-        context = try p.string("context")
+    let compiled: CompiledRequest
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        context = try scope.context(try p.string("context"))
         request = try p.decode("request")
+        compiled = try scope.compiler().compile(request)
     }
 }

@@ -2,6 +2,7 @@ import JSON
 import Model
 import Predicates
 import Controllers
+import Contexts
 
 /// Controllers (protocol.md §9).
 public enum ControllerDeclarations {
@@ -60,8 +61,12 @@ let controllerParam = ParamSpec.required("controller", .string, "A controller's 
 
 public struct ControllerParams: RPCParams {
     public static let params = [controllerParam]
-    let controller: String
-    public init(params: ParamReader) throws { controller = try params.string("controller") }
+    let name: String
+    let entry: ControllersState.Entry
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        name = try p.string("controller")
+        entry = try scope.controller(name)
+    }
 }
 
 public struct CreateControllerParams: RPCParams {
@@ -73,29 +78,27 @@ public struct CreateControllerParams: RPCParams {
         .optional("notify", .object([("keys", .array(.string)), ("objects", .boolean)], closed: true),
                   "What change notifications carry: every value (absent), {keys} or {objects: false} (ids only)."),
     ]
-    let context: String
+    let context: Context
     let name: String
-    let request: FetchRequest
-    let sectionNameKeyPath: String?
-    let notify: Notify
+    let entity: Entity
+    let compiled: CompiledRequest
+    let projection: ControllersState.Projection
+    let model: ObjectModel
 
-    /// `notify`, its keys not yet checked against the entity.
-    enum Notify {
-        case allValues
-        case keys([String])
-        case idsOnly
-    }
-
-    public init(params p: ParamReader) throws {
-        context = try p.string("context")
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        context = try scope.context(try p.string("context"))
         name = try p.string("name")
         guard !name.isEmpty else { throw p.mismatch("name", "a non-empty name", got: "\"\"") }
-        request = try p.decode("request")
-        sectionNameKeyPath = try p.optionalString("sectionNameKeyPath")
-        notify = try Self.notify(p)
+        let request: FetchRequest = try p.decode("request")
+        entity = try scope.entity(request.entity)
+        let compiler = try scope.compiler()
+        compiled = try compiler.compile(request, sectionNameKeyPath: try p.optionalString("sectionNameKeyPath"))
+        projection = try Self.projection(p, entity)
+        model = try scope.graph().store.model
     }
 
-    static func notify(_ p: ParamReader) throws -> Notify {
+    /// `notify`: omitted for every value, `{keys: [...]}` for those keys, `{objects: false}` for ids only.
+    static func projection(_ p: ParamReader, _ entity: Entity) throws -> ControllersState.Projection {
         guard let n = try p.optionalObject("notify") else { return .allValues }
         for key in n.object.keys where key != "keys" && key != "objects" {
             throw n.mismatch(key, "one of keys, objects", got: "unknown key")
@@ -104,7 +107,7 @@ public struct CreateControllerParams: RPCParams {
             if n.has("keys") { throw n.mismatch("keys", "no keys with objects: false", got: "keys") }
             return .idsOnly
         }
-        if let keys = try n.optionalStringArray("keys") { return .keys(keys) }
+        if let keys = try WireObject.projection(try n.optionalStringArray("keys"), entity: entity) { return .keys(keys) }
         return .allValues
     }
 }
@@ -116,14 +119,14 @@ public struct RowsParams: RPCParams {
         .optional("offset", .integer, "0 by default."),
         .optional("limit", .integer, "To the end of the section by default."),
     ]
-    let controller: String
-    let keys: [String]?
+    let entry: ControllersState.Entry
+    let keys: Set<String>?
     let section: Int
     let offset: Int
     let limit: Int?
-    public init(params p: ParamReader) throws {
-        controller = try p.string("controller")
-        keys = try p.optionalStringArray("keys")
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        entry = try scope.controller(try p.string("controller"))
+        keys = try WireObject.projection(try p.optionalStringArray("keys"), entity: entry.entity)
         section = try p.int("section")
         offset = try p.optionalInt("offset") ?? 0
         limit = try p.optionalInt("limit")
@@ -132,10 +135,10 @@ public struct RowsParams: RPCParams {
 
 public struct ObjectAtParams: RPCParams {
     public static let params = [controllerParam, ParamSpec.required("indexPath", .ref("IndexPath"))]
-    let controller: String
+    let entry: ControllersState.Entry
     let indexPath: IndexPath
-    public init(params p: ParamReader) throws {
-        controller = try p.string("controller")
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        entry = try scope.controller(try p.string("controller"))
         let path = try p.array("indexPath", of: Int.self)
         guard path.count == 2 else { throw p.mismatch("indexPath", "[section, row]", got: "\(path.count) numbers") }
         indexPath = IndexPath(section: path[0], row: path[1])
@@ -144,21 +147,21 @@ public struct ObjectAtParams: RPCParams {
 
 public struct IndexPathParams: RPCParams {
     public static let params = [controllerParam, idParam]
-    let controller: String
-    let id: String
-    public init(params p: ParamReader) throws {
-        controller = try p.string("controller")
-        id = try p.string("id")
+    let entry: ControllersState.Entry
+    let id: ObjectID
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        entry = try scope.controller(try p.string("controller"))
+        id = try p.id("id")
     }
 }
 
 public struct SectionForTitleParams: RPCParams {
     public static let params = [controllerParam, ParamSpec.required("title", .string), .required("index", .integer)]
-    let controller: String
+    let entry: ControllersState.Entry
     let title: String
     let index: Int
-    public init(params p: ParamReader) throws {
-        controller = try p.string("controller")
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        entry = try scope.controller(try p.string("controller"))
         title = try p.string("title")
         index = try p.int("index")
     }

@@ -17,7 +17,7 @@ public enum LifecycleDeclarations {
         "$/cancelRequest", "Ignored: each request is answered before the next message is read.")
 }
 
-public struct InitializeParams: RPCParams {
+public struct InitializeParams: PlainParams {
     public static let params: [ParamSpec] = [
         .optional("clientInfo", .object([("name", .string), ("version", .string)], required: ["name"]),
                   "Logged; other LSP members (processId, capabilities, ...) are ignored."),
@@ -53,7 +53,7 @@ public struct InitializeResult: RPCResult {
     }
 }
 
-public struct CancelRequestParams: RPCParams {
+public struct CancelRequestParams: PlainParams {
     public static let params: [ParamSpec] = [.required("id", .types("string", "integer"), "The request to cancel.")]
     public init(params: ParamReader) throws {
         let id = try params.json("id")

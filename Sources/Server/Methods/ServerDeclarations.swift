@@ -10,7 +10,7 @@ public enum ServerDeclarations {
         "server/echo", "Answers value, as fetchd reads and writes it.", errors: [.invalidParams])
 }
 
-public struct EchoParams: RPCParams {
+public struct EchoParams: PlainParams {
     public static let params: [ParamSpec] = [.required("value", .any, "Any value but null.")]
     let value: JSON
     public init(params: ParamReader) throws { value = try params.json("value") }

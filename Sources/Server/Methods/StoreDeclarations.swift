@@ -8,7 +8,7 @@ public enum StoreDeclarations {
         errors: [.invalidParams, .engine(.invalidModel), .engine(.migrationRefused), .engine(.storeError)])
 }
 
-public struct OpenStoreParams: RPCParams {
+public struct OpenStoreParams: PlainParams {
     public static let params: [ParamSpec] = [
         .optional("path", .string, "The SQLite file; \":memory:\" by default."),
         .required("model", .ref("Model")),
