@@ -16,7 +16,8 @@ public enum OpenRPCDocument {
     static func method(_ d: MethodDescription) -> JSON {
         var o: JSONObject = ["name": .string(d.name), "summary": .string(d.summary), "paramStructure": "by-name"]
         o["params"] = .array(d.params.map { p in
-            var param: JSONObject = ["name": .string(p.name), "required": .bool(p.required), "schema": .object(p.schema.json)]
+            var param: JSONObject = ["name": .string(p.name), "required": .bool(p.required),
+                                     "schema": .object(p.schema.json)]
             if let text = p.description { param["description"] = .string(text) }
             return .object(param)
         })

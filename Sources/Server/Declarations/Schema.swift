@@ -30,9 +30,13 @@ public struct Schema: Equatable, Sendable {
 
     public static func const(_ value: JSON) -> Schema { Schema(["const": value]) }
 
-    public static func ref(_ component: String) -> Schema { Schema(["$ref": .string("#/components/schemas/\(component)")]) }
+    public static func ref(_ component: String) -> Schema {
+        Schema(["$ref": .string("#/components/schemas/\(component)")])
+    }
 
-    public static func oneOf(_ choices: Schema...) -> Schema { Schema(["oneOf": .array(choices.map { .object($0.json) })]) }
+    public static func oneOf(_ choices: Schema...) -> Schema {
+        Schema(["oneOf": .array(choices.map { .object($0.json) })])
+    }
 
     /// An object with these properties in this order; `additional`: false (closed), nil (open)
     /// or a schema every other member must satisfy.
@@ -41,11 +45,19 @@ public struct Schema: Equatable, Sendable {
         var o: JSONObject = ["type": "object"]
         if !properties.isEmpty { o["properties"] = .object(JSONObject(properties.map { ($0.0, .object($0.1.json)) })) }
         if !required.isEmpty { o["required"] = .array(required.map(JSON.string)) }
-        if let additional { o["additionalProperties"] = .object(additional.json) } else if closed { o["additionalProperties"] = false }
+        if let additional {
+            o["additionalProperties"] = .object(additional.json)
+        } else if closed {
+            o["additionalProperties"] = false
+        }
         return Schema(o)
     }
 
     /// The same schema with a `description` (or `title`) first.
-    public func describe(_ text: String) -> Schema { Schema(JSONObject([("description", .string(text))] + json.entries.map { ($0.key, $0.value) })) }
-    public func titled(_ text: String) -> Schema { Schema(JSONObject([("title", .string(text))] + json.entries.map { ($0.key, $0.value) })) }
+    public func describe(_ text: String) -> Schema { prefixed("description", text) }
+    public func titled(_ text: String) -> Schema { prefixed("title", text) }
+
+    private func prefixed(_ key: String, _ text: String) -> Schema {
+        Schema(JSONObject([(key, .string(text))] + json.entries.map { ($0.key, $0.value) }))
+    }
 }
