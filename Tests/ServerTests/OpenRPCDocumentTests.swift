@@ -78,7 +78,8 @@ import Server
         }
     }
 
-    /// Every result and every notification the transcripts record fits its declared schema.
+    /// Every result and every notification the transcripts record fits its declared schema, and
+    /// every error they record is one its method declares.
     @Test func everyRecordedAnswerFitsItsSchema() {
         let byName = Dictionary(uniqueKeysWithValues: Server().methods.descriptions.map { ($0.name, $0) })
         var checked = 0
@@ -102,6 +103,11 @@ import Server
                 }
                 guard let id = message["id"], let i = pending.firstIndex(where: { $0.id == id }) else { continue }
                 let method = pending.remove(at: i).method
+                if let error = message["error"], let d = byName[method], case .integer(let code) = error["code"],
+                   let kind = error["data"]?["kind"]?.stringValue, !Self.anyMethodErrors.contains(kind) {
+                    #expect(d.errors.contains { $0.code == Int(code) && $0.kind == kind },
+                            "\(session.name): \(method) answered \(kind) (\(code)), which it does not declare")
+                }
                 guard let result = message["result"], let d = byName[method], let schema = d.result?.schema else { continue }
                 let problem = SchemaChecking.problem(result, schema.json)
                 #expect(problem == nil, "\(session.name): \(method) result \(problem ?? "")")
@@ -110,6 +116,11 @@ import Server
         }
         #expect(checked > 500)
     }
+
+    /// Errors any request may get from the session rather than from its method.
+    static let anyMethodErrors: Set<String> = ["shutdownRequested", "initializeNotFirst", "alreadyInitialized",
+                                               "methodNotFound", "invalidRequest", "parseError", "messageTooLarge",
+                                               "internal"]
 
     @Test func errorsListedAreTheErrorTablesCodes() {
         for d in Server().methods.descriptions {
