@@ -30,8 +30,9 @@ import Server
         return fixture().handle(Request(method: d.name, params: .byName(params), id: id))
     }
 
+    /// Every param, with a value from its schema (`store/open` stays in memory: no file is made).
     func sample(_ d: MethodDescription) -> JSONObject {
-        JSONObject(d.params.map { ($0.name, SchemaChecking.sample($0.schema.json)) })
+        JSONObject(d.params.map { ($0.name, $0.name == "path" ? ":memory:" : SchemaChecking.sample($0.schema.json)) })
     }
 
     /// The param a -32602 names, or nil for any other outcome. (`store/open`'s model is read by
