@@ -6,9 +6,10 @@ import Model
 /// fetchd's request handler: the method table, the lifecycle, and the change-cycle machinery
 /// the engine plugs into. Single-threaded: one message at a time, in arrival order.
 ///
-/// Method areas (Sources/Server/Methods/*Methods.swift) register their methods in
-/// `registerAllMethods()`, keep their state in `shared(_:)`, close the cycle with
-/// `onEndOfCycle` and release resources with `onClose`.
+/// The method table is built from the declarations in Sources/Server/Methods (one file of
+/// declarations and one of handlers per namespace, listed in `AllMethods.swift`); the same
+/// table answers dispatch and `rpc.discover`. State lives in `contexts` and `controllers`,
+/// which hear of the server's cycles and of each other through named observer protocols.
 public final class Server: MessageHandler {
     public struct Configuration: Sendable {
         public var version: String
@@ -16,105 +17,85 @@ public final class Server: MessageHandler {
     }
 
     public let configuration: Configuration
-    public let methods = MethodRegistry()
+    public let methods = MethodTable()
     public var logger: Logger
-    /// `capabilities` in the `initialize` result; method areas add their entries.
+    /// `capabilities` in the `initialize` result.
     public var capabilities: JSONObject = ["batch": true]
+    /// Notifications queued for the message being handled.
+    public let outbox = Outbox()
+    /// The open store, its contexts and the request compiler (`store/*`, `context/*`).
+    public let contexts = ContextsState()
+    /// The controllers by name (`controller/*`); they observe `contexts`.
+    public let controllers: ControllersState
 
     public internal(set) var lifecycle = Lifecycle()
     public private(set) var exitCode: Int32?
 
-    private var queued: [OutgoingNotification] = []
-    private var endOfCycleHooks: [() -> [OutgoingNotification]] = []
-    private var closeHooks: [() -> Void] = []
+    private var observers: [ServerObserver] = []
     private var closed = false
-    private var sharedState: [ObjectIdentifier: AnyObject] = [:]
 
     public init(configuration: Configuration = Configuration(), logger: Logger = Logger(label: "fetchd.server")) {
         self.configuration = configuration
         self.logger = logger
+        controllers = ControllersState(outbox: outbox)
+        contexts.addObserver(controllers)
+        addObserver(contexts)
         registerAllMethods()
     }
 
-    // MARK: Hooks for method areas
+    /// Where params resolve the names they carry (contexts, entities, controllers).
+    public var paramScope: ParamScope { ParamScope(contexts: contexts, controllers: controllers) }
 
-    /// Queues a server-to-client notification. It is written before the response of the
-    /// message being handled, after the notifications queued before it.
-    public func notify(_ method: String, _ params: JSON? = nil) {
-        queued.append(OutgoingNotification(method: method, params: params))
+    /// Registers for the end of every cycle and for the close, after those registered before.
+    public func addObserver(_ observer: ServerObserver) {
+        observers.append(observer)
     }
 
-    /// Runs after each top-level message (one request or notification, or a whole batch),
-    /// before its responses are written; the notifications it returns go out first, in order
-    /// of hook registration. This is where dirty contexts process their pending changes.
-    public func onEndOfCycle(_ hook: @escaping () -> [OutgoingNotification]) {
-        endOfCycleHooks.append(hook)
-    }
-
-    /// Runs once when the process ends: `exit`, end of input, SIGTERM/SIGINT.
-    public func onClose(_ hook: @escaping () -> Void) {
-        closeHooks.append(hook)
-    }
-
-    /// One instance of `T` per server, made on first use: state shared between method areas
-    /// (the controllers reach the contexts' state this way).
-    public func shared<T: AnyObject>(_ type: T.Type = T.self, make: () -> T) -> T {
-        if let existing = sharedState[ObjectIdentifier(T.self)] { return existing as! T }
-        let made = make()
-        sharedState[ObjectIdentifier(T.self)] = made
-        return made
+    /// Queues a declared server-to-client notification (written before the current response).
+    public func send<P>(_ notification: ServerNotification<P>, _ params: P) {
+        outbox.send(notification, params)
     }
 
     /// Calls a method in-process, as a request would, without lifecycle checks. Used for
     /// start-up work such as `--store/--model` (which calls `store/open`).
     public func call(_ method: String, _ params: JSON? = nil) -> Result<JSON, RPCError> {
-        guard let handler = methods.handler(for: method) else { return .failure(.methodNotFound(method)) }
         let wire: Params?
         switch params {
         case .object(let o)?: wire = .byName(o)
         case .array(let a)?: wire = .byPosition(a)
         default: wire = nil
         }
-        return invoke(handler, wire, method: method)
+        return invoke(method, wire, isNotification: false)
     }
 
-    /// Runs the close hooks once (later calls do nothing).
+    /// Tells the observers once that the server closes (later calls do nothing).
     public func close() {
         guard !closed else { return }
         closed = true
-        for hook in closeHooks { hook() }
+        for observer in observers { observer.serverWillClose(self) }
     }
 
     // MARK: MessageHandler
 
     public func handle(_ request: Request) -> Result<JSON, RPCError> {
         if let refusal = lifecycle.refusal(of: request) { return .failure(refusal) }
-        let outcome: Result<JSON, RPCError>
-        if let handler = methods.handler(for: request.method) {
-            outcome = invoke(handler, request.params, method: request.method)
-        } else {
-            outcome = .failure(.methodNotFound(request.method))
-        }
+        let outcome = invoke(request.method, request.params, isNotification: request.isNotification)
         lifecycle.record(request, succeeded: (try? outcome.get()) != nil)
         return outcome
     }
 
     public func endOfCycle() {
-        for hook in endOfCycleHooks { queued.append(contentsOf: hook()) }
+        for observer in observers { observer.serverWillEndCycle(self) }
     }
 
-    public func takeNotifications() -> [OutgoingNotification] {
-        guard !queued.isEmpty else { return [] }
-        let taken = queued
-        queued = []
-        return taken
-    }
+    public func takeNotifications() -> [OutgoingNotification] { outbox.take() }
 
     func requestExit(_ code: Int32) { exitCode = code }
 
-    private func invoke(_ handler: MethodRegistry.Handler, _ params: Params?, method: String) -> Result<JSON, RPCError> {
+    private func invoke(_ method: String, _ params: Params?, isNotification: Bool) -> Result<JSON, RPCError> {
+        guard let handler = methods.handler(for: method) else { return .failure(.methodNotFound(method)) }
         do {
-            return .success(try handler(params))
+            return .success(try handler(params, isNotification))
         } catch let error as RPCError {
             return .failure(error)
         } catch let error as EngineError {

@@ -14,7 +14,7 @@ struct FetchdCommand: ParsableCommand {
         abstract: "NSFetchedResultsController as a JSON-RPC 2.0 backend on stdin/stdout.",
         discussion: "Logs go to stderr; stdout carries protocol bytes only. See protocol.md.",
         version: FetchdVersion.current,
-        subcommands: [ReplayCommand.self])
+        subcommands: [ReplayCommand.self, DescribeCommand.self])
 
     @Option(help: "SQLite store to open at start-up (needs --model).")
     var store: String?
@@ -92,11 +92,9 @@ struct FetchdCommand: ParsableCommand {
     /// a client would, so both paths share one implementation.
     private func openAtStartup(_ server: Server, model: JSON, logger: Logger) throws {
         let params: JSON = ["path": .string(store ?? ":memory:"), "model": model]
-        switch server.call("store/open", params) {
+        switch server.call(StoreDeclarations.open.name, params) {
         case .success:
             break
-        case .failure(let error) where error.code == RPCError.methodNotFoundCode:
-            logger.warning("this build has no store yet: --store/--model were validated, not opened")
         case .failure(let error):
             logger.critical("cannot open the store: \(error)")
             throw ExitCode(1)

@@ -3,24 +3,47 @@ import JSON
 import JSONRPC
 import Server
 
-/// The end-of-cycle hook: one cycle per top-level message, its notifications before responses.
+/// A test notification's params: any JSON.
+struct AnyPayload: NotificationPayload {
+    static let params: [ParamSpec] = []
+    let json: JSON
+}
+
+struct TouchParams: PlainParams {
+    static let params: [ParamSpec] = [.required("name", .string)]
+    let name: String
+    init(params: ParamReader) throws { name = try params.string("name") }
+}
+
+enum TouchDeclarations {
+    static let touch = MethodDeclaration<TouchParams, EmptyResult>("test/touch", "Marks a name dirty.", errors: [.invalidParams])
+    static let touched = ServerNotification<AnyPayload>("test/touched", "A name was touched.")
+    static let cycle = ServerNotification<AnyPayload>("test/cycle", "The names touched in a cycle.")
+}
+
+/// The end of a cycle, as observers see it: one per top-level message, notifications before responses.
 @Suite struct ChangeCycleTests {
-    final class Counter { var cycles = 0; var dirty: [String] = [] }
+    final class Counter: ServerObserver {
+        var cycles = 0
+        var dirty: [String] = []
+        func serverWillEndCycle(_ server: Server) {
+            cycles += 1
+            defer { dirty.removeAll() }
+            if !dirty.isEmpty { server.send(TouchDeclarations.cycle, AnyPayload(json: .array(dirty.map(JSON.string)))) }
+        }
+    }
 
     func server() -> (Server, Counter) {
         let server = Server()
         let counter = Counter()
-        server.methods.register("test/touch") { [unowned server] params -> EmptyResult in
-            let name = try params.string("name")
-            counter.dirty.append(name)
-            server.notify("test/touched", ["name": .string(name)])
-            return EmptyResult()
-        }
-        server.onEndOfCycle {
-            counter.cycles += 1
-            defer { counter.dirty.removeAll() }
-            return counter.dirty.isEmpty ? [] : [OutgoingNotification(method: "test/cycle", params: .array(counter.dirty.map(JSON.string)))]
-        }
+        server.methods.add([
+            TouchDeclarations.touch.handle { [unowned server] p in
+                counter.dirty.append(p.name)
+                server.send(TouchDeclarations.touched, AnyPayload(json: ["name": .string(p.name)]))
+                return EmptyResult()
+            },
+        ])
+        server.addObserver(counter)
         return (server, counter)
     }
 

@@ -27,19 +27,16 @@ import Server
         #expect(out.map(\.serializedString) == [#"{"jsonrpc":"2.0","result":null,"id":1}"#])
     }
 
-    @Test func closeHooksRunOnce() {
+    @Test func observersHearTheCloseOnce() {
+        final class Closer: ServerObserver {
+            var closed = 0
+            func serverWillClose(_ server: Server) { closed += 1 }
+        }
         let server = Server()
-        var closed = 0
-        server.onClose { closed += 1 }
+        let closer = Closer()
+        server.addObserver(closer)
         server.close()
         server.close()
-        #expect(closed == 1)
-    }
-
-    @Test func sharedStateIsOnePerType() {
-        final class Engine { var n = 0 }
-        let server = Server()
-        server.shared(Engine.self) { Engine() }.n = 5
-        #expect(server.shared(Engine.self) { Engine() }.n == 5)
+        #expect(closer.closed == 1)
     }
 }

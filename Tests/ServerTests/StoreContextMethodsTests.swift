@@ -2,6 +2,7 @@ import Testing
 import JSON
 import JSONRPC
 import Model
+import Contexts
 @testable import Server
 
 @Suite struct StoreContextMethodsTests {
@@ -97,16 +98,48 @@ import Model
 
     @Test func aBatchIsOneChangeCycle() throws {
         let s = try server()
-        var seen: [ChangeSet] = []
-        s.contextsState.changeSetObservers.append { seen.append($0) }
+        let recorder = ChangeSetRecorder()
+        s.contexts.addObserver(recorder)
         let h = Harness(.ndjson, server: s)
         let replies = h.send([#"[{"jsonrpc":"2.0","id":1,"method":"context/insert","params":{"context":"main","entity":"Group","values":{"title":"A"}}},"#
                               + #"{"jsonrpc":"2.0","id":2,"method":"context/update","params":{"context":"main","id":"Group/1","values":{"title":"B"}}}]"#])
         #expect(replies.count == 1)
-        #expect(seen.count == 1)
-        #expect(seen.first?.changes.count == 1)
-        #expect(seen.first?.changes.first?.after?["title"] == .string("B"))
+        #expect(recorder.seen.count == 1)
+        #expect(recorder.seen.first?.changes.count == 1)
+        #expect(recorder.seen.first?.changes.first?.after?["title"] == .string("B"))
+        #expect(recorder.seen.first?.reason == .request)
         h.send([#"{"jsonrpc":"2.0","id":3,"method":"context/get","params":{"context":"main","ids":["Group/1"]}}"#])
-        #expect(seen.count == 1)
+        #expect(recorder.seen.count == 1)
     }
+
+    /// Each cycle says why it happened: the end of a request, a save (here a child's into its
+    /// parent), a merge of another root's save, a rollback.
+    @Test func changeSetsCarryTheirReason() throws {
+        let s = try server()
+        let recorder = ChangeSetRecorder()
+        s.contexts.addObserver(recorder)
+        _ = try call(s, "context/create", ["name": "other"])
+        _ = try call(s, "context/create", ["name": "child", "parent": "main"])
+        func reasons(_ method: String, _ params: JSON) throws -> [String] {
+            recorder.seen.removeAll()
+            _ = try call(s, method, params)
+            s.endOfCycle()
+            return recorder.seen.map { "\($0.context):\($0.reason.rawValue)" }
+        }
+        #expect(try reasons("context/insert", ["context": "child", "entity": "Group", "values": ["title": "A"]])
+            == ["child:request"])
+        let childSave = try reasons("context/save", ["context": "child"])
+        #expect(childSave == ["main:save"])
+        #expect(try reasons("context/save", ["context": "main"]) == ["other:merge"])
+        #expect(try reasons("context/update", ["context": "other", "id": "Group/1", "values": ["title": "B"]])
+            == ["other:request"])
+        #expect(try reasons("context/rollback", ["context": "other"]) == ["other:rollback"])
+    }
+}
+
+/// Every change set the contexts deliver, with the reason of its cycle.
+final class ChangeSetRecorder: ChangeCycleObserver {
+    var seen: [ChangeSet] = []
+    func contextDidChange(_ changeSet: ChangeSet) { seen.append(changeSet) }
+    func storeDidOpen(_ graph: ObjectGraph) {}
 }

@@ -28,7 +28,7 @@ extension Context {
     /// Discards every unsaved change (a change cycle).
     public func rollback() throws(EngineError) {
         try discardPending()
-        processPendingChanges()
+        processPendingChanges(.rollback)
     }
 
     // MARK: Child save
@@ -54,8 +54,8 @@ extension Context {
             }
         }
         try discardPending()
-        processPendingChanges()
-        parent.processPendingChanges()
+        processPendingChanges(.save)
+        parent.processPendingChanges(.save)
         return counts
     }
 
@@ -108,10 +108,10 @@ extension Context {
         for (id, final) in settled { try noteCurrent(id, next: final) }
         try store.write(batch)
         clearPending()
-        processPendingChanges()
+        processPendingChanges(.save)
         for r in mergers {
             try r.rebase(on: written)
-            r.processPendingChanges()
+            r.processPendingChanges(.merge)
         }
         return counts
     }

@@ -219,8 +219,8 @@ public final class Context {
     // MARK: Change cycles
 
     /// Ends the current change cycle: reports what changed (one `ChangeSet`, if anything
-    /// did), then lets the children report what they saw change.
-    public func processPendingChanges() {
+    /// did), then lets the children report what they saw change (for the same reason).
+    public func processPendingChanges(_ reason: ChangeSet.Reason = .request) {
         if !cycleBefore.isEmpty {
             let recorded = cycleBefore
             cycleBefore.removeAll()
@@ -231,9 +231,9 @@ public final class Context {
                 guard before != after else { continue }
                 changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: differingKeys(before, after)))
             }
-            if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes)) }
+            if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes, reason: reason)) }
         }
-        for child in children { child.processPendingChanges() }
+        for child in children { child.processPendingChanges(reason) }
     }
 }
 

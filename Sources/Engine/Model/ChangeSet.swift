@@ -24,13 +24,29 @@ public struct ChangeSet: Sendable {
         public var isDelete: Bool { before != nil && after == nil }
     }
 
+    /// Why a cycle happened.
+    public enum Reason: String, Sendable, CaseIterable {
+        /// The end of a request (or batch) that changed the context, or processPendingChanges.
+        case request
+        /// The context saved (a root writing the store), or a child saved into it.
+        case save
+        /// The context took in another root context's save.
+        case merge
+        /// The context rolled back its unsaved changes.
+        case rollback
+        /// Another process committed to the store (reserved: not produced yet).
+        case external
+    }
+
     public var context: String
     /// One entry per changed object, in a deterministic order (entity, then id number).
     public var changes: [Change]
+    public var reason: Reason
 
-    public init(context: String, changes: [Change]) {
+    public init(context: String, changes: [Change], reason: Reason = .request) {
         self.context = context
         self.changes = changes
+        self.reason = reason
     }
 
     public var isEmpty: Bool { changes.isEmpty }

@@ -1,10 +1,12 @@
 extension Server {
-    /// Every method area, in one place. Each area adds its one line here.
+    /// Every declaration bound to its handler, in the document's order: each namespace adds
+    /// its line here. Server notifications are listed too (they are sent, not dispatched).
     func registerAllMethods() {
-        registerLifecycleMethods()
-        registerServerMethods()
-        registerStoreMethods()
-        registerContextMethods()
-        registerControllerMethods()
+        methods.add(lifecycleMethods())
+        methods.add(serverMethods())
+        methods.add(storeMethods())
+        methods.add(contextMethods())
+        methods.add(controllerMethods())
+        methods.declare(ControllerNotifications.descriptions)
     }
 }

@@ -4,17 +4,20 @@ import Model
 import Predicates
 import Store
 
-/// The open store, its contexts and the request compiler, shared by the `store/*` and
-/// `context/*` methods and the controllers (through `Server.shared`).
-public final class ContextsState {
+/// The open store, its contexts and the request compiler, used by the `store/*` and
+/// `context/*` methods and the controllers (`Server.contexts`). It ends the contexts' cycles
+/// when the server ends one, and passes every change set on to its observers.
+public final class ContextsState: ServerObserver {
     public private(set) var graph: ObjectGraph?
     public private(set) var compiler: RequestCompiler?
-    /// Every change set, in the order the cycles happen (the controllers listen here).
-    public var changeSetObservers: [(ChangeSet) -> Void] = []
-    /// After `store/open` replaced the graph (controllers on the old one are gone with it).
-    public var storeObservers: [(ObjectGraph) -> Void] = []
+    private var observers: [ChangeCycleObserver] = []
 
     public init() {}
+
+    /// Registers for every change set and every store opened, after those registered before.
+    public func addObserver(_ observer: ChangeCycleObserver) {
+        observers.append(observer)
+    }
 
     /// The graph, or `noStore` when no store is open.
     public func requireGraph() throws(EngineError) -> ObjectGraph {
@@ -37,25 +40,21 @@ public final class ContextsState {
         let store = try Store.open(path: path, model: model, configure: { try SQLFunctions.register(on: $0) })
         graph?.close()
         let graph = ObjectGraph(store: store)
-        graph.onChangeSet = { [unowned self] set in for observer in changeSetObservers { observer(set) } }
+        graph.onChangeSet = { [unowned self] set in for observer in observers { observer.contextDidChange(set) } }
         self.graph = graph
         compiler = RequestCompiler(model: model)
-        for observer in storeObservers { observer(graph) }
+        for observer in observers { observer.storeDidOpen(graph) }
         return store
     }
 
     /// The server's end of a request or batch: every dirty context ends its change cycle.
-    func endOfCycle() {
+    public func serverWillEndCycle(_ server: Server) {
         graph?.processPendingChanges()
     }
 
-    func close() {
+    public func serverWillClose(_ server: Server) {
         graph?.close()
         graph = nil
         compiler = nil
     }
-}
-
-extension Server {
-    public var contextsState: ContextsState { shared(ContextsState.self) { ContextsState() } }
 }

@@ -2,8 +2,10 @@ import Contexts
 import Controllers
 import Model
 
-/// The controllers by name, in creation order (the order their notifications go out).
-public final class ControllersState {
+/// The controllers by name, in creation order (the order their notifications go out). Every
+/// change set of a context is applied to the controllers on that context, and their events
+/// are queued as notifications before the response of the request that caused the cycle.
+public final class ControllersState: ChangeCycleObserver {
     /// What change notifications carry for one controller (`notify` of controller/create).
     public enum Projection: Equatable {
         case allValues
@@ -25,8 +27,24 @@ public final class ControllersState {
     }
 
     public private(set) var entries: [Entry] = []
+    private let outbox: Outbox
+    /// The graph the controllers' contexts belong to (the last one opened).
+    private weak var graph: ObjectGraph?
 
-    public init() {}
+    init(outbox: Outbox) { self.outbox = outbox }
+
+    public func contextDidChange(_ changeSet: ChangeSet) {
+        prune(graph)
+        for entry in entries where entry.context.name == changeSet.context {
+            for event in entry.controller.apply(changeSet) { outbox.send(event, of: entry) }
+        }
+    }
+
+    /// A new store replaces every context, and so every controller.
+    public func storeDidOpen(_ graph: ObjectGraph) {
+        self.graph = graph
+        removeAll()
+    }
 
     func add(_ entry: Entry) throws(EngineError) {
         guard !entries.contains(where: { $0.controller.name == entry.controller.name }) else {

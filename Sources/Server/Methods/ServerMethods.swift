@@ -1,9 +1,9 @@
-import JSON
-
 extension Server {
-    /// Diagnostics for clients and benchmarks: `server/ping` -> `{}`, `server/echo {value}` -> value.
-    func registerServerMethods() {
-        methods.register("server/ping") { _ in EmptyResult() }
-        methods.register("server/echo") { params in try params.json("value") }
+    func serverMethods() -> [MethodTable.Entry] {
+        [
+            ServerDeclarations.discover.handle { [unowned self] _ in DiscoverResult(document: openRPCDocument) },
+            ServerDeclarations.ping.handle { _ in EmptyResult() },
+            ServerDeclarations.echo.handle { EchoResult(value: $0.value) },
+        ]
     }
 }

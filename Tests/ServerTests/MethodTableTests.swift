@@ -4,9 +4,12 @@ import JSONRPC
 import Model
 import Server
 
-/// A typed request as other method areas declare theirs.
-struct Rename: RPCMethod {
-    static let name = "test/rename"
+/// A typed request as the method namespaces declare theirs.
+struct Rename: PlainParams {
+    static let params: [ParamSpec] = [
+        .required("id", .string), .required("to", .string), .optional("force", .boolean), .optional("limit", .integer),
+        .optional("keys", .array(.string)), .optional("window", .object([("offset", .integer), ("limit", .integer)])),
+    ]
     var id: String
     var to: String
     var force: Bool
@@ -34,22 +37,44 @@ struct Rename: RPCMethod {
     }
 }
 
+struct ContextName: PlainParams {
+    static let params: [ParamSpec] = [.required("context", .string)]
+    let context: String
+    init(params: ParamReader) throws { context = try params.string("context") }
+}
+
+/// Any JSON, for test results.
+struct AnyResult: RPCResult {
+    static let resultName = "value"
+    static let schema = Schema.any
+    let json: JSON
+}
+
 struct Boom: Error {}
 
-@Suite struct MethodRegistryTests {
+enum TestDeclarations {
+    static let rename = MethodDeclaration<Rename, AnyResult>("test/rename", "Renames.", errors: [.invalidParams])
+    static let engineError = MethodDeclaration<ContextName, EmptyResult>(
+        "test/engineError", "Fails.", errors: [.invalidParams, .engine(.unknownContext)])
+    static let unexpected = MethodDeclaration<NoParams, EmptyResult>("test/unexpected", "Fails badly.", errors: [])
+}
+
+@Suite struct MethodTableTests {
     func server() -> Server {
         let server = Server()
-        server.methods.register(Rename.self) { request in
-            ["id": .string(request.id), "to": .string(request.to), "force": .bool(request.force),
-             "limit": request.limit.map { .integer(Int64($0)) } ?? .null,
-             "keys": request.keys.map { .array($0.map(JSON.string)) } ?? .null,
-             "offset": request.window.map { .integer(Int64($0.offset)) } ?? .null] as JSON
-        }
-        server.methods.register("test/engineError") { params -> EmptyResult in
-            throw EngineError(.unknownContext, "no context named \(try params.string("context"))",
-                              [("context", .string(try params.string("context")))])
-        }
-        server.methods.register("test/unexpected") { _ -> EmptyResult in throw Boom() }
+        server.methods.add([
+            TestDeclarations.rename.handle { request in
+                let limit: JSON = request.limit.map { .integer(Int64($0)) } ?? .null
+                let keys: JSON = request.keys.map { .array($0.map(JSON.string)) } ?? .null
+                let offset: JSON = request.window.map { .integer(Int64($0.offset)) } ?? .null
+                return AnyResult(json: ["id": .string(request.id), "to": .string(request.to), "force": .bool(request.force),
+                                        "limit": limit, "keys": keys, "offset": offset])
+            },
+            TestDeclarations.engineError.handle { p -> EmptyResult in
+                throw EngineError(.unknownContext, "no context named \(p.context)", [("context", .string(p.context))])
+            },
+            TestDeclarations.unexpected.handle { _ -> EmptyResult in throw Boom() },
+        ])
         return server
     }
 
@@ -103,6 +128,15 @@ struct Boom: Error {}
         guard case .failure(let e) = call(server(), "test/unexpected", [:]) else { Issue.record("succeeded"); return }
         #expect(e.code == -32603)
         #expect(e.data == ["kind": "internal", "reason": "test/unexpected failed unexpectedly"])
+    }
+
+    @Test func addedMethodsAreDescribedInDeclarationOrder() {
+        let names = server().methods.descriptions.map(\.name)
+        #expect(Array(names.suffix(3)) == ["test/rename", "test/engineError", "test/unexpected"])
+        let document = server().openRPCDocument
+        let rename = document["methods"]?.arrayValue?.first { $0["name"] == "test/rename" }
+        #expect(rename?["params"]?.arrayValue?.map { $0["name"] } == ["id", "to", "force", "limit", "keys", "window"])
+        #expect(rename?["errors"] == [["code": -32602, "message": "invalidParams"]])
     }
 
     @Test func inProcessCallsUseTheSameTable() {

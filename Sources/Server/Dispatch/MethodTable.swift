@@ -1,0 +1,49 @@
+import JSON
+import JSONRPC
+
+/// The method table, built from declarations (Sources/Server/Methods/*Declarations.swift)
+/// bound to their handlers. It answers dispatch and describes itself for the OpenRPC document,
+/// so the two cannot list different methods. A handler may throw RPCError (sent as is),
+/// EngineError (mapped through ErrorTable) or anything else (-32603, details logged only).
+public final class MethodTable {
+    public struct Entry {
+        public typealias Handler = (_ params: Params?, _ isNotification: Bool) throws -> JSON
+        public let description: MethodDescription
+        let handler: Handler
+
+        init(description: MethodDescription, handler: @escaping Handler) {
+            self.description = description
+            self.handler = handler
+        }
+    }
+
+    private var handlers: [String: Entry.Handler] = [:]
+    /// Every method and notification, in declaration order (the document's order).
+    public private(set) var descriptions: [MethodDescription] = []
+
+    public init() {}
+
+    /// The names a client can call (requests and client notifications), sorted.
+    public var names: [String] { handlers.keys.sorted() }
+
+    public func handler(for method: String) -> Entry.Handler? { handlers[method] }
+
+    /// Adds bound declarations. A second entry for a name is a programming error.
+    public func add(_ entries: [Entry]) {
+        for entry in entries {
+            let name = entry.description.name
+            precondition(handlers[name] == nil && !descriptions.contains { $0.name == name }, "\(name) declared twice")
+            handlers[name] = entry.handler
+            descriptions.append(entry.description)
+        }
+    }
+
+    /// Lists notifications fetchd sends (they are not dispatched).
+    public func declare(_ notifications: [MethodDescription]) {
+        for n in notifications {
+            precondition(n.direction == .serverToClient, "\(n.name) is not a server notification")
+            precondition(!descriptions.contains { $0.name == n.name }, "\(n.name) declared twice")
+            descriptions.append(n)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Controllers
+import JSON
+import Model
+
+/// What a change cycle sends for a controller (protocol.md §10), in this order.
+public enum ControllerNotifications {
+    public static let willChangeContent = ServerNotification<ControllerName>(
+        "controller/willChangeContent", "A controller's results are about to change (a batch begins).")
+    public static let didChangeSection = ServerNotification<SectionChange>(
+        "controller/didChangeSection", "A section was inserted or deleted.")
+    public static let didChangeObject = ServerNotification<ObjectChange>(
+        "controller/didChangeObject", "A row was inserted, deleted, moved or updated.")
+    public static let didChangeContent = ServerNotification<ControllerName>(
+        "controller/didChangeContent", "The batch ends: apply it (protocol.md §11).")
+
+    /// In wire order, for the method table.
+    public static let descriptions = [willChangeContent.description, didChangeSection.description,
+                                      didChangeObject.description, didChangeContent.description]
+}
+
+public struct ControllerName: NotificationPayload {
+    public static let params = [controllerParam]
+    let controller: String
+    public var json: JSON { .object(["controller": .string(controller)]) }
+}
+
+public struct SectionChange: NotificationPayload {
+    public static let params: [ParamSpec] = [
+        controllerParam,
+        .required("type", .ref("SectionChangeType")),
+        .required("sectionIndex", .integer, "OLD index for a delete, NEW index for an insert."),
+        .required("section", .ref("SectionInfo")),
+    ]
+    let controller: String
+    let type: ControllerEvent.SectionChange
+    let sectionIndex: Int
+    let section: SectionInfo
+    public var json: JSON {
+        .object(["controller": .string(controller), "type": .string(type.rawValue),
+                 "sectionIndex": .integer(Int64(sectionIndex)), "section": ControllerWire.section(section)])
+    }
+}
+
+public struct ObjectChange: NotificationPayload {
+    public static let params: [ParamSpec] = [
+        controllerParam,
+        .required("type", .ref("ObjectChangeType")),
+        idParam,
+        .optional("indexPath", .ref("IndexPath"), "OLD index path (delete, move, update)."),
+        .optional("newIndexPath", .ref("IndexPath"), "NEW index path (insert, move, update)."),
+        .optional("object", .ref("Object"), "Its values as notify chose; absent for deletes and with {objects: false}."),
+    ]
+    let controller: String
+    let type: ControllerEvent.ObjectChange
+    let id: ObjectID
+    let indexPath: IndexPath?
+    let newIndexPath: IndexPath?
+    let object: JSON?
+    public var json: JSON {
+        var params: JSONObject = ["controller": .string(controller), "type": .string(type.rawValue),
+                                  "id": .string(id.description)]
+        if let indexPath { params["indexPath"] = ControllerWire.indexPath(indexPath) }
+        if let newIndexPath { params["newIndexPath"] = ControllerWire.indexPath(newIndexPath) }
+        if let object { params["object"] = object }
+        return .object(params)
+    }
+}
+
+extension Outbox {
+    /// Queues one controller event as its notification.
+    func send(_ event: ControllerEvent, of entry: ControllersState.Entry) {
+        let name = entry.controller.name
+        switch event {
+        case .willChangeContent:
+            send(ControllerNotifications.willChangeContent, ControllerName(controller: name))
+        case .didChangeContent:
+            send(ControllerNotifications.didChangeContent, ControllerName(controller: name))
+        case let .section(type, index, info):
+            send(ControllerNotifications.didChangeSection,
+                 SectionChange(controller: name, type: type, sectionIndex: index, section: info))
+        case let .object(type, id, old, new):
+            var object: JSON?
+            if type != .delete, let values = entry.context.snapshot(of: id) {
+                switch entry.projection {
+                case .allValues: object = WireObject.json(id, values, entity: entry.entity)
+                case .keys(let keys): object = WireObject.json(id, values, entity: entry.entity, keys: keys)
+                case .idsOnly: break
+                }
+            }
+            send(ControllerNotifications.didChangeObject,
+                 ObjectChange(controller: name, type: type, id: id, indexPath: old, newIndexPath: new, object: object))
+        }
+    }
+}

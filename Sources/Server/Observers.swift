@@ -1,0 +1,46 @@
+import JSONRPC
+import Contexts
+import Model
+
+/// What the server tells the parts registered with `Server.addObserver`, in registration order.
+public protocol ServerObserver: AnyObject {
+    /// After each top-level message (one request or notification, or a whole batch), before
+    /// its responses are written: dirty contexts end their change cycle here.
+    func serverWillEndCycle(_ server: Server)
+    /// Once, when the process ends: `exit`, end of input, SIGTERM/SIGINT.
+    func serverWillClose(_ server: Server)
+}
+
+extension ServerObserver {
+    public func serverWillEndCycle(_ server: Server) {}
+    public func serverWillClose(_ server: Server) {}
+}
+
+/// What the contexts tell the parts registered with `ContextsState.addObserver` (the
+/// controllers), synchronously and in the order cycles happen.
+public protocol ChangeCycleObserver: AnyObject {
+    /// One change cycle of one context: `changeSet.context`, the changed objects
+    /// (`changeSet.changes`, values before and after) and why (`changeSet.reason`).
+    func contextDidChange(_ changeSet: ChangeSet)
+    /// `store/open` replaced the graph: every context of the old one is gone.
+    func storeDidOpen(_ graph: ObjectGraph)
+}
+
+/// Server-to-client notifications waiting to be written: they go out before the response
+/// of the message being handled, in the order they were queued.
+public final class Outbox {
+    private var queued: [OutgoingNotification] = []
+
+    public init() {}
+
+    /// Queues a declared notification with its typed params (the only way one is sent).
+    public func send<P>(_ notification: ServerNotification<P>, _ params: P) {
+        queued.append(notification.message(params))
+    }
+
+    func take() -> [OutgoingNotification] {
+        guard !queued.isEmpty else { return [] }
+        defer { queued = [] }
+        return queued
+    }
+}
