@@ -107,27 +107,3 @@ class ControllerCore(NotificationTarget):
         handler = getattr(self.delegate, name, None)
         if handler is not None:
             handler(*args)
-
-
-class LiveController(ControllerCore):
-    """What a controller created on a context remembers, shared by the sync and async
-    controllers (which differ only in how they call the server)."""
-
-    def __init__(
-        self,
-        client: Any,
-        context: str,
-        name: str,
-        request: Dict[str, Any],
-        section_name_key_path: Optional[str],
-        notify: Optional[Dict[str, Any]],
-        delegate: Any,
-        mirror: bool,
-    ) -> None:
-        super().__init__(name, delegate, TableMirror() if mirror else None)
-        self.client = client
-        self.context = context
-        self.request = request
-        self.section_name_key_path = section_name_key_path
-        self.notify = notify
-        self.sections_at_create: List[SectionInfo] = []

@@ -11,14 +11,14 @@ pytestmark = pytest.mark.server
 
 def test_initialize_unknown_method_and_shutdown_in_both_framings(framing):
     client = Client.spawn(fetchd_binary(), framing=framing)
-    info = client.initialize("pytest", "1")
+    info = client.initialize({"name": "pytest", "version": "1"})
     assert info["serverInfo"]["name"] == "fetchd"
     assert info["protocolVersion"] == 1
     assert isinstance(info["capabilities"], dict)
     with pytest.raises(FetchdError) as caught:
         client.request("no/such/method")
     assert caught.value.code == -32601
-    assert client.shutdown() == 0
+    assert client.stop() == 0
 
 
 def test_eof_on_stdin_exits_zero():

@@ -127,7 +127,7 @@ def test_async_client_controller_cycle():
         assert notes.cycles == 3
         assert [[r["title"] for r in s.rows] for s in notes.mirror.sections] == [["c", "b"]]
         assert await notes.fetched() == [notes.mirror.sections[0].rows]
-        assert await client.shutdown() == 0
+        assert await client.stop() == 0
 
     asyncio.run(main())
 

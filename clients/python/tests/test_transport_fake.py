@@ -32,7 +32,7 @@ def test_results_errors_and_shutdown(framing):
     with pytest.raises(FetchdError) as caught:
         client.request("no/such")
     assert caught.value.code == -32601
-    assert client.shutdown() == 0
+    assert client.stop() == 0
 
 
 @pytest.mark.parametrize("framing", FRAMINGS)
@@ -113,7 +113,7 @@ def test_async_client_same_behaviour(tmp_path):
             call = batch.call("test/echo", {"object": 5}, pick="object")
             await batch.send()
             assert call.result == 5
-            assert await client.shutdown() == 0
+            assert await client.stop() == 0
 
     asyncio.run(main())
 
