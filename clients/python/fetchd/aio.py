@@ -17,7 +17,7 @@ from .framing import LSP
 from .locate import find_fetchd
 from .protocol import BatchCall, Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import AsyncMethods
-from .wire_types import ContextSaveResult, FetchRequest, MergePolicy, Model, Notify, StoreOpenResult
+from .wire_types import ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, Model, ControllerCreateParamsNotify, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -135,7 +135,7 @@ class AsyncClient(AsyncMethods):
 
     # -- handles --------------------------------------------------------------------------
     async def open_store(self, model: Model, path: Optional[str] = None) -> StoreOpenResult:
-        return await self.store_open(model, path)
+        return await self.store_open(model, path=path)
 
     def context(self, name: str = "main") -> "AsyncContext":
         return AsyncContext(self, name)
@@ -145,9 +145,11 @@ class AsyncClient(AsyncMethods):
         name: str,
         parent: Optional[str] = None,
         merges_changes_from_parent: Optional[bool] = None,
-        merge_policy: Optional[MergePolicy] = None,
+        merge_policy: Optional[ContextCreateParamsMergePolicy] = None,
     ) -> "AsyncContext":
-        created = await self.context_create(name, parent, merges_changes_from_parent, merge_policy)
+        created = await self.context_create(
+            name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy
+        )
         return AsyncContext(self, created["context"])
 
     async def controller(
@@ -156,7 +158,7 @@ class AsyncClient(AsyncMethods):
         name: str,
         request: FetchRequest,
         section_name_key_path: Optional[str] = None,
-        notify: Optional[Notify] = None,
+        notify: Optional[ControllerCreateParamsNotify] = None,
         delegate: Any = None,
         mirror: bool = True,
     ) -> "AsyncController":

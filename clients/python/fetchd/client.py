@@ -15,7 +15,7 @@ from .framing import LSP
 from .locate import find_fetchd
 from .protocol import Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import SyncMethods
-from .wire_types import FetchRequest, MergePolicy, Model, Notify, StoreOpenResult
+from .wire_types import FetchRequest, ContextCreateParamsMergePolicy, Model, ControllerCreateParamsNotify, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -160,7 +160,7 @@ class Client(SyncMethods):
     # -- handles --------------------------------------------------------------------------
     def open_store(self, model: Model, path: Optional[str] = None) -> StoreOpenResult:
         """``store/open`` (as ``store_open``); the context "main" exists afterwards."""
-        return self.store_open(model, path)
+        return self.store_open(model, path=path)
 
     def context(self, name: str = "main") -> Context:
         """A handle on an existing context (no request is sent)."""
@@ -171,10 +171,13 @@ class Client(SyncMethods):
         name: str,
         parent: Optional[str] = None,
         merges_changes_from_parent: Optional[bool] = None,
-        merge_policy: Optional[MergePolicy] = None,
+        merge_policy: Optional[ContextCreateParamsMergePolicy] = None,
     ) -> Context:
         """``context/create``; a handle on the new context."""
-        return Context(self, self.context_create(name, parent, merges_changes_from_parent, merge_policy)["context"])
+        created = self.context_create(
+            name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy
+        )
+        return Context(self, created["context"])
 
     def controller(
         self,
@@ -182,7 +185,7 @@ class Client(SyncMethods):
         name: str,
         request: FetchRequest,
         section_name_key_path: Optional[str] = None,
-        notify: Optional[Notify] = None,
+        notify: Optional[ControllerCreateParamsNotify] = None,
         delegate: Any = None,
         mirror: bool = True,
     ) -> Controller:

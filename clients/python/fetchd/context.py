@@ -31,6 +31,10 @@ def _nothing(result: Any) -> None:
     return None
 
 
+def _list(keys: Optional[Sequence[str]]) -> Optional[List[str]]:
+    return None if keys is None else list(keys)
+
+
 def _values(values: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
     return dict(values or {})
 
@@ -51,10 +55,10 @@ class ContextCalls:
         return Calls.context_delete(self.name, object_id).then(_nothing)
 
     def get_call(self, ids: Sequence[str], keys: Optional[Sequence[str]]) -> Call[List[WireObject]]:
-        return Calls.context_get(self.name, list(ids), None if keys is None else list(keys)).then(_objects)
+        return Calls.context_get(self.name, list(ids), keys=_list(keys)).then(_objects)
 
     def fetch_call(self, request: FetchRequest, keys: Optional[Sequence[str]]) -> Call[List[WireObject]]:
-        return Calls.context_fetch(self.name, request, None if keys is None else list(keys)).then(_objects)
+        return Calls.context_fetch(self.name, request, keys=_list(keys)).then(_objects)
 
     def count_call(self, request: FetchRequest) -> Call[int]:
         return Calls.context_count(self.name, request).then(_count)

@@ -10,7 +10,7 @@ from .delegate import ControllerCore
 from .mirror import TableMirror
 from .protocol import Call, ProtocolCore, Step
 from .wire_methods import Calls
-from .wire_types import FetchRequest, Notify
+from .wire_types import FetchRequest, ControllerCreateParamsNotify
 
 if TYPE_CHECKING:
     from .client import Client
@@ -25,7 +25,7 @@ def _index_path(result: Any) -> Optional[IndexPath]:
     return None if found is None else (int(found[0]), int(found[1]))
 
 
-def mirror_keys(notify: Optional[Notify]) -> Tuple[Optional[List[str]], bool]:
+def mirror_keys(notify: Optional[ControllerCreateParamsNotify]) -> Tuple[Optional[List[str]], bool]:
     """The keys a controller's mirror rows carry, matching what its notifications carry:
     (keys for controller/rows, whether rows keep values at all)."""
     if not notify:
@@ -47,7 +47,7 @@ class LiveController(ControllerCore):
         name: str,
         request: FetchRequest,
         section_name_key_path: Optional[str],
-        notify: Optional[Notify],
+        notify: Optional[ControllerCreateParamsNotify],
         delegate: Any,
         mirror: bool,
     ) -> None:
@@ -66,7 +66,9 @@ class LiveController(ControllerCore):
         self, section: int, offset: int = 0, limit: Optional[int] = None, keys: Optional[Sequence[str]] = None
     ) -> Call[List[WireObject]]:
         keys_list = None if keys is None else list(keys)
-        return Calls.controller_rows(self.name, section, offset or None, limit, keys_list).then(
+        return Calls.controller_rows(
+            self.name, section, offset=offset or None, limit=limit, keys=keys_list
+        ).then(
             lambda result: [dict(o) for o in result["objects"]]
         )
 
@@ -92,7 +94,11 @@ class LiveController(ControllerCore):
         previous = core.register(self.name, self)
         try:
             sections = yield Calls.controller_create(
-                self.context, self.name, self.request, self.section_name_key_path, self.notify
+                self.context,
+                self.name,
+                self.request,
+                section_name_key_path=self.section_name_key_path,
+                notify=self.notify,
             ).then(_sections)
             self.sections_at_create = sections
             yield from self.reload_step(sections)

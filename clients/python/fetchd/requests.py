@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union, cast
 
-from .wire_types import Comparator, FetchRequest, SortDescriptor
+from .wire_types import SortDescriptorComparator, FetchRequest, SortDescriptor
 
 SortSpec = Union[str, SortDescriptor, Mapping[str, Any]]
 
 
-def sort(key: str, ascending: bool = True, comparator: Optional[Comparator] = None) -> SortDescriptor:
+def sort(key: str, ascending: bool = True, comparator: Optional[SortDescriptorComparator] = None) -> SortDescriptor:
     """A sort descriptor; comparator is "compare", "caseInsensitiveCompare" or
     "localizedStandardCompare" (the server's default when omitted is "compare")."""
     descriptor: SortDescriptor = {"key": key, "ascending": ascending}

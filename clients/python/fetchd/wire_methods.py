@@ -10,6 +10,7 @@ from .protocol import Call
 from .wire_types import (
     ContextCloseResult,
     ContextCountResult,
+    ContextCreateParamsMergePolicy,
     ContextCreateResult,
     ContextDeleteResult,
     ContextFetchResult,
@@ -20,6 +21,7 @@ from .wire_types import (
     ContextSaveResult,
     ContextUpdateResult,
     ControllerCloseResult,
+    ControllerCreateParamsNotify,
     ControllerCreateResult,
     ControllerIndexPathResult,
     ControllerObjectResult,
@@ -32,9 +34,7 @@ from .wire_types import (
     IndexPath,
     InitializeParamsClientInfo,
     InitializeResult,
-    MergePolicy,
     Model,
-    Notify,
     RpcDiscoverResult,
     ServerEchoResult,
     ServerPingResult,
@@ -78,7 +78,7 @@ class Calls:
     """One builder per request: the ``Call`` (method, params) a client sends or batches."""
 
     @staticmethod
-    def initialize(client_info: Optional[InitializeParamsClientInfo] = None) -> Call[InitializeResult]:
+    def initialize(*, client_info: Optional[InitializeParamsClientInfo] = None) -> Call[InitializeResult]:
         """Starts a session (optional). (``initialize``)"""
         params: Dict[str, Any] = {}
         if client_info is not None:
@@ -108,7 +108,7 @@ class Calls:
         return Call("server/echo", params)
 
     @staticmethod
-    def store_open(model: Model, path: Optional[str] = None) -> Call[StoreOpenResult]:
+    def store_open(model: Model, *, path: Optional[str] = None) -> Call[StoreOpenResult]:
         """Opens the SQLite store. (``store/open``)"""
         params: Dict[str, Any] = {}
         params["model"] = model
@@ -117,7 +117,7 @@ class Calls:
         return Call("store/open", params)
 
     @staticmethod
-    def context_create(name: str, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[MergePolicy] = None) -> Call[ContextCreateResult]:
+    def context_create(name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None) -> Call[ContextCreateResult]:
         """Creates a context. (``context/create``)"""
         params: Dict[str, Any] = {}
         params["name"] = name
@@ -156,7 +156,7 @@ class Calls:
         return Call("context/delete", params)
 
     @staticmethod
-    def context_get(context: str, ids: List[str], keys: Optional[List[str]] = None) -> Call[ContextGetResult]:
+    def context_get(context: str, ids: List[str], *, keys: Optional[List[str]] = None) -> Call[ContextGetResult]:
         """Objects by id. (``context/get``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
@@ -166,7 +166,7 @@ class Calls:
         return Call("context/get", params)
 
     @staticmethod
-    def context_fetch(context: str, request: FetchRequest, keys: Optional[List[str]] = None) -> Call[ContextFetchResult]:
+    def context_fetch(context: str, request: FetchRequest, *, keys: Optional[List[str]] = None) -> Call[ContextFetchResult]:
         """Runs a fetch request. (``context/fetch``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
@@ -212,7 +212,7 @@ class Calls:
         return Call("context/close", params)
 
     @staticmethod
-    def controller_create(context: str, name: str, request: FetchRequest, section_name_key_path: Optional[str] = None, notify: Optional[Notify] = None) -> Call[ControllerCreateResult]:
+    def controller_create(context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> Call[ControllerCreateResult]:
         """Creates a controller. (``controller/create``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
@@ -239,7 +239,7 @@ class Calls:
         return Call("controller/sections", params)
 
     @staticmethod
-    def controller_rows(controller: str, section: int, offset: Optional[int] = None, limit: Optional[int] = None, keys: Optional[List[str]] = None) -> Call[ControllerRowsResult]:
+    def controller_rows(controller: str, section: int, *, offset: Optional[int] = None, limit: Optional[int] = None, keys: Optional[List[str]] = None) -> Call[ControllerRowsResult]:
         """Rows of a section. (``controller/rows``)"""
         params: Dict[str, Any] = {}
         params["controller"] = controller
@@ -298,9 +298,9 @@ class SyncMethods:
     def call(self, call: Call[T]) -> T:
         raise NotImplementedError
 
-    def initialize(self, client_info: Optional[InitializeParamsClientInfo] = None) -> InitializeResult:
+    def initialize(self, *, client_info: Optional[InitializeParamsClientInfo] = None) -> InitializeResult:
         """Starts a session (optional). (``initialize``)"""
-        return self.call(Calls.initialize(client_info))
+        return self.call(Calls.initialize(client_info=client_info))
 
     def shutdown(self) -> None:
         """Ends the session; only exit is accepted afterwards. (``shutdown``)"""
@@ -318,13 +318,13 @@ class SyncMethods:
         """Answers value as read. (``server/echo``)"""
         return self.call(Calls.server_echo(value))
 
-    def store_open(self, model: Model, path: Optional[str] = None) -> StoreOpenResult:
+    def store_open(self, model: Model, *, path: Optional[str] = None) -> StoreOpenResult:
         """Opens the SQLite store. (``store/open``)"""
-        return self.call(Calls.store_open(model, path))
+        return self.call(Calls.store_open(model, path=path))
 
-    def context_create(self, name: str, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[MergePolicy] = None) -> ContextCreateResult:
+    def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None) -> ContextCreateResult:
         """Creates a context. (``context/create``)"""
-        return self.call(Calls.context_create(name, parent, merges_changes_from_parent, merge_policy))
+        return self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy))
 
     def context_insert(self, context: str, entity: str, values: Dict[str, Any]) -> ContextInsertResult:
         """Inserts an object. (``context/insert``)"""
@@ -338,13 +338,13 @@ class SyncMethods:
         """Deletes an object. (``context/delete``)"""
         return self.call(Calls.context_delete(context, object_id))
 
-    def context_get(self, context: str, ids: List[str], keys: Optional[List[str]] = None) -> ContextGetResult:
+    def context_get(self, context: str, ids: List[str], *, keys: Optional[List[str]] = None) -> ContextGetResult:
         """Objects by id. (``context/get``)"""
-        return self.call(Calls.context_get(context, ids, keys))
+        return self.call(Calls.context_get(context, ids, keys=keys))
 
-    def context_fetch(self, context: str, request: FetchRequest, keys: Optional[List[str]] = None) -> ContextFetchResult:
+    def context_fetch(self, context: str, request: FetchRequest, *, keys: Optional[List[str]] = None) -> ContextFetchResult:
         """Runs a fetch request. (``context/fetch``)"""
-        return self.call(Calls.context_fetch(context, request, keys))
+        return self.call(Calls.context_fetch(context, request, keys=keys))
 
     def context_count(self, context: str, request: FetchRequest) -> ContextCountResult:
         """Counts a fetch request. (``context/count``)"""
@@ -366,9 +366,9 @@ class SyncMethods:
         """Closes. (``context/close``)"""
         return self.call(Calls.context_close(context))
 
-    def controller_create(self, context: str, name: str, request: FetchRequest, section_name_key_path: Optional[str] = None, notify: Optional[Notify] = None) -> ControllerCreateResult:
+    def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> ControllerCreateResult:
         """Creates a controller. (``controller/create``)"""
-        return self.call(Calls.controller_create(context, name, request, section_name_key_path, notify))
+        return self.call(Calls.controller_create(context, name, request, section_name_key_path=section_name_key_path, notify=notify))
 
     def controller_perform_fetch(self, controller: str) -> ControllerPerformFetchResult:
         """Fetches again. (``controller/performFetch``)"""
@@ -378,9 +378,9 @@ class SyncMethods:
         """Sections. (``controller/sections``)"""
         return self.call(Calls.controller_sections(controller))
 
-    def controller_rows(self, controller: str, section: int, offset: Optional[int] = None, limit: Optional[int] = None, keys: Optional[List[str]] = None) -> ControllerRowsResult:
+    def controller_rows(self, controller: str, section: int, *, offset: Optional[int] = None, limit: Optional[int] = None, keys: Optional[List[str]] = None) -> ControllerRowsResult:
         """Rows of a section. (``controller/rows``)"""
-        return self.call(Calls.controller_rows(controller, section, offset, limit, keys))
+        return self.call(Calls.controller_rows(controller, section, offset=offset, limit=limit, keys=keys))
 
     def controller_object(self, controller: str, index_path: IndexPath) -> ControllerObjectResult:
         """The object at an index path. (``controller/object``)"""
@@ -409,9 +409,9 @@ class AsyncMethods:
     async def call(self, call: Call[T]) -> T:
         raise NotImplementedError
 
-    async def initialize(self, client_info: Optional[InitializeParamsClientInfo] = None) -> InitializeResult:
+    async def initialize(self, *, client_info: Optional[InitializeParamsClientInfo] = None) -> InitializeResult:
         """Starts a session (optional). (``initialize``)"""
-        return await self.call(Calls.initialize(client_info))
+        return await self.call(Calls.initialize(client_info=client_info))
 
     async def shutdown(self) -> None:
         """Ends the session; only exit is accepted afterwards. (``shutdown``)"""
@@ -429,13 +429,13 @@ class AsyncMethods:
         """Answers value as read. (``server/echo``)"""
         return await self.call(Calls.server_echo(value))
 
-    async def store_open(self, model: Model, path: Optional[str] = None) -> StoreOpenResult:
+    async def store_open(self, model: Model, *, path: Optional[str] = None) -> StoreOpenResult:
         """Opens the SQLite store. (``store/open``)"""
-        return await self.call(Calls.store_open(model, path))
+        return await self.call(Calls.store_open(model, path=path))
 
-    async def context_create(self, name: str, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[MergePolicy] = None) -> ContextCreateResult:
+    async def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None) -> ContextCreateResult:
         """Creates a context. (``context/create``)"""
-        return await self.call(Calls.context_create(name, parent, merges_changes_from_parent, merge_policy))
+        return await self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy))
 
     async def context_insert(self, context: str, entity: str, values: Dict[str, Any]) -> ContextInsertResult:
         """Inserts an object. (``context/insert``)"""
@@ -449,13 +449,13 @@ class AsyncMethods:
         """Deletes an object. (``context/delete``)"""
         return await self.call(Calls.context_delete(context, object_id))
 
-    async def context_get(self, context: str, ids: List[str], keys: Optional[List[str]] = None) -> ContextGetResult:
+    async def context_get(self, context: str, ids: List[str], *, keys: Optional[List[str]] = None) -> ContextGetResult:
         """Objects by id. (``context/get``)"""
-        return await self.call(Calls.context_get(context, ids, keys))
+        return await self.call(Calls.context_get(context, ids, keys=keys))
 
-    async def context_fetch(self, context: str, request: FetchRequest, keys: Optional[List[str]] = None) -> ContextFetchResult:
+    async def context_fetch(self, context: str, request: FetchRequest, *, keys: Optional[List[str]] = None) -> ContextFetchResult:
         """Runs a fetch request. (``context/fetch``)"""
-        return await self.call(Calls.context_fetch(context, request, keys))
+        return await self.call(Calls.context_fetch(context, request, keys=keys))
 
     async def context_count(self, context: str, request: FetchRequest) -> ContextCountResult:
         """Counts a fetch request. (``context/count``)"""
@@ -477,9 +477,9 @@ class AsyncMethods:
         """Closes. (``context/close``)"""
         return await self.call(Calls.context_close(context))
 
-    async def controller_create(self, context: str, name: str, request: FetchRequest, section_name_key_path: Optional[str] = None, notify: Optional[Notify] = None) -> ControllerCreateResult:
+    async def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> ControllerCreateResult:
         """Creates a controller. (``controller/create``)"""
-        return await self.call(Calls.controller_create(context, name, request, section_name_key_path, notify))
+        return await self.call(Calls.controller_create(context, name, request, section_name_key_path=section_name_key_path, notify=notify))
 
     async def controller_perform_fetch(self, controller: str) -> ControllerPerformFetchResult:
         """Fetches again. (``controller/performFetch``)"""
@@ -489,9 +489,9 @@ class AsyncMethods:
         """Sections. (``controller/sections``)"""
         return await self.call(Calls.controller_sections(controller))
 
-    async def controller_rows(self, controller: str, section: int, offset: Optional[int] = None, limit: Optional[int] = None, keys: Optional[List[str]] = None) -> ControllerRowsResult:
+    async def controller_rows(self, controller: str, section: int, *, offset: Optional[int] = None, limit: Optional[int] = None, keys: Optional[List[str]] = None) -> ControllerRowsResult:
         """Rows of a section. (``controller/rows``)"""
-        return await self.call(Calls.controller_rows(controller, section, offset, limit, keys))
+        return await self.call(Calls.controller_rows(controller, section, offset=offset, limit=limit, keys=keys))
 
     async def controller_object(self, controller: str, index_path: IndexPath) -> ControllerObjectResult:
         """The object at an index path. (``controller/object``)"""

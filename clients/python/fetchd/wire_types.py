@@ -20,16 +20,16 @@ class FetchRequest(_FetchRequestRequired, total=False):
     fetchBatchSize: int
 
 
+SortDescriptorComparator = Literal["compare", "caseInsensitiveCompare", "localizedStandardCompare"]
+
+
 class _SortDescriptorRequired(TypedDict):
     key: str
 
 
 class SortDescriptor(_SortDescriptorRequired, total=False):
     ascending: bool
-    comparator: Comparator
-
-
-Comparator = Literal["compare", "caseInsensitiveCompare", "localizedStandardCompare"]
+    comparator: SortDescriptorComparator
 
 
 class SectionInfo(TypedDict):
@@ -54,6 +54,9 @@ class Entity(_EntityRequired, total=False):
     relationships: Dict[str, Relationship]
 
 
+AttributeType = Literal["string", "integer", "double", "boolean", "date", "binary", "uuid"]
+
+
 class _AttributeRequired(TypedDict):
     type: AttributeType
 
@@ -64,7 +67,7 @@ class Attribute(_AttributeRequired, total=False):
     indexed: bool
 
 
-AttributeType = Literal["string", "integer", "double", "boolean", "date", "binary", "uuid"]
+RelationshipDeleteRule = Literal["nullify", "cascade", "deny", "noAction"]
 
 
 class _RelationshipRequired(TypedDict):
@@ -74,14 +77,11 @@ class _RelationshipRequired(TypedDict):
 
 class Relationship(_RelationshipRequired, total=False):
     toMany: bool
-    deleteRule: DeleteRule
+    deleteRule: RelationshipDeleteRule
     optional: bool
 
 
-DeleteRule = Literal["nullify", "cascade", "deny", "noAction"]
-
-
-MergePolicy = Literal["error", "objectTrump", "storeTrump", "overwrite", "rollback"]
+ObjectID = str  # An object id, "Entity/N".
 
 
 IndexPath = List[int]  # [section, row]
@@ -99,7 +99,8 @@ ErrorData = Dict[str, Any]
 Scalar = Union[str, float, bool, None]
 
 
-class ShapeOption1(TypedDict):
+class Circle(TypedDict):
+    """Circle"""
     kind: Literal["circle"]
     radius: float
 
@@ -120,7 +121,10 @@ class ShapeOption2(_ShapeOption2Required, total=False):
     size: ShapeOption2Size
 
 
-Shape = Union['ShapeOption1', 'ShapeOption2']
+Shape = Union['Circle', 'ShapeOption2']
+
+
+Weekday = Literal["mon", "tue"]
 
 
 _OddRequired = TypedDict("_OddRequired", {"from": "str"})
@@ -193,6 +197,9 @@ class StoreOpenResult(TypedDict):
     migrated: bool
 
 
+ContextCreateParamsMergePolicy = Literal["error", "objectTrump", "storeTrump", "overwrite", "rollback"]
+
+
 class _ContextCreateParamsRequired(TypedDict):
     name: str
 
@@ -201,7 +208,7 @@ class ContextCreateParams(_ContextCreateParamsRequired, total=False):
     """Params of context/create."""
     parent: str
     mergesChangesFromParent: bool
-    mergePolicy: MergePolicy
+    mergePolicy: ContextCreateParamsMergePolicy
 
 
 class ContextCreateResult(TypedDict):
@@ -327,8 +334,7 @@ class ContextCloseResult(TypedDict):
     pass
 
 
-class Notify(TypedDict, total=False):
-    """Notify"""
+class ControllerCreateParamsNotify(TypedDict, total=False):
     keys: List[str]
     objects: bool
 
@@ -342,7 +348,7 @@ class _ControllerCreateParamsRequired(TypedDict):
 class ControllerCreateParams(_ControllerCreateParamsRequired, total=False):
     """Params of controller/create."""
     sectionNameKeyPath: str
-    notify: Notify
+    notify: ControllerCreateParamsNotify
 
 
 class ControllerCreateResult(TypedDict):
@@ -477,12 +483,13 @@ __all__ = [
     "Attribute",
     "AttributeType",
     "CancelRequestParams",
-    "Comparator",
+    "Circle",
     "ContextCloseParams",
     "ContextCloseResult",
     "ContextCountParams",
     "ContextCountResult",
     "ContextCreateParams",
+    "ContextCreateParamsMergePolicy",
     "ContextCreateResult",
     "ContextDeleteParams",
     "ContextDeleteResult",
@@ -503,6 +510,7 @@ __all__ = [
     "ControllerCloseParams",
     "ControllerCloseResult",
     "ControllerCreateParams",
+    "ControllerCreateParamsNotify",
     "ControllerCreateResult",
     "ControllerDidChangeContentParams",
     "ControllerDidChangeObjectParams",
@@ -522,7 +530,6 @@ __all__ = [
     "ControllerSectionsParams",
     "ControllerSectionsResult",
     "ControllerWillChangeContentParams",
-    "DeleteRule",
     "Entity",
     "ErrorData",
     "FetchRequest",
@@ -531,13 +538,13 @@ __all__ = [
     "InitializeParamsClientInfo",
     "InitializeResult",
     "InitializeResultServerInfo",
-    "MergePolicy",
     "Model",
-    "Notify",
     "Object",
     "ObjectChangeType",
+    "ObjectID",
     "Odd",
     "Relationship",
+    "RelationshipDeleteRule",
     "RpcDiscoverResult",
     "Scalar",
     "SectionChangeType",
@@ -546,10 +553,11 @@ __all__ = [
     "ServerEchoResult",
     "ServerPingResult",
     "Shape",
-    "ShapeOption1",
     "ShapeOption2",
     "ShapeOption2Size",
     "SortDescriptor",
+    "SortDescriptorComparator",
     "StoreOpenParams",
     "StoreOpenResult",
+    "Weekday",
 ]

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.server
 
 def test_initialize_unknown_method_and_shutdown_in_both_framings(framing):
     client = Client.spawn(fetchd_binary(), framing=framing)
-    info = client.initialize({"name": "pytest", "version": "1"})
+    info = client.initialize(client_info={"name": "pytest", "version": "1"})
     assert info["serverInfo"]["name"] == "fetchd"
     assert info["protocolVersion"] == 1
     assert isinstance(info["capabilities"], dict)

@@ -102,7 +102,9 @@ class Generator:
         if "const" in schema:
             return literal([schema["const"]])
         if "enum" in schema:
-            return literal(schema["enum"])
+            # Enums get a name (where they sit: SortDescriptorComparator) so code can use it.
+            name = self.define(hint, f"@{hint}@ = {literal(schema['enum'])}\n")
+            return repr(name) if quote else name
         if "oneOf" in schema:
             options = [self.expr(s, self.option_hint(s, hint, i), quote) for i, s in enumerate(schema["oneOf"])]
             return union(options)
@@ -125,7 +127,7 @@ class Generator:
             return f"List[{self.expr(schema.get('items', {}), hint + 'Item', quote)}]"
         if kind == "object":
             extra = schema.get("additionalProperties", "properties" not in schema)
-            if "properties" in schema and extra is False:
+            if extra is False:
                 # additionalProperties absent or false: the object has the keys it names.
                 name = self.typed_dict(pascal(schema.get("title") or hint), schema)
                 return repr(name) if quote else name
@@ -162,8 +164,8 @@ class Generator:
             and schema.get("additionalProperties", False) is False
             and schema.get("type", "object") == "object"
         )
-        if is_closed_object:
-            self.typed_dict(pascal(name), schema)
+        if is_closed_object or (isinstance(schema, dict) and "enum" in schema):
+            self.expr(schema, pascal(name), False)
         else:
             self.alias(pascal(name), schema)
 
@@ -183,7 +185,8 @@ class Generator:
         result_name = None
         if "result" in method:
             schema = method["result"].get("schema", {})
-            if isinstance(schema, dict) and "properties" in schema and schema.get("additionalProperties", False) is False:
+            closed = schema.get("additionalProperties", "properties" not in schema) is False if isinstance(schema, dict) else False
+            if isinstance(schema, dict) and closed and schema.get("type", "object") == "object":
                 result_name = self.typed_dict(base + "Result", {**schema, "type": "object"}, f"Result of {method['name']}.")
             else:
                 result_name = self.alias(base + "Result", schema)
@@ -275,8 +278,12 @@ def signature(gen: Generator, method: Dict[str, Any]) -> Tuple[str, str, str]:
     base = pascal(method["name"])
     params = method.get("params", [])
     ordered = [p for p in params if p.get("required")] + [p for p in params if not p.get("required")]
-    parts, lines, args = [], [], []
+    parts: List[str] = []
+    lines: List[str] = []
+    args: List[str] = []
     for p in ordered:
+        if not p.get("required") and "*" not in parts:
+            parts.append("*")  # optional parameters by keyword: their order is the document's
         py = python_param_name(p["name"])
         type_text = gen.expr(p.get("schema", {}), base + "Params" + pascal(p["name"]), False)
         if p.get("required"):
@@ -285,7 +292,7 @@ def signature(gen: Generator, method: Dict[str, Any]) -> Tuple[str, str, str]:
         else:
             parts.append(f"{py}: Optional[{type_text}] = None" if type_text != "Any" else f"{py}: Any = None")
             lines.append(f"        if {py} is not None:\n            params[{json.dumps(p['name'])}] = {py}\n")
-        args.append(py)
+        args.append(py if p.get("required") else f"{py}={py}")
     return ", ".join(parts), "".join(lines), ", ".join(args)
 
 
