@@ -35,6 +35,7 @@ from .wire_types import (
     InitializeParamsClientInfo,
     InitializeResult,
     Model,
+    ObjectID,
     RpcDiscoverResult,
     ServerEchoResult,
     ServerPingResult,
@@ -79,7 +80,7 @@ class Calls:
 
     @staticmethod
     def initialize(*, client_info: Optional[InitializeParamsClientInfo] = None) -> Call[InitializeResult]:
-        """Starts a session (optional). (``initialize``)"""
+        """Starts the session (optional; when sent, the first request). (``initialize``)"""
         params: Dict[str, Any] = {}
         if client_info is not None:
             params["clientInfo"] = client_info
@@ -87,29 +88,29 @@ class Calls:
 
     @staticmethod
     def shutdown() -> Call[None]:
-        """Ends the session; only exit is accepted afterwards. (``shutdown``)"""
+        """Ends the session: afterwards only exit is accepted. (``shutdown``)"""
         return Call("shutdown")
 
     @staticmethod
     def discover() -> Call[RpcDiscoverResult]:
-        """This document. (``rpc.discover``)"""
+        """This server's OpenRPC document: every method and notification. (``rpc.discover``)"""
         return Call("rpc.discover")
 
     @staticmethod
     def server_ping() -> Call[ServerPingResult]:
-        """Answers {}. (``server/ping``)"""
+        """Answers {} (a round trip). (``server/ping``)"""
         return Call("server/ping")
 
     @staticmethod
     def server_echo(value: Any) -> Call[ServerEchoResult]:
-        """Answers value as read. (``server/echo``)"""
+        """Answers value, as fetchd reads and writes it. (``server/echo``)"""
         params: Dict[str, Any] = {}
         params["value"] = value
         return Call("server/echo", params)
 
     @staticmethod
     def store_open(model: Model, *, path: Optional[str] = None) -> Call[StoreOpenResult]:
-        """Opens the SQLite store. (``store/open``)"""
+        """Opens (or creates, or migrates) the SQLite store for a model; replaces the open one. (``store/open``)"""
         params: Dict[str, Any] = {}
         params["model"] = model
         if path is not None:
@@ -118,7 +119,7 @@ class Calls:
 
     @staticmethod
     def context_create(name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None) -> Call[ContextCreateResult]:
-        """Creates a context. (``context/create``)"""
+        """Creates a context: a root, or a child of parent. (``context/create``)"""
         params: Dict[str, Any] = {}
         params["name"] = name
         if parent is not None:
@@ -131,7 +132,7 @@ class Calls:
 
     @staticmethod
     def context_insert(context: str, entity: str, values: Dict[str, Any]) -> Call[ContextInsertResult]:
-        """Inserts an object. (``context/insert``)"""
+        """Inserts an object; its id is permanent. (``context/insert``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         params["entity"] = entity
@@ -139,8 +140,8 @@ class Calls:
         return Call("context/insert", params)
 
     @staticmethod
-    def context_update(context: str, object_id: str, values: Dict[str, Any]) -> Call[ContextUpdateResult]:
-        """Updates an object. (``context/update``)"""
+    def context_update(context: str, object_id: ObjectID, values: Dict[str, Any]) -> Call[ContextUpdateResult]:
+        """Changes some values of an object. (``context/update``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         params["id"] = object_id
@@ -148,16 +149,16 @@ class Calls:
         return Call("context/update", params)
 
     @staticmethod
-    def context_delete(context: str, object_id: str) -> Call[ContextDeleteResult]:
-        """Deletes an object. (``context/delete``)"""
+    def context_delete(context: str, object_id: ObjectID) -> Call[ContextDeleteResult]:
+        """Deletes an object, applying its delete rules. (``context/delete``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         params["id"] = object_id
         return Call("context/delete", params)
 
     @staticmethod
-    def context_get(context: str, ids: List[str], *, keys: Optional[List[str]] = None) -> Call[ContextGetResult]:
-        """Objects by id. (``context/get``)"""
+    def context_get(context: str, ids: List[ObjectID], *, keys: Optional[List[str]] = None) -> Call[ContextGetResult]:
+        """Reads objects by id, in the order of ids. (``context/get``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         params["ids"] = ids
@@ -167,7 +168,7 @@ class Calls:
 
     @staticmethod
     def context_fetch(context: str, request: FetchRequest, *, keys: Optional[List[str]] = None) -> Call[ContextFetchResult]:
-        """Runs a fetch request. (``context/fetch``)"""
+        """The objects a fetch request selects, in its order. (``context/fetch``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         params["request"] = request
@@ -177,7 +178,7 @@ class Calls:
 
     @staticmethod
     def context_count(context: str, request: FetchRequest) -> Call[ContextCountResult]:
-        """Counts a fetch request. (``context/count``)"""
+        """How many objects a fetch request selects (after fetchOffset and fetchLimit). (``context/count``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         params["request"] = request
@@ -185,35 +186,35 @@ class Calls:
 
     @staticmethod
     def context_save(context: str) -> Call[ContextSaveResult]:
-        """Saves. (``context/save``)"""
+        """Saves: into the parent, or to the store for a root. (``context/save``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         return Call("context/save", params)
 
     @staticmethod
     def context_rollback(context: str) -> Call[ContextRollbackResult]:
-        """Rolls back. (``context/rollback``)"""
+        """Discards every unsaved change. (``context/rollback``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         return Call("context/rollback", params)
 
     @staticmethod
     def context_process_pending_changes(context: str) -> Call[ContextProcessPendingChangesResult]:
-        """Ends a change cycle. (``context/processPendingChanges``)"""
+        """Ends the context's change cycle now. (``context/processPendingChanges``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         return Call("context/processPendingChanges", params)
 
     @staticmethod
     def context_close(context: str) -> Call[ContextCloseResult]:
-        """Closes. (``context/close``)"""
+        """Closes a context and its children, dropping unsaved changes. (``context/close``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         return Call("context/close", params)
 
     @staticmethod
     def controller_create(context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> Call[ControllerCreateResult]:
-        """Creates a controller. (``controller/create``)"""
+        """Creates a named live query on a context and performs its fetch. (``controller/create``)"""
         params: Dict[str, Any] = {}
         params["context"] = context
         params["name"] = name
@@ -226,30 +227,30 @@ class Calls:
 
     @staticmethod
     def controller_perform_fetch(controller: str) -> Call[ControllerPerformFetchResult]:
-        """Fetches again. (``controller/performFetch``)"""
+        """Reloads the results from the context (no notification). (``controller/performFetch``)"""
         params: Dict[str, Any] = {}
         params["controller"] = controller
         return Call("controller/performFetch", params)
 
     @staticmethod
     def controller_sections(controller: str) -> Call[ControllerSectionsResult]:
-        """Sections. (``controller/sections``)"""
+        """The sections of the results. (``controller/sections``)"""
         params: Dict[str, Any] = {}
         params["controller"] = controller
         return Call("controller/sections", params)
 
     @staticmethod
-    def controller_rows(controller: str, section: int, *, offset: Optional[int] = None, limit: Optional[int] = None, keys: Optional[List[str]] = None) -> Call[ControllerRowsResult]:
-        """Rows of a section. (``controller/rows``)"""
+    def controller_rows(controller: str, section: int, *, keys: Optional[List[str]] = None, offset: Optional[int] = None, limit: Optional[int] = None) -> Call[ControllerRowsResult]:
+        """Rows of one section, from offset, up to limit. (``controller/rows``)"""
         params: Dict[str, Any] = {}
         params["controller"] = controller
         params["section"] = section
+        if keys is not None:
+            params["keys"] = keys
         if offset is not None:
             params["offset"] = offset
         if limit is not None:
             params["limit"] = limit
-        if keys is not None:
-            params["keys"] = keys
         return Call("controller/rows", params)
 
     @staticmethod
@@ -261,8 +262,8 @@ class Calls:
         return Call("controller/object", params)
 
     @staticmethod
-    def controller_index_path(controller: str, object_id: str) -> Call[ControllerIndexPathResult]:
-        """Where an object is. (``controller/indexPath``)"""
+    def controller_index_path(controller: str, object_id: ObjectID) -> Call[ControllerIndexPathResult]:
+        """Where an object is among the rows, or null. (``controller/indexPath``)"""
         params: Dict[str, Any] = {}
         params["controller"] = controller
         params["id"] = object_id
@@ -270,14 +271,14 @@ class Calls:
 
     @staticmethod
     def controller_section_index_titles(controller: str) -> Call[ControllerSectionIndexTitlesResult]:
-        """Index titles. (``controller/sectionIndexTitles``)"""
+        """The sections' index titles, each once. (``controller/sectionIndexTitles``)"""
         params: Dict[str, Any] = {}
         params["controller"] = controller
         return Call("controller/sectionIndexTitles", params)
 
     @staticmethod
     def controller_section_for_index_title(controller: str, title: str, index: int) -> Call[ControllerSectionForIndexTitleResult]:
-        """Index bar tap. (``controller/sectionForIndexTitle``)"""
+        """The section a table index bar entry stands for. (``controller/sectionForIndexTitle``)"""
         params: Dict[str, Any] = {}
         params["controller"] = controller
         params["title"] = title
@@ -299,103 +300,103 @@ class SyncMethods:
         raise NotImplementedError
 
     def initialize(self, *, client_info: Optional[InitializeParamsClientInfo] = None) -> InitializeResult:
-        """Starts a session (optional). (``initialize``)"""
+        """Starts the session (optional; when sent, the first request). (``initialize``)"""
         return self.call(Calls.initialize(client_info=client_info))
 
     def shutdown(self) -> None:
-        """Ends the session; only exit is accepted afterwards. (``shutdown``)"""
+        """Ends the session: afterwards only exit is accepted. (``shutdown``)"""
         return self.call(Calls.shutdown())
 
     def discover(self) -> RpcDiscoverResult:
-        """This document. (``rpc.discover``)"""
+        """This server's OpenRPC document: every method and notification. (``rpc.discover``)"""
         return self.call(Calls.discover())
 
     def server_ping(self) -> ServerPingResult:
-        """Answers {}. (``server/ping``)"""
+        """Answers {} (a round trip). (``server/ping``)"""
         return self.call(Calls.server_ping())
 
     def server_echo(self, value: Any) -> ServerEchoResult:
-        """Answers value as read. (``server/echo``)"""
+        """Answers value, as fetchd reads and writes it. (``server/echo``)"""
         return self.call(Calls.server_echo(value))
 
     def store_open(self, model: Model, *, path: Optional[str] = None) -> StoreOpenResult:
-        """Opens the SQLite store. (``store/open``)"""
+        """Opens (or creates, or migrates) the SQLite store for a model; replaces the open one. (``store/open``)"""
         return self.call(Calls.store_open(model, path=path))
 
     def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None) -> ContextCreateResult:
-        """Creates a context. (``context/create``)"""
+        """Creates a context: a root, or a child of parent. (``context/create``)"""
         return self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy))
 
     def context_insert(self, context: str, entity: str, values: Dict[str, Any]) -> ContextInsertResult:
-        """Inserts an object. (``context/insert``)"""
+        """Inserts an object; its id is permanent. (``context/insert``)"""
         return self.call(Calls.context_insert(context, entity, values))
 
-    def context_update(self, context: str, object_id: str, values: Dict[str, Any]) -> ContextUpdateResult:
-        """Updates an object. (``context/update``)"""
+    def context_update(self, context: str, object_id: ObjectID, values: Dict[str, Any]) -> ContextUpdateResult:
+        """Changes some values of an object. (``context/update``)"""
         return self.call(Calls.context_update(context, object_id, values))
 
-    def context_delete(self, context: str, object_id: str) -> ContextDeleteResult:
-        """Deletes an object. (``context/delete``)"""
+    def context_delete(self, context: str, object_id: ObjectID) -> ContextDeleteResult:
+        """Deletes an object, applying its delete rules. (``context/delete``)"""
         return self.call(Calls.context_delete(context, object_id))
 
-    def context_get(self, context: str, ids: List[str], *, keys: Optional[List[str]] = None) -> ContextGetResult:
-        """Objects by id. (``context/get``)"""
+    def context_get(self, context: str, ids: List[ObjectID], *, keys: Optional[List[str]] = None) -> ContextGetResult:
+        """Reads objects by id, in the order of ids. (``context/get``)"""
         return self.call(Calls.context_get(context, ids, keys=keys))
 
     def context_fetch(self, context: str, request: FetchRequest, *, keys: Optional[List[str]] = None) -> ContextFetchResult:
-        """Runs a fetch request. (``context/fetch``)"""
+        """The objects a fetch request selects, in its order. (``context/fetch``)"""
         return self.call(Calls.context_fetch(context, request, keys=keys))
 
     def context_count(self, context: str, request: FetchRequest) -> ContextCountResult:
-        """Counts a fetch request. (``context/count``)"""
+        """How many objects a fetch request selects (after fetchOffset and fetchLimit). (``context/count``)"""
         return self.call(Calls.context_count(context, request))
 
     def context_save(self, context: str) -> ContextSaveResult:
-        """Saves. (``context/save``)"""
+        """Saves: into the parent, or to the store for a root. (``context/save``)"""
         return self.call(Calls.context_save(context))
 
     def context_rollback(self, context: str) -> ContextRollbackResult:
-        """Rolls back. (``context/rollback``)"""
+        """Discards every unsaved change. (``context/rollback``)"""
         return self.call(Calls.context_rollback(context))
 
     def context_process_pending_changes(self, context: str) -> ContextProcessPendingChangesResult:
-        """Ends a change cycle. (``context/processPendingChanges``)"""
+        """Ends the context's change cycle now. (``context/processPendingChanges``)"""
         return self.call(Calls.context_process_pending_changes(context))
 
     def context_close(self, context: str) -> ContextCloseResult:
-        """Closes. (``context/close``)"""
+        """Closes a context and its children, dropping unsaved changes. (``context/close``)"""
         return self.call(Calls.context_close(context))
 
     def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> ControllerCreateResult:
-        """Creates a controller. (``controller/create``)"""
+        """Creates a named live query on a context and performs its fetch. (``controller/create``)"""
         return self.call(Calls.controller_create(context, name, request, section_name_key_path=section_name_key_path, notify=notify))
 
     def controller_perform_fetch(self, controller: str) -> ControllerPerformFetchResult:
-        """Fetches again. (``controller/performFetch``)"""
+        """Reloads the results from the context (no notification). (``controller/performFetch``)"""
         return self.call(Calls.controller_perform_fetch(controller))
 
     def controller_sections(self, controller: str) -> ControllerSectionsResult:
-        """Sections. (``controller/sections``)"""
+        """The sections of the results. (``controller/sections``)"""
         return self.call(Calls.controller_sections(controller))
 
-    def controller_rows(self, controller: str, section: int, *, offset: Optional[int] = None, limit: Optional[int] = None, keys: Optional[List[str]] = None) -> ControllerRowsResult:
-        """Rows of a section. (``controller/rows``)"""
-        return self.call(Calls.controller_rows(controller, section, offset=offset, limit=limit, keys=keys))
+    def controller_rows(self, controller: str, section: int, *, keys: Optional[List[str]] = None, offset: Optional[int] = None, limit: Optional[int] = None) -> ControllerRowsResult:
+        """Rows of one section, from offset, up to limit. (``controller/rows``)"""
+        return self.call(Calls.controller_rows(controller, section, keys=keys, offset=offset, limit=limit))
 
     def controller_object(self, controller: str, index_path: IndexPath) -> ControllerObjectResult:
         """The object at an index path. (``controller/object``)"""
         return self.call(Calls.controller_object(controller, index_path))
 
-    def controller_index_path(self, controller: str, object_id: str) -> ControllerIndexPathResult:
-        """Where an object is. (``controller/indexPath``)"""
+    def controller_index_path(self, controller: str, object_id: ObjectID) -> ControllerIndexPathResult:
+        """Where an object is among the rows, or null. (``controller/indexPath``)"""
         return self.call(Calls.controller_index_path(controller, object_id))
 
     def controller_section_index_titles(self, controller: str) -> ControllerSectionIndexTitlesResult:
-        """Index titles. (``controller/sectionIndexTitles``)"""
+        """The sections' index titles, each once. (``controller/sectionIndexTitles``)"""
         return self.call(Calls.controller_section_index_titles(controller))
 
     def controller_section_for_index_title(self, controller: str, title: str, index: int) -> ControllerSectionForIndexTitleResult:
-        """Index bar tap. (``controller/sectionForIndexTitle``)"""
+        """The section a table index bar entry stands for. (``controller/sectionForIndexTitle``)"""
         return self.call(Calls.controller_section_for_index_title(controller, title, index))
 
     def controller_close(self, controller: str) -> ControllerCloseResult:
@@ -410,103 +411,103 @@ class AsyncMethods:
         raise NotImplementedError
 
     async def initialize(self, *, client_info: Optional[InitializeParamsClientInfo] = None) -> InitializeResult:
-        """Starts a session (optional). (``initialize``)"""
+        """Starts the session (optional; when sent, the first request). (``initialize``)"""
         return await self.call(Calls.initialize(client_info=client_info))
 
     async def shutdown(self) -> None:
-        """Ends the session; only exit is accepted afterwards. (``shutdown``)"""
+        """Ends the session: afterwards only exit is accepted. (``shutdown``)"""
         return await self.call(Calls.shutdown())
 
     async def discover(self) -> RpcDiscoverResult:
-        """This document. (``rpc.discover``)"""
+        """This server's OpenRPC document: every method and notification. (``rpc.discover``)"""
         return await self.call(Calls.discover())
 
     async def server_ping(self) -> ServerPingResult:
-        """Answers {}. (``server/ping``)"""
+        """Answers {} (a round trip). (``server/ping``)"""
         return await self.call(Calls.server_ping())
 
     async def server_echo(self, value: Any) -> ServerEchoResult:
-        """Answers value as read. (``server/echo``)"""
+        """Answers value, as fetchd reads and writes it. (``server/echo``)"""
         return await self.call(Calls.server_echo(value))
 
     async def store_open(self, model: Model, *, path: Optional[str] = None) -> StoreOpenResult:
-        """Opens the SQLite store. (``store/open``)"""
+        """Opens (or creates, or migrates) the SQLite store for a model; replaces the open one. (``store/open``)"""
         return await self.call(Calls.store_open(model, path=path))
 
     async def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None) -> ContextCreateResult:
-        """Creates a context. (``context/create``)"""
+        """Creates a context: a root, or a child of parent. (``context/create``)"""
         return await self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy))
 
     async def context_insert(self, context: str, entity: str, values: Dict[str, Any]) -> ContextInsertResult:
-        """Inserts an object. (``context/insert``)"""
+        """Inserts an object; its id is permanent. (``context/insert``)"""
         return await self.call(Calls.context_insert(context, entity, values))
 
-    async def context_update(self, context: str, object_id: str, values: Dict[str, Any]) -> ContextUpdateResult:
-        """Updates an object. (``context/update``)"""
+    async def context_update(self, context: str, object_id: ObjectID, values: Dict[str, Any]) -> ContextUpdateResult:
+        """Changes some values of an object. (``context/update``)"""
         return await self.call(Calls.context_update(context, object_id, values))
 
-    async def context_delete(self, context: str, object_id: str) -> ContextDeleteResult:
-        """Deletes an object. (``context/delete``)"""
+    async def context_delete(self, context: str, object_id: ObjectID) -> ContextDeleteResult:
+        """Deletes an object, applying its delete rules. (``context/delete``)"""
         return await self.call(Calls.context_delete(context, object_id))
 
-    async def context_get(self, context: str, ids: List[str], *, keys: Optional[List[str]] = None) -> ContextGetResult:
-        """Objects by id. (``context/get``)"""
+    async def context_get(self, context: str, ids: List[ObjectID], *, keys: Optional[List[str]] = None) -> ContextGetResult:
+        """Reads objects by id, in the order of ids. (``context/get``)"""
         return await self.call(Calls.context_get(context, ids, keys=keys))
 
     async def context_fetch(self, context: str, request: FetchRequest, *, keys: Optional[List[str]] = None) -> ContextFetchResult:
-        """Runs a fetch request. (``context/fetch``)"""
+        """The objects a fetch request selects, in its order. (``context/fetch``)"""
         return await self.call(Calls.context_fetch(context, request, keys=keys))
 
     async def context_count(self, context: str, request: FetchRequest) -> ContextCountResult:
-        """Counts a fetch request. (``context/count``)"""
+        """How many objects a fetch request selects (after fetchOffset and fetchLimit). (``context/count``)"""
         return await self.call(Calls.context_count(context, request))
 
     async def context_save(self, context: str) -> ContextSaveResult:
-        """Saves. (``context/save``)"""
+        """Saves: into the parent, or to the store for a root. (``context/save``)"""
         return await self.call(Calls.context_save(context))
 
     async def context_rollback(self, context: str) -> ContextRollbackResult:
-        """Rolls back. (``context/rollback``)"""
+        """Discards every unsaved change. (``context/rollback``)"""
         return await self.call(Calls.context_rollback(context))
 
     async def context_process_pending_changes(self, context: str) -> ContextProcessPendingChangesResult:
-        """Ends a change cycle. (``context/processPendingChanges``)"""
+        """Ends the context's change cycle now. (``context/processPendingChanges``)"""
         return await self.call(Calls.context_process_pending_changes(context))
 
     async def context_close(self, context: str) -> ContextCloseResult:
-        """Closes. (``context/close``)"""
+        """Closes a context and its children, dropping unsaved changes. (``context/close``)"""
         return await self.call(Calls.context_close(context))
 
     async def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> ControllerCreateResult:
-        """Creates a controller. (``controller/create``)"""
+        """Creates a named live query on a context and performs its fetch. (``controller/create``)"""
         return await self.call(Calls.controller_create(context, name, request, section_name_key_path=section_name_key_path, notify=notify))
 
     async def controller_perform_fetch(self, controller: str) -> ControllerPerformFetchResult:
-        """Fetches again. (``controller/performFetch``)"""
+        """Reloads the results from the context (no notification). (``controller/performFetch``)"""
         return await self.call(Calls.controller_perform_fetch(controller))
 
     async def controller_sections(self, controller: str) -> ControllerSectionsResult:
-        """Sections. (``controller/sections``)"""
+        """The sections of the results. (``controller/sections``)"""
         return await self.call(Calls.controller_sections(controller))
 
-    async def controller_rows(self, controller: str, section: int, *, offset: Optional[int] = None, limit: Optional[int] = None, keys: Optional[List[str]] = None) -> ControllerRowsResult:
-        """Rows of a section. (``controller/rows``)"""
-        return await self.call(Calls.controller_rows(controller, section, offset=offset, limit=limit, keys=keys))
+    async def controller_rows(self, controller: str, section: int, *, keys: Optional[List[str]] = None, offset: Optional[int] = None, limit: Optional[int] = None) -> ControllerRowsResult:
+        """Rows of one section, from offset, up to limit. (``controller/rows``)"""
+        return await self.call(Calls.controller_rows(controller, section, keys=keys, offset=offset, limit=limit))
 
     async def controller_object(self, controller: str, index_path: IndexPath) -> ControllerObjectResult:
         """The object at an index path. (``controller/object``)"""
         return await self.call(Calls.controller_object(controller, index_path))
 
-    async def controller_index_path(self, controller: str, object_id: str) -> ControllerIndexPathResult:
-        """Where an object is. (``controller/indexPath``)"""
+    async def controller_index_path(self, controller: str, object_id: ObjectID) -> ControllerIndexPathResult:
+        """Where an object is among the rows, or null. (``controller/indexPath``)"""
         return await self.call(Calls.controller_index_path(controller, object_id))
 
     async def controller_section_index_titles(self, controller: str) -> ControllerSectionIndexTitlesResult:
-        """Index titles. (``controller/sectionIndexTitles``)"""
+        """The sections' index titles, each once. (``controller/sectionIndexTitles``)"""
         return await self.call(Calls.controller_section_index_titles(controller))
 
     async def controller_section_for_index_title(self, controller: str, title: str, index: int) -> ControllerSectionForIndexTitleResult:
-        """Index bar tap. (``controller/sectionForIndexTitle``)"""
+        """The section a table index bar entry stands for. (``controller/sectionForIndexTitle``)"""
         return await self.call(Calls.controller_section_for_index_title(controller, title, index))
 
     async def controller_close(self, controller: str) -> ControllerCloseResult:

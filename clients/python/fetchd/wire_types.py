@@ -11,7 +11,6 @@ class _FetchRequestRequired(TypedDict):
 
 
 class FetchRequest(_FetchRequestRequired, total=False):
-    """Which objects of one entity, in what order."""
     predicate: str
     variables: Dict[str, Any]
     sortDescriptors: List[SortDescriptor]
@@ -38,7 +37,10 @@ class SectionInfo(TypedDict):
     numberOfObjects: int
 
 
-Object = Dict[str, Any]  # An object: its id, then values.
+Object = Dict[str, Any]  # An object: its id, then its values in model order (protocol.md §4).
+
+
+ObjectID = str  # An object id, "Entity/N" (protocol.md §4).
 
 
 class Model(TypedDict):
@@ -81,10 +83,7 @@ class Relationship(_RelationshipRequired, total=False):
     optional: bool
 
 
-ObjectID = str  # An object id, "Entity/N".
-
-
-IndexPath = List[int]  # [section, row]
+IndexPath = List[int]  # [section, row].
 
 
 ObjectChangeType = Literal["insert", "delete", "move", "update"]
@@ -93,47 +92,7 @@ ObjectChangeType = Literal["insert", "delete", "move", "update"]
 SectionChangeType = Literal["insert", "delete"]
 
 
-ErrorData = Dict[str, Any]
-
-
-Scalar = Union[str, float, bool, None]
-
-
-class Circle(TypedDict):
-    """Circle"""
-    kind: Literal["circle"]
-    radius: float
-
-
-class _ShapeOption2SizeRequired(TypedDict):
-    w: int
-
-
-class ShapeOption2Size(_ShapeOption2SizeRequired, total=False):
-    h: int
-
-
-class _ShapeOption2Required(TypedDict):
-    kind: Literal["box"]
-
-
-class ShapeOption2(_ShapeOption2Required, total=False):
-    size: ShapeOption2Size
-
-
-Shape = Union['Circle', 'ShapeOption2']
-
-
-Weekday = Literal["mon", "tue"]
-
-
-_OddRequired = TypedDict("_OddRequired", {"from": "str"})
-
-_OddOptional = TypedDict("_OddOptional", {"not-an-identifier": "int", "class": "List[List[Scalar]]"}, total=False)
-
-
-class Odd(_OddRequired, _OddOptional):
-    pass
+ErrorData = Dict[str, Any]  # `data` of every error: a stable kind, then details in a fixed order (protocol.md §3).
 
 
 class _InitializeParamsClientInfoRequired(TypedDict):
@@ -150,23 +109,31 @@ class InitializeParams(TypedDict, total=False):
 
 
 class InitializeResultServerInfo(TypedDict):
-    name: str
+    name: Literal["fetchd"]
     version: str
 
 
 class InitializeResult(TypedDict):
     """Result of initialize."""
     serverInfo: InitializeResultServerInfo
-    protocolVersion: Literal[1]
+    protocolVersion: int
     capabilities: Dict[str, Any]
 
 
 class CancelRequestParams(TypedDict):
     """Params of $/cancelRequest."""
-    id: Union[str, int, None]
+    id: Union[str, int]
 
 
-RpcDiscoverResult = Dict[str, Any]  # the OpenRPC document
+class _RpcDiscoverResultRequired(TypedDict):
+    openrpc: str
+    info: Dict[str, Any]
+    methods: List[Dict[str, Any]]
+
+
+class RpcDiscoverResult(_RpcDiscoverResultRequired, total=False):
+    """Result of rpc.discover."""
+    components: Dict[str, Any]
 
 
 class ServerPingResult(TypedDict):
@@ -231,7 +198,7 @@ class ContextInsertResult(TypedDict):
 class ContextUpdateParams(TypedDict):
     """Params of context/update."""
     context: str
-    id: str
+    id: ObjectID
     values: Dict[str, Any]
 
 
@@ -243,7 +210,7 @@ class ContextUpdateResult(TypedDict):
 class ContextDeleteParams(TypedDict):
     """Params of context/delete."""
     context: str
-    id: str
+    id: ObjectID
 
 
 class ContextDeleteResult(TypedDict):
@@ -253,7 +220,7 @@ class ContextDeleteResult(TypedDict):
 
 class _ContextGetParamsRequired(TypedDict):
     context: str
-    ids: List[str]
+    ids: List[ObjectID]
 
 
 class ContextGetParams(_ContextGetParamsRequired, total=False):
@@ -385,9 +352,9 @@ class _ControllerRowsParamsRequired(TypedDict):
 
 class ControllerRowsParams(_ControllerRowsParamsRequired, total=False):
     """Params of controller/rows."""
+    keys: List[str]
     offset: int
     limit: int
-    keys: List[str]
 
 
 class ControllerRowsResult(TypedDict):
@@ -409,7 +376,7 @@ class ControllerObjectResult(TypedDict):
 class ControllerIndexPathParams(TypedDict):
     """Params of controller/indexPath."""
     controller: str
-    id: str
+    id: ObjectID
 
 
 class ControllerIndexPathResult(TypedDict):
@@ -465,7 +432,7 @@ class ControllerDidChangeSectionParams(TypedDict):
 class _ControllerDidChangeObjectParamsRequired(TypedDict):
     controller: str
     type: ObjectChangeType
-    id: str
+    id: ObjectID
 
 
 class ControllerDidChangeObjectParams(_ControllerDidChangeObjectParamsRequired, total=False):
@@ -483,7 +450,6 @@ __all__ = [
     "Attribute",
     "AttributeType",
     "CancelRequestParams",
-    "Circle",
     "ContextCloseParams",
     "ContextCloseResult",
     "ContextCountParams",
@@ -542,22 +508,16 @@ __all__ = [
     "Object",
     "ObjectChangeType",
     "ObjectID",
-    "Odd",
     "Relationship",
     "RelationshipDeleteRule",
     "RpcDiscoverResult",
-    "Scalar",
     "SectionChangeType",
     "SectionInfo",
     "ServerEchoParams",
     "ServerEchoResult",
     "ServerPingResult",
-    "Shape",
-    "ShapeOption2",
-    "ShapeOption2Size",
     "SortDescriptor",
     "SortDescriptorComparator",
     "StoreOpenParams",
     "StoreOpenResult",
-    "Weekday",
 ]
