@@ -43,6 +43,9 @@ class Client(SyncMethods):
         self._writer = writer
         self._backlog: List[bytes] = []
         self._closed = False
+        # A buffered reader's read1 returns what one read(2) gives; a raw one reads directly.
+        read1 = getattr(reader, "read1", None)
+        self._read1: Callable[[int], bytes] = read1 if read1 is not None else reader.read
 
     @classmethod
     def spawn(
@@ -206,10 +209,12 @@ class Client(SyncMethods):
         if self._closed:
             raise ConnectionClosed("the client is closed")
         try:
-            view = memoryview(data)
-            while view:
-                written = self._writer.write(view)
-                view = view[written if written is not None else 0:]
+            written = self._writer.write(data)
+            if written is not None and written < len(data):  # a raw pipe may take part of it
+                view = memoryview(data)[written:]
+                while view:
+                    written = self._writer.write(view)
+                    view = view[written or 0:]
             self._writer.flush()
         except (BrokenPipeError, ValueError) as error:
             raise ConnectionClosed(f"fetchd's input is closed: {error}") from None
@@ -221,8 +226,9 @@ class Client(SyncMethods):
         if self._backlog:
             bodies, self._backlog = self._backlog, []
             self.core.receive_bodies(bodies)
-        while not all(self.core.is_answered(i) for i in ids):
-            self.core.receive(self._read())
+        for request_id in ids:
+            while not self.core.is_answered(request_id):
+                self.core.receive(self._read())
         responses = [self.core.take(i) for i in ids]
         error = self.core.take_handler_error()
         if error is not None:
@@ -250,13 +256,11 @@ class Client(SyncMethods):
         return self.wait(ids)
 
     def _read(self) -> bytes:
-        fileno = self._reader.fileno()
         if self.timeout is not None:
-            ready, _, _ = select.select([fileno], [], [], self.timeout)
+            ready, _, _ = select.select([self._reader], [], [], self.timeout)
             if not ready:
                 raise TimeoutError(f"fetchd sent no reply within {self.timeout:g} s")
-        read1 = getattr(self._reader, "read1", None)
-        data: bytes = read1(READ_SIZE) if read1 is not None else os.read(fileno, READ_SIZE)
+        data: bytes = self._read1(READ_SIZE)
         if not data:
             self.core.abandon()
             code = self.process.poll() if self.process is not None else None

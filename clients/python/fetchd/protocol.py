@@ -13,7 +13,6 @@ with its own I/O (``Client.run``, ``AsyncClient.run``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import (
     Any,
     Callable,
@@ -22,6 +21,7 @@ from typing import (
     Generic,
     Iterable,
     List,
+    NamedTuple,
     Optional,
     Sequence,
     Set,
@@ -69,15 +69,13 @@ class Call(Generic[T]):
 Step = Generator[Call[Any], Any, T]
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(NamedTuple):
     id: Any
     result: Any = None
     error: Optional[FetchdError] = None
 
 
-@dataclass(frozen=True)
-class Notification:
+class Notification(NamedTuple):
     method: str
     params: Dict[str, Any]
 
