@@ -38,7 +38,7 @@ py="$venv/bin/python"
 "$py" -m pip install "${pip_quiet[@]}" --force-reinstall --no-deps "$repo/clients/python"
 
 cd "$repo/clients/python"
-MYPY_CACHE_DIR="$repo/.build/mypy-cache" "$py" -m mypy --strict fetchd tools/gen_types.py
+MYPY_CACHE_DIR="$repo/.build/mypy-cache" "$py" -m mypy --strict fetchd tools
 # Run from tests/ so the installed package (not the source tree) is what gets imported.
 cd tests
 FETCHD="$bin" "$py" -m pytest -q -p no:cacheprovider "${@:2}" .
