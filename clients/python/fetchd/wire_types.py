@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, TypedDict, Union
 
+
 class _FetchRequestRequired(TypedDict):
     entity: str
 

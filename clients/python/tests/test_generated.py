@@ -95,6 +95,8 @@ def test_the_fixture_generates_a_builder_and_both_mixins_per_request(fixture_pac
     call = methods.Calls.controller_rows("c", 2, limit=5)
     assert (call.method, call.params) == ("controller/rows", {"controller": "c", "section": 2, "limit": 5})
     assert methods.Calls.shutdown().params is None
+    # Descriptions reach the docstrings intact, quotes and backslashes included.
+    assert 'context: the context\'s name ("main" after store/open; a \\\\ is kept)' in methods.Calls.context_insert.__doc__
     for name in methods.REQUESTS.values():
         assert callable(getattr(methods.SyncMethods, name)) and callable(getattr(methods.AsyncMethods, name))
 

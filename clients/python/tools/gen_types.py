@@ -225,10 +225,15 @@ def one_line(text: Any) -> str:
     return " ".join(str(text).split())
 
 
+def doc_text(text: Any) -> str:
+    """One line that is safe inside a triple-quoted docstring."""
+    return one_line(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
 def typed_dict_text(name: str, fields: List[Tuple[str, str, bool]], doc: Optional[str]) -> str:
     """A TypedDict; optional keys go in a ``total=False`` part. Keys that are not identifiers
     (or are keywords) use the functional form."""
-    docline = f'    """{one_line(doc)}"""\n' if doc else ""
+    docline = f'    """{doc_text(doc)}"""\n' if doc else ""
     required = [(k, t) for k, t, r in fields if r]
     optional = [(k, t) for k, t, r in fields if not r]
     plain = all(k.isidentifier() and not keyword.iskeyword(k) for k, _, _ in fields)
@@ -267,8 +272,9 @@ def generate(doc: Dict[str, Any], source: str = SOURCE_NAME) -> Dict[str, str]:
     types = HEADER.format(what=f"Wire types of fetchd {info.get('version', '')} (OpenRPC {doc.get('openrpc', '')}).",
                           source=source)
     types += "from __future__ import annotations\n\n"
-    types += "from typing import Any, Dict, List, Literal, TypedDict, Union\n\n"
-    types += "\n\n".join(gen.blocks).rstrip("\n") + "\n\n"
+    body = "\n\n".join(gen.blocks).rstrip("\n") + "\n\n"
+    types += typing_import(body, ["Any", "Dict", "List", "Literal", "TypedDict", "Union"]) + "\n\n"
+    types += body
     types += "__all__ = [\n" + "".join(f"    {json.dumps(n)},\n" for n in sorted(gen.exported)) + "]\n"
     return {"wire_types.py": types, "wire_methods.py": methods_module(gen, requests, source)}
 
@@ -300,7 +306,7 @@ def methods_module(gen: Generator, requests: List[Tuple[Dict[str, Any], str]], s
     out = HEADER.format(what="Every request of the fetchd protocol: call builders and client method mixins.",
                         source=source)
     out += "from __future__ import annotations\n\n"
-    out += "from typing import Any, Dict, List, Optional, TypeVar, Union\n\n"
+    out += "MARKER_TYPING\n\n"
     out += "from .protocol import Call\nMARKER_IMPORTS\n"
     out += "# Wire method name -> Python method name, for every request.\n"
     out += "REQUESTS: Dict[str, str] = {\n"
@@ -311,7 +317,7 @@ def methods_module(gen: Generator, requests: List[Tuple[Dict[str, Any], str]], s
         params_text, lines, _ = signature(gen, method)
         name = python_method_name(method["name"])
         out += f"\n    @staticmethod\n    def {name}({params_text}) -> Call[{result}]:\n"
-        out += f'        """{one_line(method.get("summary", ""))} (``{method["name"]}``)"""\n'
+        out += docstring(method)
         if lines:
             out += "        params: Dict[str, Any] = {}\n" + lines
             out += f"        return Call({json.dumps(method['name'])}, params)\n"
@@ -330,11 +336,29 @@ def methods_module(gen: Generator, requests: List[Tuple[Dict[str, Any], str]], s
             name = python_method_name(method["name"])
             self_params = "self" + (", " + params_text if params_text else "")
             out += f"\n    {'async ' if is_async else ''}def {name}({self_params}) -> {result}:\n"
-            out += f'        """{one_line(method.get("summary", ""))} (``{method["name"]}``)"""\n'
+            out += docstring(method)
             out += f"        return {'await ' if is_async else ''}self.call(Calls.{name}({args}))\n"
     used = sorted(n for n in gen.exported if re.search(rf"\b{n}\b", out))
     imports = "from .wire_types import (\n" + "".join(f"    {n},\n" for n in used) + ")\n\n"
-    return out.replace("MARKER_IMPORTS\n", imports + 'T = TypeVar("T")\n\n', 1)
+    out = out.replace("MARKER_IMPORTS\n", imports + 'T = TypeVar("T")\n\n', 1)
+    return out.replace("MARKER_TYPING\n", typing_import(out, ["Any", "Dict", "List", "Optional", "TypeVar", "Union"]), 1)
+
+
+def docstring(method: Dict[str, Any]) -> str:
+    """The summary and the wire name, then each parameter's description (if any)."""
+    lines = [f"{doc_text(method.get('summary', ''))} (``{method['name']}``)"]
+    described = [p for p in method.get("params", []) if p.get("description")]
+    if described:
+        lines.append("")
+        lines += [f"{python_param_name(p['name'])}: {doc_text(p['description'])}" for p in described]
+    if len(lines) == 1:
+        return f'        """{lines[0]}"""\n'
+    return '        """' + "\n".join(("        " + line) if line and i else line for i, line in enumerate(lines)) + '\n        """\n'
+
+
+def typing_import(code: str, names: List[str]) -> str:
+    used = [n for n in names if re.search(rf"\b{n}\b", code)]
+    return f"from typing import {', '.join(used)}\n"
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -346,6 +370,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     doc = json.loads(args.input.read_text(encoding="utf-8"))
     stale = []
+    if not args.check:
+        args.output_dir.mkdir(parents=True, exist_ok=True)
     for filename, text in generate(doc, args.source).items():
         path = args.output_dir / filename
         if args.check:
