@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""fetchd end to end over its stdio pipe (NDJSON JSON-RPC 2.0), stdlib only.
+"""fetchd end to end over its stdio pipe (NDJSON JSON-RPC 2.0) through the repository's Python client.
 
 Per size n, against a fresh fetchd process and store: store/open with the workload model,
 context/insert in JSON-RPC batches + context/save (bulk_load), controller/create over all rows
