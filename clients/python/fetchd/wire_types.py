@@ -84,7 +84,7 @@ class Relationship(_RelationshipRequired, total=False):
     optional: bool
 
 
-IndexPath = List[int]  # [section, row].
+IndexPath = List[int]  # [section, row]: exactly two integers.
 
 
 ObjectChangeType = Literal["insert", "delete", "move", "update"]
