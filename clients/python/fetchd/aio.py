@@ -278,10 +278,8 @@ class AsyncBatch(BatchBase):
             await self.send()
 
 
-class AsyncController(LiveController):
-    def __init__(self, client: AsyncClient, *args: Any) -> None:
-        super().__init__(*args)
-        self.client = client
+class AsyncController(LiveController[AsyncClient]):
+    """A named controller on the server, used with await."""
 
     async def sections(self) -> List[SectionInfo]:
         return await self.client.call(self.sections_call())

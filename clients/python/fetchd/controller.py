@@ -3,7 +3,7 @@ and builds its calls and multi-call steps once; ``Controller`` runs them synchro
 ``AsyncController`` (aio.py) awaits them."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Generic, List, Optional, Sequence, Tuple, TypeVar
 
 from .changes import IndexPath, SectionInfo, WireObject
 from .delegate import ControllerCore
@@ -36,13 +36,17 @@ def mirror_keys(notify: Optional[ControllerCreateParamsNotify]) -> Tuple[Optiona
     return (None if keys is None else list(keys)), True
 
 
-class LiveController(ControllerCore):
+ClientT = TypeVar("ClientT")
+
+
+class LiveController(ControllerCore, Generic[ClientT]):
     """A controller created on a context: its notifications reach ``delegate`` (see
     ControllerDelegate) and, when enabled, keep ``mirror`` (a TableMirror) equal to the
     controller's sections and rows (protocol.md §11)."""
 
     def __init__(
         self,
+        client: ClientT,
         context: str,
         name: str,
         request: FetchRequest,
@@ -52,6 +56,7 @@ class LiveController(ControllerCore):
         mirror: bool,
     ) -> None:
         super().__init__(name, delegate, TableMirror() if mirror else None)
+        self.client = client
         self.context = context
         self.request = request
         self.section_name_key_path = section_name_key_path
@@ -136,12 +141,8 @@ class LiveController(ControllerCore):
         return f"{type(self).__name__}({self.name!r}, context={self.context!r})"
 
 
-class Controller(LiveController):
+class Controller(LiveController["Client"]):
     """A named controller on the server, used synchronously."""
-
-    def __init__(self, client: "Client", *args: Any) -> None:
-        super().__init__(*args)
-        self.client = client
 
     def sections(self) -> List[SectionInfo]:
         return self.client.call(self.sections_call())

@@ -144,7 +144,7 @@ def test_a_step_is_driven_by_feeding_it_results():
     from fetchd.controller import LiveController
 
     core = ProtocolCore()
-    controller = LiveController("main", "notes", {"entity": "Note"}, None, {"keys": ["title"]}, None, True)
+    controller = LiveController(None, "main", "notes", {"entity": "Note"}, None, {"keys": ["title"]}, None, True)
     step = controller.create_step(core)
     create = next(step)
     assert (create.method, create.params["name"]) == ("controller/create", "notes")
@@ -162,7 +162,7 @@ def test_a_failed_create_step_routes_the_name_back():
     from fetchd.controller import LiveController
 
     core = ProtocolCore()
-    first, second = (LiveController("main", "notes", {"entity": "Note"}, None, None, None, False) for _ in range(2))
+    first, second = (LiveController(None, "main", "notes", {"entity": "Note"}, None, None, None, False) for _ in range(2))
     core.register("notes", first)
     step = second.create_step(core)
     next(step)
