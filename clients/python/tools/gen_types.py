@@ -368,6 +368,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--source", default=SOURCE_NAME, help="the document's name in the header")
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 if stale")
     args = parser.parse_args(argv)
+    if not args.input.is_file():
+        print(f"gen_types: no OpenRPC document at {args.input} (fetchd describe > clients/openrpc.json)",
+              file=sys.stderr)
+        return 2
     doc = json.loads(args.input.read_text(encoding="utf-8"))
     stale = []
     if not args.check:
