@@ -3,7 +3,8 @@
 The mapping (also in tools/gen_types.py's docstring and the README), applied here on its own
 so a wrong generator cannot agree with itself:
 - method: drop ``rpc.``, split at ``/`` and ``.``, camelCase -> snake_case, join with ``_``;
-- parameter: camelCase -> snake_case, ``id`` -> ``object_id``, a keyword gets a trailing ``_``.
+- parameter: camelCase -> snake_case, ``id`` -> ``object_id``, a keyword (or ``self``) gets a
+  trailing ``_``.
 """
 import inspect
 import json
@@ -41,7 +42,7 @@ def param_name(wire: str) -> str:
     if wire == "id":
         return "object_id"
     name = snake(wire)
-    return name + "_" if keyword.iskeyword(name) else name
+    return name + "_" if keyword.iskeyword(name) or name == "self" else name
 
 
 def requests(doc: Dict[str, Any]) -> List[Dict[str, Any]]:

@@ -18,11 +18,12 @@ Name mapping (the coverage test applies the same rules):
 - method: ``rpc.`` is dropped (``rpc.discover`` -> ``discover``); the rest is split at ``/``
   and ``.`` and each part goes camelCase -> snake_case, joined by ``_``
   (``context/processPendingChanges`` -> ``context_process_pending_changes``).
-- parameter: camelCase -> snake_case; ``id`` -> ``object_id``; a Python keyword gets a
-  trailing ``_``. Required parameters come first (document order), then the optional ones
-  (default ``None``, which leaves them out of the message).
+- parameter: camelCase -> snake_case; ``id`` -> ``object_id``; a Python keyword (or
+  ``self``) gets a trailing ``_``. Required parameters are positional (document order), the
+  optional ones keyword-only (default ``None``, which leaves them out of the message).
 - types: a method's Pascal name (``ContextInsert``) + ``Params``/``Result``; an inline
-  object is named after where it sits (``ControllerCreateParamsNotify``).
+  object or enum is named after where it sits (``ControllerCreateParamsNotify``,
+  ``SortDescriptorComparator``).
 
 Requests are the methods with a ``result``; notifications (no ``result``) get only Params.
 """
@@ -252,10 +253,9 @@ def typed_dict_text(name: str, fields: List[Tuple[str, str, bool]], doc: Optiona
         entries = ", ".join(f"{json.dumps(k)}: {json.dumps(t)}" for k, t in items)
         return f"{type_name} = TypedDict({json.dumps(type_name)}, {{{entries}}}{'' if total else ', total=False'})\n"
 
-    bare = name
-    return (functional(f"_{bare}Required", required, True) + "\n"
-            + functional(f"_{bare}Optional", optional, False) + "\n\n"
-            + f"class {name}(_{bare}Required, _{bare}Optional):\n{docline or ''}    pass\n")
+    return (functional(f"_{name}Required", required, True) + "\n"
+            + functional(f"_{name}Optional", optional, False) + "\n\n"
+            + f"class {name}(_{name}Required, _{name}Optional):\n{docline or ''}    pass\n")
 
 
 # -- output --------------------------------------------------------------------------------
@@ -265,7 +265,7 @@ def generate(doc: Dict[str, Any], source: str = SOURCE_NAME) -> Dict[str, str]:
         gen.component(name, schema)
     requests = []
     for method in gen.methods():
-        params_name, result_name = gen.method_types(method)
+        _, result_name = gen.method_types(method)
         if result_name is not None:
             requests.append((method, result_name))
     info = doc.get("info", {})
