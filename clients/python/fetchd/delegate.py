@@ -8,6 +8,7 @@ from .changes import ChangeBatch, IndexPath, ObjectChange, SectionChange, Sectio
 from .errors import ProtocolViolation
 from .mirror import TableMirror
 from .protocol import NotificationTarget
+from .wire_types import ObjectChangeType, SectionChangeType
 
 WILL_CHANGE_CONTENT = "controller/willChangeContent"
 DID_CHANGE_SECTION = "controller/didChangeSection"
@@ -27,7 +28,7 @@ class ControllerDelegate:
         pass
 
     def did_change_section(
-        self, controller: Any, section_info: SectionInfo, section_index: int, change_type: str
+        self, controller: Any, section_info: SectionInfo, section_index: int, change_type: SectionChangeType
     ) -> None:
         pass
 
@@ -36,7 +37,7 @@ class ControllerDelegate:
         controller: Any,
         obj: WireObject,
         index_path: Optional[IndexPath],
-        change_type: str,
+        change_type: ObjectChangeType,
         new_index_path: Optional[IndexPath],
     ) -> None:
         pass
