@@ -93,6 +93,13 @@ class AsyncClient(AsyncMethods):
         await self._write(data)
         return list(await asyncio.gather(*futures))
 
+    async def pipeline(self, calls: Sequence[Tuple[str, Params]]) -> List[Response]:
+        """Separate requests in one write; every response, in call order."""
+        ids, data = self.core.pipeline(calls)
+        futures = [self._expect(i) for i in ids]
+        await self._write(data)
+        return list(await asyncio.gather(*futures))
+
     def add_listener(self, listener: NotificationListener) -> None:
         self.core.add_listener(listener)
 

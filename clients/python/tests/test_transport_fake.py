@@ -100,6 +100,8 @@ def test_async_client_same_behaviour(tmp_path):
             assert await client.request("test/echo", {"x": [1, 2]}) == {"x": [1, 2]}
             results = await asyncio.gather(*(client.request("test/echo", {"i": i}) for i in range(20)))
             assert [r["i"] for r in results] == list(range(20))
+            piped = await client.pipeline([("test/echo", {"i": i}) for i in range(20)])
+            assert [r.result["i"] for r in piped] == list(range(20))
             notes = await client.context().controller("notes", {"entity": "Note"})
             await client.context().insert("Note", {"title": "a"})
             await client.context().update("Note/2", {"rank": 3})
