@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""fetchd end to end over its stdio pipe (NDJSON JSON-RPC 2.0), stdlib only.
+"""fetchd end to end over its stdio pipe (NDJSON JSON-RPC 2.0) through the repository's Python client.
 
 Per size n, against a fresh fetchd process and store: store/open with the workload model,
 context/insert in JSON-RPC batches + context/save (bulk_load), controller/create over all rows
@@ -183,7 +183,7 @@ def client_floor(args, out):
         batch = [("context/update", {"context": CONTEXT, "id": "Msg/4488", "values": {"ts": 2362742405662}}),
                  ("context/save", {"context": CONTEXT})]
         for _ in range(args.pings):
-            samples.append(client.batch_timed(batch)[0])
+            samples.append(client.echo_timed(batch))
         benchlib.emit(benchlib.result_line("pipe-python", "roundtrip", 0, samples, server="cat",
                                            request="[context/update, context/save] batch"), out)
     finally:
@@ -212,16 +212,10 @@ def transport_figures(args, out):
         window = 500
         rates = []
         for _ in range(max(1, args.pings // window)):
-            first = client.next_id
-            client.next_id += window
-            lines = "\n".join(client._message(first + i, "server/ping", None) for i in range(window))
-            start = benchlib.now_us()
-            client.send_line(lines)
-            for i in range(window):
-                reply, _ = client.read_until(lambda m: isinstance(m, dict) and "id" in m)
-                if reply.get("id") != first + i or "error" in reply:
-                    raise ServerGone("unexpected pipelined reply: %s" % json.dumps(reply)[:200])
-            rates.append(window / ((benchlib.now_us() - start) / 1e6))
+            elapsed, results = client.pipelined_timed([("server/ping", None)] * window)
+            if len(results) != window:
+                raise ServerGone("%d replies to %d pipelined requests" % (len(results), window))
+            rates.append(window / (elapsed / 1e6))
         benchlib.emit(benchlib.result_line(SUITE, "pipelined_throughput", 0, rates, unit="req/s",
                                            window=window), out)
     except ServerGone as e:

@@ -1,14 +1,23 @@
-"""A minimal NDJSON JSON-RPC 2.0 client for a child process's stdio (stdlib only).
+"""The benchmark's view of the real Python client (clients/python, imported from the source
+tree so the tools stay stdlib only): NDJSON over a child process's stdio, results with the
+notifications that came before them, and the failures the driver reports as
+"unavailable" (ServerGone) or as errors (RpcError).
 
-Responses are matched by id; notifications that arrive before a response are returned with it,
-since fetchd writes a cycle's notifications before the response that closed it.
+Timed calls use the client's fast path: the message is encoded before the clock starts, the
+bodies are read undecoded until the response arrives, and decoding happens after it stops.
 """
 
 import json
 import os
-import select
-import subprocess
+import sys
 import time
+
+CLIENT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                      "clients", "python")
+if CLIENT not in sys.path:
+    sys.path.insert(0, CLIENT)
+
+from fetchd import Client, ConnectionClosed, FetchdError, ProtocolViolation  # noqa: E402
 
 METHOD_NOT_FOUND = -32601
 
@@ -20,116 +29,93 @@ class ServerGone(Exception):
 class RpcError(Exception):
     def __init__(self, method, error):
         self.method = method
-        self.code = error.get("code")
+        self.code = error.code
         self.error = error
-        super().__init__("%s: %s %s%s" % (method, self.code, error.get("message", ""),
-                                         " " + json.dumps(error["data"]) if "data" in error else ""))
+        data = "" if error.data is None else " " + json.dumps(error.data)
+        super().__init__("%s: %s %s%s" % (method, error.code, error.message, data))
+
+
+def is_batch_response(body):
+    """fetchd writes compact JSON: a batch's response is the only body that is an array."""
+    return body[:1] == b"["
 
 
 class RpcClient:
     def __init__(self, argv, stderr_path, timeout=300.0):
-        self.stderr_file = open(stderr_path, "wb")
         self.stderr_path = stderr_path
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.stderr_file, bufsize=0)
-        self.out_fd = self.proc.stdout.fileno()
-        self.buffer = bytearray()
-        self.pos = 0
-        self.next_id = 1
-        self.timeout = timeout
+        self.stderr_file = open(stderr_path, "wb")
+        self.client = Client.attach(argv, framing="ndjson", stderr=self.stderr_file, timeout=timeout)
+        self.notes = []
+        self.client.add_listener(lambda method, params: self.notes.append({"method": method, "params": params}))
 
     @property
     def pid(self):
-        return self.proc.pid
+        return self.client.process.pid
 
     def request(self, method, params=None):
         """Sends one request; returns (result, notifications before it). Raises RpcError."""
-        rid = self._take_id()
-        self.send_line(self._message(rid, method, params))
-        reply, notes = self.read_until(lambda m: isinstance(m, dict) and m.get("id") == rid)
-        if "error" in reply:
-            raise RpcError(method, reply["error"])
-        return reply.get("result"), notes
+        with self._failures(method):
+            result = self.client.request(method, params)
+        return result, self._take_notes()
 
     def batch(self, calls):
         """Sends [(method, params)] as one JSON-RPC batch; returns (results in call order,
         notifications). Raises RpcError for the first call that failed."""
-        ids = [self._take_id() for _ in calls]
-        self.send_line("[" + ",".join(self._message(i, m, p) for i, (m, p) in zip(ids, calls)) + "]")
-        reply, notes = self.read_until(lambda m: isinstance(m, list))
-        return self._results(ids, calls, reply), notes
+        with self._failures(calls[0][0]):
+            responses = self.client.send_batch(calls)
+        return self._results(calls, responses), self._take_notes()
 
     def batch_timed(self, calls):
         """Like batch(), timing only the write and the reads: from writing the batch to having
-        read its response (the only line that is a JSON array), every notification before it;
-        encoding and parsing stay outside. Returns (elapsed µs, results, notifications)."""
-        ids = [self._take_id() for _ in calls]
-        line = ("[" + ",".join(self._message(i, m, p) for i, (m, p) in zip(ids, calls)) + "]\n").encode()
-        raw_notes = []
-        start = time.perf_counter_ns()
-        self._write(line)
-        while True:
-            raw = self._read_line()
-            if raw.lstrip()[:1] == b"[":
-                break
-            raw_notes.append(raw)
-        elapsed = (time.perf_counter_ns() - start) / 1000.0
-        notes = [self._parse(r) for r in raw_notes]
-        return elapsed, self._results(ids, calls, self._parse(raw)), notes
+        read its response, every notification before it; encoding and decoding stay outside.
+        Returns (elapsed µs, results, notifications)."""
+        with self._failures(calls[0][0]):
+            ids, data = self.client.core.batch(calls)
+            start = time.perf_counter_ns()
+            self.client.write(data)
+            bodies = self.client.read_bodies(is_batch_response)
+            elapsed = (time.perf_counter_ns() - start) / 1000.0
+            responses = self.client.settle(bodies, ids)
+        return elapsed, self._results(calls, responses), self._take_notes()
+
+    def echo_timed(self, calls):
+        """batch_timed against a peer that echoes the batch back (`cat`): elapsed µs only,
+        since what comes back is the request itself."""
+        with self._failures(calls[0][0]):
+            ids, data = self.client.core.batch(calls)
+            start = time.perf_counter_ns()
+            self.client.write(data)
+            self.client.read_bodies(is_batch_response)
+            elapsed = (time.perf_counter_ns() - start) / 1000.0
+            self.client.core.forget(ids)
+        return elapsed
+
+    def pipelined_timed(self, calls):
+        """Separate requests in one write, then every response: (elapsed µs, results)."""
+        with self._failures(calls[0][0]):
+            ids, data = self.client.core.pipeline(calls)
+            start = time.perf_counter_ns()
+            self.client.write(data)
+            responses = self.client.wait(ids)
+            elapsed = (time.perf_counter_ns() - start) / 1000.0
+        self.notes.clear()
+        return elapsed, self._results(calls, responses)
 
     def notify(self, method, params=None):
-        msg = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.send_line(json.dumps(msg, separators=(",", ":")))
-
-    def send_line(self, text):
-        self._write(text.encode() + b"\n")
-
-    def _write(self, data):
-        try:
-            self.proc.stdin.write(data)
-        except (BrokenPipeError, ValueError):
-            # The server is gone; what it wrote before leaving says more than the broken pipe.
-            saved, self.timeout = self.timeout, 2.0
-            try:
-                self._read_message()
-            finally:
-                self.timeout = saved
-            raise ServerGone("server closed its stdin (exit code %s)%s" % (self.proc.poll(), self.stderr_tail()))
-
-    def read_until(self, is_reply):
-        notes = []
-        while True:
-            msg = self._read_message()
-            if isinstance(msg, dict) and "method" in msg and "id" not in msg:
-                notes.append(msg)
-            elif is_reply(msg):
-                return msg, notes
-            else:
-                raise ServerGone("unexpected message: %s" % json.dumps(msg)[:200])
+        with self._failures(method):
+            self.client.notify(method, params)
 
     def close(self, wait=10.0):
         """Polite shutdown (shutdown request, exit notification, EOF); kills on timeout."""
         try:
-            if self.proc.poll() is None:
+            if self.client.process.poll() is None:
                 try:
                     self.request("shutdown")
                     self.notify("exit")
                 except (ServerGone, RpcError):
                     pass
-                self.proc.stdin.close()
-                self.proc.wait(timeout=wait)
-        except (subprocess.TimeoutExpired, BrokenPipeError, OSError):
-            self.proc.kill()
-            self.proc.wait()
+            self.client.close(timeout=wait)
         finally:
-            self.proc.stdout.close()
-            if not self.proc.stdin.closed:
-                try:
-                    self.proc.stdin.close()
-                except BrokenPipeError:
-                    pass
             self.stderr_file.close()
 
     def stderr_tail(self, limit=300):
@@ -140,61 +126,55 @@ class RpcClient:
             return ""
         return "; stderr: " + text[-limit:] if text else ""
 
-    def _take_id(self):
-        rid = self.next_id
-        self.next_id += 1
-        return rid
+    def _take_notes(self):
+        notes, self.notes = self.notes, []
+        return notes
 
     @staticmethod
-    def _results(ids, calls, reply):
-        """The results of a batch's calls in call order; a missing reply or an error raises."""
-        by_id = {r.get("id"): r for r in reply}
-        results = []
-        for rid, (method, _) in zip(ids, calls):
-            r = by_id.get(rid)
-            if r is None:
-                raise ServerGone("batch response has no reply for %s (id %d)" % (method, rid))
-            if "error" in r:
-                raise RpcError(method, r["error"])
-            results.append(r.get("result"))
-        return results
+    def _results(calls, responses):
+        """The results of a batch's calls in call order; an error raises."""
+        for (method, _), response in zip(calls, responses):
+            if response.error is not None:
+                raise RpcError(method, response.error)
+        return [response.result for response in responses]
 
-    @staticmethod
-    def _message(rid, method, params):
-        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            msg["params"] = params
-        return json.dumps(msg, separators=(",", ":"))
+    def _failures(self, method):
+        return _Failures(self, method)
 
-    def _read_message(self):
-        return self._parse(self._read_line())
 
-    def _read_line(self):
-        # A read position instead of re-slicing: a 10k-change cycle is thousands of lines in
-        # one buffer, and slicing per line would copy it quadratically.
-        end = self.buffer.find(b"\n", self.pos)
-        while end < 0:
-            if self.pos:
-                del self.buffer[:self.pos]
-                self.pos = 0
-            ready, _, _ = select.select([self.out_fd], [], [], self.timeout)
-            if not ready:
-                raise ServerGone("no reply within %.0f s" % self.timeout)
-            chunk = os.read(self.out_fd, 1 << 20)
-            if not chunk:
-                self.proc.wait()
-                raise ServerGone("server exited (code %s) without replying%s"
-                                 % (self.proc.returncode, self.stderr_tail()))
-            searched = len(self.buffer)
-            self.buffer += chunk
-            end = self.buffer.find(b"\n", searched)
-        line = bytes(self.buffer[self.pos:end])
-        self.pos = end + 1
-        return line
+class _Failures:
+    """Turns the client's exceptions into the driver's: FetchdError -> RpcError, the rest of
+    a broken conversation -> ServerGone (saying what the server wrote or why it is gone)."""
 
-    @staticmethod
-    def _parse(line):
-        try:
-            return json.loads(line)
-        except ValueError:
-            raise ServerGone("server wrote non-JSON output: %r" % line[:120])
+    def __init__(self, owner, method):
+        self.owner, self.method = owner, method
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, trace):
+        if error is None:
+            return False
+        owner = self.owner
+        if isinstance(error, FetchdError):
+            raise RpcError(self.method, error) from None
+        if isinstance(error, ProtocolViolation):
+            raise ServerGone("server wrote non-JSON output: %s" % str(error)[:160]) from None
+        if isinstance(error, TimeoutError):
+            raise ServerGone("no reply within %.0f s" % owner.client.timeout) from None
+        if isinstance(error, ConnectionClosed):
+            # A closed input: what the server wrote before leaving says more than the pipe.
+            owner.client.timeout = 2.0
+            try:
+                owner.client.core.decode(owner.client.read_bodies(lambda body: True))
+            except ProtocolViolation as violation:
+                raise ServerGone("server wrote non-JSON output: %s" % str(violation)[:160]) from None
+            except (ConnectionClosed, TimeoutError, OSError):
+                pass
+            try:
+                code = owner.client.process.wait(5)
+            except Exception:  # noqa: BLE001 - still running with its input closed
+                owner.client.process.kill()
+                code = owner.client.process.wait()
+            raise ServerGone("server exited (code %s) without replying%s" % (code, owner.stderr_tail())) from None
+        return False

@@ -20,22 +20,23 @@ from .changes import (
     SectionInfo,
 )
 from .client import Client
-from .context import Batch, BatchCall, Context
+from .context import Batch, Context
 from .controller import Controller
 from .delegate import ControllerDelegate
 from .errors import ConnectionClosed, FetchdError, MirrorError, ProtocolViolation
 from .framing import LSP, NDJSON
 from .locate import find_fetchd
 from .mirror import MirrorSection, TableMirror
-from .protocol import Notification, ProtocolCore, Response
+from .protocol import BatchCall, Call, Notification, ProtocolCore, Response
 from .requests import fetch_request, sort
+from .wire_methods import REQUESTS, Calls
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AsyncBatch", "AsyncClient", "AsyncContext", "AsyncController", "Batch", "BatchCall",
+    "AsyncBatch", "AsyncClient", "AsyncContext", "AsyncController", "Batch", "BatchCall", "Call", "Calls",
     "ChangeBatch", "Client", "ConnectionClosed", "Context", "Controller", "ControllerDelegate",
     "DELETE", "FetchdError", "INSERT", "IndexPath", "LSP", "MOVE", "MirrorError", "MirrorSection",
-    "NDJSON", "Notification", "ObjectChange", "ProtocolCore", "ProtocolViolation", "Response",
+    "NDJSON", "Notification", "ObjectChange", "ProtocolCore", "ProtocolViolation", "REQUESTS", "Response",
     "SectionChange", "SectionInfo", "TableMirror", "UPDATE", "fetch_request", "find_fetchd", "sort",
 ]

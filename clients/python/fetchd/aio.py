@@ -1,25 +1,29 @@
-"""The asyncio client: many requests may be in flight; one reader task decodes the server's
-output, dispatches notifications to controllers (in wire order, so a cycle's delegate calls
-all happen before the response that closed it resolves) and resolves response futures."""
+"""The asyncio client: the sans-IO core (protocol.py) plus asyncio streams. Many requests may
+be in flight; one reader task feeds the core what it reads, so notifications reach controllers
+in wire order (a cycle's delegate calls all happen before the response that closed it
+resolves, protocol.md §10) and responses resolve their futures. The handles' calls and steps
+are the synchronous client's (context.py, controller.py), awaited."""
 from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast
 
-from . import calls
 from .changes import IndexPath, SectionInfo, WireObject
-from .context import BatchBase, BatchCall
-from .delegate import LiveController
+from .context import BatchBase, ContextCalls
+from .controller import LiveController
 from .errors import ConnectionClosed
 from .framing import LSP
 from .locate import find_fetchd
-from .protocol import Notification, NotificationListener, Params, ProtocolCore, Response
+from .protocol import BatchCall, Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
+from .wire_methods import AsyncMethods
+from .wire_types import ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, Model, ControllerCreateParamsNotify, StoreOpenResult
 
-READ_SIZE = 1 << 16
+READ_SIZE = 1 << 20
+T = TypeVar("T")
 
 
-class AsyncClient:
+class AsyncClient(AsyncMethods):
     def __init__(
         self,
         reader: asyncio.StreamReader,
@@ -33,8 +37,7 @@ class AsyncClient:
         self.process = process
         self._reader = reader
         self._writer = writer
-        self._pending: Dict[Any, "asyncio.Future[Response]"] = {}
-        self._handler_error: Optional[BaseException] = None
+        self._futures: Dict[Any, "asyncio.Future[Response]"] = {}
         self._closed = False
         self._eof: Optional[BaseException] = None
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
@@ -51,34 +54,48 @@ class AsyncClient:
     ) -> "AsyncClient":
         path = find_fetchd(binary)
         process = await asyncio.create_subprocess_exec(
-            path,
-            "--framing",
-            framing,
-            *args,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr,
-            env=env,
-            limit=1 << 20,
+            path, "--framing", framing, *args,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=stderr, env=env, limit=READ_SIZE,
         )
         assert process.stdout is not None and process.stdin is not None
         return cls(process.stdout, process.stdin, framing=framing, process=process)
 
-    # -- raw JSON-RPC ---------------------------------------------------------------------
-    async def request(self, method: str, params: Params = None) -> Any:
-        request_id, data = self.core.request(method, params)
+    # -- JSON-RPC -------------------------------------------------------------------------
+    async def call(self, call: Call[T]) -> T:
+        request_id, data = self.core.request(call.method, call.params)
         future = self._expect(request_id)
         await self._write(data)
-        response = await future
-        if response.error is not None:
-            raise response.error
-        return response.result
+        return result_of(call, await future)
+
+    async def run(self, step: Step[T]) -> T:
+        """Drive a multi-call step (see protocol.Step) to its end."""
+        try:
+            call = next(step)
+            while True:
+                try:
+                    result = await self.call(call)
+                except BaseException as error:  # handed to the step, which may handle it
+                    call = step.throw(error)
+                else:
+                    call = step.send(result)
+        except StopIteration as stop:
+            return cast(T, stop.value)
+
+    async def request(self, method: str, params: Params = None) -> Any:
+        return await self.call(Call(method, params))
 
     async def notify(self, method: str, params: Params = None) -> None:
         await self._write(self.core.notification(method, params))
 
-    async def send_batch(self, batch_calls: Sequence[Tuple[str, Params]]) -> List[Response]:
-        ids, data = self.core.batch(batch_calls)
+    async def send_batch(self, calls: Sequence[Tuple[str, Params]]) -> List[Response]:
+        ids, data = self.core.batch(calls)
+        futures = [self._expect(i) for i in ids]
+        await self._write(data)
+        return list(await asyncio.gather(*futures))
+
+    async def pipeline(self, calls: Sequence[Tuple[str, Params]]) -> List[Response]:
+        """Separate requests in one write; every response, in call order."""
+        ids, data = self.core.pipeline(calls)
         futures = [self._expect(i) for i in ids]
         await self._write(data)
         return list(await asyncio.gather(*futures))
@@ -90,11 +107,9 @@ class AsyncClient:
         self.core.remove_listener(listener)
 
     # -- lifecycle ------------------------------------------------------------------------
-    async def initialize(self, client_name: str = "fetchd-python", version: Optional[str] = None) -> Dict[str, Any]:
-        return await self.request(*calls.initialize(client_name, version))
-
-    async def shutdown(self) -> Optional[int]:
-        await self.request("shutdown")
+    async def stop(self) -> Optional[int]:
+        """``shutdown`` then ``exit``; returns the process's exit code when we spawned it."""
+        await self.shutdown()
         await self.notify("exit")
         return await self.close()
 
@@ -125,9 +140,9 @@ class AsyncClient:
     async def __aexit__(self, *exc: Any) -> None:
         await self.close()
 
-    # -- store, contexts, controllers -----------------------------------------------------
-    async def open_store(self, model: Dict[str, Any], path: Optional[str] = None) -> Dict[str, Any]:
-        return await self.request(*calls.open_store(model, path))
+    # -- handles --------------------------------------------------------------------------
+    async def open_store(self, model: Model, path: Optional[str] = None) -> StoreOpenResult:
+        return await self.store_open(model, path=path)
 
     def context(self, name: str = "main") -> "AsyncContext":
         return AsyncContext(self, name)
@@ -137,44 +152,37 @@ class AsyncClient:
         name: str,
         parent: Optional[str] = None,
         merges_changes_from_parent: Optional[bool] = None,
-        merge_policy: Optional[str] = None,
+        merge_policy: Optional[ContextCreateParamsMergePolicy] = None,
     ) -> "AsyncContext":
-        result = await self.request(*calls.create_context(name, parent, merges_changes_from_parent, merge_policy))
-        return AsyncContext(self, result.get("context", name) if isinstance(result, dict) else name)
+        created = await self.context_create(
+            name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy
+        )
+        return AsyncContext(self, created["context"])
 
     async def controller(
         self,
         context: "Union[str, AsyncContext]",
         name: str,
-        request: Dict[str, Any],
+        request: FetchRequest,
         section_name_key_path: Optional[str] = None,
-        notify: Optional[Dict[str, Any]] = None,
+        notify: Optional[ControllerCreateParamsNotify] = None,
         delegate: Any = None,
         mirror: bool = True,
     ) -> "AsyncController":
         context_name = context.name if isinstance(context, AsyncContext) else context
         controller = AsyncController(self, context_name, name, request, section_name_key_path, notify, delegate, mirror)
-        previous = self.core.register(name, controller)
-        try:
-            result = await self.request(
-                *calls.create_controller(context_name, name, request, section_name_key_path, notify)
-            )
-            await controller._created([SectionInfo.from_wire(s) for s in result["sections"]])
-        except BaseException:
-            self.core.unregister(name, restore=previous)
-            raise
+        await self.run(controller.create_step(self.core))
         return controller
 
     def batch(self, context: "Union[str, AsyncContext, None]" = "main") -> "AsyncBatch":
-        name = context.name if isinstance(context, AsyncContext) else context
-        return AsyncBatch(self, name)
+        return AsyncBatch(self, context.name if isinstance(context, AsyncContext) else context)
 
     # -- I/O ------------------------------------------------------------------------------
     def _expect(self, request_id: Any) -> "asyncio.Future[Response]":
         if self._eof is not None:
             raise self._eof
         future: "asyncio.Future[Response]" = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
+        self._futures[request_id] = future
         return future
 
     async def _write(self, data: bytes) -> None:
@@ -193,77 +201,69 @@ class AsyncClient:
                 data = await self._reader.read(READ_SIZE)
                 if not data:
                     break
-                for message in self.core.feed(data):
-                    if isinstance(message, Notification):
-                        try:
-                            self.core.dispatch(message)
-                        except Exception as error:  # noqa: BLE001 - handed to the next response
-                            self._handler_error = self._handler_error or error
-                    else:
-                        self._resolve(message)
+                for request_id in self.core.receive(data):
+                    self._resolve(request_id, self.core.take(request_id))
         except Exception as error:  # noqa: BLE001 - protocol violations fail every pending call
             failure = error
         self._eof = failure
-        for future in self._pending.values():
+        self.core.abandon()
+        for future in self._futures.values():
             if not future.done():
                 future.set_exception(failure)
-        self._pending.clear()
+        self._futures.clear()
 
-    def _resolve(self, response: Response) -> None:
-        future = self._pending.pop(response.id, None)
+    def _resolve(self, request_id: Any, response: Response) -> None:
+        future = self._futures.pop(request_id, None)
         if future is None or future.done():
             return
-        if self._handler_error is not None:
+        error = self.core.take_handler_error()
+        if error is not None:
             # A delegate failed during this cycle: the caller that caused it hears about it.
-            error, self._handler_error = self._handler_error, None
             future.set_exception(error)
         else:
             future.set_result(response)
 
 
-class AsyncContext:
+class AsyncContext(ContextCalls):
     def __init__(self, client: AsyncClient, name: str) -> None:
+        super().__init__(name)
         self.client = client
-        self.name = name
 
-    async def insert(self, entity: str, values: Optional[Dict[str, Any]] = None) -> WireObject:
-        return (await self.client.request(*calls.insert(self.name, entity, values)))["object"]
+    async def insert(self, entity: str, values: Optional[Mapping[str, Any]] = None) -> WireObject:
+        return await self.client.call(self.insert_call(entity, values))
 
-    async def update(self, object_id: str, values: Dict[str, Any]) -> WireObject:
-        return (await self.client.request(*calls.update(self.name, object_id, values)))["object"]
+    async def update(self, object_id: str, values: Mapping[str, Any]) -> WireObject:
+        return await self.client.call(self.update_call(object_id, values))
 
     async def delete(self, object_id: str) -> None:
-        await self.client.request(*calls.delete(self.name, object_id))
+        await self.client.call(self.delete_call(object_id))
 
     async def get(self, ids: Sequence[str], keys: Optional[Sequence[str]] = None) -> List[WireObject]:
-        return (await self.client.request(*calls.get(self.name, ids, keys)))["objects"]
+        return await self.client.call(self.get_call(ids, keys))
 
-    async def fetch(self, request: Dict[str, Any]) -> List[WireObject]:
-        return (await self.client.request(*calls.fetch(self.name, request)))["objects"]
+    async def fetch(self, request: FetchRequest, keys: Optional[Sequence[str]] = None) -> List[WireObject]:
+        return await self.client.call(self.fetch_call(request, keys))
 
-    async def count(self, request: Dict[str, Any]) -> int:
-        return (await self.client.request(*calls.count(self.name, request)))["count"]
+    async def count(self, request: FetchRequest) -> int:
+        return await self.client.call(self.count_call(request))
 
-    async def save(self) -> Dict[str, int]:
-        return await self.client.request(*calls.context_only("save", self.name))
+    async def save(self) -> ContextSaveResult:
+        return await self.client.call(self.save_call())
 
     async def rollback(self) -> None:
-        await self.client.request(*calls.context_only("rollback", self.name))
+        await self.client.call(self.rollback_call())
 
     async def process_pending_changes(self) -> None:
-        await self.client.request(*calls.context_only("processPendingChanges", self.name))
+        await self.client.call(self.process_pending_changes_call())
 
     async def close(self) -> None:
-        await self.client.request(*calls.context_only("close", self.name))
+        await self.client.call(self.close_call())
 
     def batch(self) -> "AsyncBatch":
         return AsyncBatch(self.client, self.name)
 
-    async def controller(self, name: str, request: Dict[str, Any], **options: Any) -> "AsyncController":
+    async def controller(self, name: str, request: FetchRequest, **options: Any) -> "AsyncController":
         return await self.client.controller(self.name, name, request, **options)
-
-    def __repr__(self) -> str:
-        return f"AsyncContext({self.name!r})"
 
 
 class AsyncBatch(BatchBase):
@@ -271,14 +271,11 @@ class AsyncBatch(BatchBase):
         super().__init__(context)
         self.client = client
 
-    async def send(self, raise_on_error: bool = True) -> List[BatchCall]:
-        if self.sent:
-            raise RuntimeError("the batch was already sent")
-        self.sent = True
-        if not self.calls:
+    async def send(self, raise_on_error: bool = True) -> List[BatchCall[Any]]:
+        calls = self.start_sending()
+        if not calls:
             return []
-        responses = await self.client.send_batch([(c.method, c.params) for c in self.calls])
-        return self._resolve(responses, raise_on_error)
+        return self.resolve(await self.client.send_batch(calls), raise_on_error)
 
     async def __aenter__(self) -> "AsyncBatch":
         return self
@@ -288,58 +285,34 @@ class AsyncBatch(BatchBase):
             await self.send()
 
 
-class AsyncController(LiveController):
-    client: AsyncClient
-
-    async def _created(self, sections: List[SectionInfo]) -> None:
-        self.sections_at_create = sections
-        await self._reload_mirror(sections)
-
-    async def _reload_mirror(self, sections: List[SectionInfo]) -> None:
-        if self.mirror is None:
-            return
-        keys, with_values = calls.mirror_keys(self.notify)
-        rows = []
-        for index, info in enumerate(sections):
-            objects = await self.rows(index, keys=keys) if info.number_of_objects else []
-            rows.append(objects if with_values else [{"id": o["id"]} for o in objects])
-        self.mirror.load(sections, rows)
+class AsyncController(LiveController[AsyncClient]):
+    """A named controller on the server, used with await."""
 
     async def sections(self) -> List[SectionInfo]:
-        result = await self.client.request(*calls.controller_only("sections", self.name))
-        return [SectionInfo.from_wire(s) for s in result["sections"]]
+        return await self.client.call(self.sections_call())
 
     async def rows(
         self, section: int, offset: int = 0, limit: Optional[int] = None, keys: Optional[Sequence[str]] = None
     ) -> List[WireObject]:
-        return (await self.client.request(*calls.rows(self.name, section, offset, limit, keys)))["objects"]
+        return await self.client.call(self.rows_call(section, offset, limit, keys))
 
     async def fetched(self, keys: Optional[Sequence[str]] = None) -> List[List[WireObject]]:
-        sections = await self.sections()
-        return [await self.rows(i, keys=keys) if s.number_of_objects else [] for i, s in enumerate(sections)]
+        return await self.client.run(self.fetched_step(keys))
 
     async def object_at(self, index_path: IndexPath) -> WireObject:
-        return (await self.client.request(*calls.object_at(self.name, index_path)))["object"]
+        return await self.client.call(self.object_at_call(index_path))
 
     async def index_path(self, object_id: str) -> Optional[IndexPath]:
-        found = (await self.client.request(*calls.index_path(self.name, object_id)))["indexPath"]
-        return None if found is None else (found[0], found[1])
+        return await self.client.call(self.index_path_call(object_id))
 
     async def section_index_titles(self) -> List[str]:
-        return (await self.client.request(*calls.controller_only("sectionIndexTitles", self.name)))["titles"]
+        return await self.client.call(self.section_index_titles_call())
 
     async def section_for_index_title(self, title: str, index: int) -> int:
-        return (await self.client.request(*calls.section_for_index_title(self.name, title, index)))["section"]
+        return await self.client.call(self.section_for_index_title_call(title, index))
 
     async def perform_fetch(self) -> List[SectionInfo]:
-        result = await self.client.request(*calls.controller_only("performFetch", self.name))
-        sections = [SectionInfo.from_wire(s) for s in result["sections"]]
-        await self._reload_mirror(sections)
-        return sections
+        return await self.client.run(self.perform_fetch_step())
 
     async def close(self) -> None:
-        await self.client.request(*calls.controller_only("close", self.name))
-        self.client.core.unregister(self.name)
-
-    def __repr__(self) -> str:
-        return f"AsyncController({self.name!r}, context={self.context!r})"
+        await self.client.run(self.close_step(self.client.core))

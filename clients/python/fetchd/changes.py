@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, cast, get_args
 
 from .errors import ProtocolViolation
+from .wire_types import ObjectChangeType, SectionChangeType
 
 IndexPath = Tuple[int, int]
 WireObject = Dict[str, Any]
@@ -13,8 +14,9 @@ INSERT = "insert"
 DELETE = "delete"
 MOVE = "move"
 UPDATE = "update"
-OBJECT_CHANGE_TYPES = (INSERT, DELETE, MOVE, UPDATE)
-SECTION_CHANGE_TYPES = (INSERT, DELETE)
+# The change types the document lists (the generated Literals), checked on every notification.
+OBJECT_CHANGE_TYPES: Tuple[str, ...] = get_args(ObjectChangeType)
+SECTION_CHANGE_TYPES: Tuple[str, ...] = get_args(SectionChangeType)
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,7 @@ class SectionInfo:
 
 @dataclass(frozen=True)
 class SectionChange:
-    type: str
+    type: SectionChangeType
     section_index: int
     section: SectionInfo
 
@@ -45,7 +47,7 @@ class SectionChange:
         index = params.get("sectionIndex")
         if change_type not in SECTION_CHANGE_TYPES or not isinstance(index, int):
             raise ProtocolViolation(f"malformed didChangeSection: {params!r}")
-        return cls(change_type, index, SectionInfo.from_wire(params.get("section") or {}))
+        return cls(cast(SectionChangeType, change_type), index, SectionInfo.from_wire(params.get("section") or {}))
 
 
 def _index_path(value: Any, params: Dict[str, Any]) -> Optional[IndexPath]:
@@ -62,7 +64,7 @@ def _index_path(value: Any, params: Dict[str, Any]) -> Optional[IndexPath]:
 
 @dataclass(frozen=True)
 class ObjectChange:
-    type: str
+    type: ObjectChangeType
     id: str
     index_path: Optional[IndexPath]
     new_index_path: Optional[IndexPath]
@@ -75,7 +77,7 @@ class ObjectChange:
         if change_type not in OBJECT_CHANGE_TYPES or not isinstance(object_id, str):
             raise ProtocolViolation(f"malformed didChangeObject: {params!r}")
         change = cls(
-            change_type,
+            cast(ObjectChangeType, change_type),
             object_id,
             _index_path(params.get("indexPath"), params),
             _index_path(params.get("newIndexPath"), params),

@@ -1,24 +1,30 @@
-"""The synchronous client: one request at a time; notifications that arrive before a
-response (all of a cycle's, by the wire contract) are dispatched before the call returns."""
+"""The synchronous client: the sans-IO core (protocol.py) plus blocking reads and writes.
+One request at a time; notifications that arrive before a response (all of a cycle's, by the
+wire contract, protocol.md §10) are dispatched before the call that caused them returns."""
 from __future__ import annotations
 
 import os
+import select
 import subprocess
-from typing import IO, Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
-from . import calls
-from .changes import SectionInfo
 from .context import Batch, Context
 from .controller import Controller
-from .errors import ConnectionClosed, FetchdError
+from .errors import ConnectionClosed
 from .framing import LSP
 from .locate import find_fetchd
-from .protocol import Notification, NotificationListener, Params, ProtocolCore, Response
+from .protocol import Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
+from .wire_methods import SyncMethods
+from .wire_types import FetchRequest, ContextCreateParamsMergePolicy, Model, ControllerCreateParamsNotify, StoreOpenResult
 
-READ_SIZE = 1 << 16
+READ_SIZE = 1 << 20
+T = TypeVar("T")
 
 
-class Client:
+class Client(SyncMethods):
+    """Every request of the protocol is a method (``context_insert``, ``controller_rows``...,
+    see wire_methods.py); handles (``context()``, ``controller()``) add the friendly API."""
+
     def __init__(
         self,
         reader: IO[bytes],
@@ -26,14 +32,20 @@ class Client:
         *,
         framing: str = LSP,
         process: "Optional[subprocess.Popen[bytes]]" = None,
+        timeout: Optional[float] = None,
     ) -> None:
-        """Attach to streams: ``reader`` carries the server's output, ``writer`` its input."""
+        """Attach to streams: ``reader`` carries the server's output, ``writer`` its input.
+        ``timeout``: seconds to wait for each read (None: forever); TimeoutError after."""
         self.core = ProtocolCore(framing)
         self.process = process
+        self.timeout = timeout
         self._reader = reader
         self._writer = writer
-        self._stash: Dict[Any, Response] = {}
+        self._backlog: List[bytes] = []
         self._closed = False
+        # A buffered reader's read1 returns what one read(2) gives; a raw one reads directly.
+        read1 = getattr(reader, "read1", None)
+        self._read1: Callable[[int], bytes] = read1 if read1 is not None else reader.read
 
     @classmethod
     def spawn(
@@ -44,39 +56,70 @@ class Client:
         args: Sequence[str] = (),
         stderr: Any = None,
         env: Optional[Dict[str, str]] = None,
+        timeout: Optional[float] = None,
     ) -> "Client":
         """Start fetchd (see ``find_fetchd`` for where it is looked up) and attach to it.
         ``stderr`` is passed to subprocess (None: inherit, so its logs show)."""
-        path = find_fetchd(binary)
-        process = subprocess.Popen(
-            [path, "--framing", framing, *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            env=env,
-        )
-        assert process.stdin is not None and process.stdout is not None
-        return cls(process.stdout, process.stdin, framing=framing, process=process)
+        return cls.attach([find_fetchd(binary), "--framing", framing, *args], framing=framing,
+                          stderr=stderr, env=env, timeout=timeout)
 
-    # -- raw JSON-RPC ---------------------------------------------------------------------
+    @classmethod
+    def attach(
+        cls,
+        argv: Sequence[str],
+        *,
+        framing: str = LSP,
+        stderr: Any = None,
+        env: Optional[Dict[str, str]] = None,
+        timeout: Optional[float] = None,
+    ) -> "Client":
+        """Start any command speaking the protocol on its stdio (no arguments added)."""
+        process = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                   env=env, bufsize=0)
+        assert process.stdin is not None and process.stdout is not None
+        return cls(process.stdout, process.stdin, framing=framing, process=process, timeout=timeout)
+
+    # -- JSON-RPC -------------------------------------------------------------------------
+    def call(self, call: Call[T]) -> T:
+        """Send one call; its decoded result, or its FetchdError raised."""
+        request_id, data = self.core.request(call.method, call.params)
+        self.write(data)
+        (response,) = self.wait([request_id])
+        return result_of(call, response)
+
+    def run(self, step: Step[T]) -> T:
+        """Drive a multi-call step (see protocol.Step) to its end."""
+        try:
+            call = next(step)
+            while True:
+                try:
+                    result = self.call(call)
+                except BaseException as error:  # handed to the step, which may handle it
+                    call = step.throw(error)
+                else:
+                    call = step.send(result)
+        except StopIteration as stop:
+            return cast(T, stop.value)
+
     def request(self, method: str, params: Params = None) -> Any:
-        """Send one request; return its result or raise FetchdError."""
-        request_id, data = self.core.request(method, params)
-        self._write(data)
-        response = self._wait({request_id})[request_id]
-        if response.error is not None:
-            raise response.error
-        return response.result
+        """Send one raw request; return its result or raise FetchdError."""
+        return self.call(Call(method, params))
 
     def notify(self, method: str, params: Params = None) -> None:
-        self._write(self.core.notification(method, params))
+        self.write(self.core.notification(method, params))
 
-    def send_batch(self, batch_calls: Sequence[Tuple[str, Params]]) -> List[Response]:
+    def send_batch(self, calls: Sequence[Tuple[str, Params]]) -> List[Response]:
         """Send a JSON-RPC batch (one change cycle); the responses in call order."""
-        ids, data = self.core.batch(batch_calls)
-        self._write(data)
-        got = self._wait(set(ids))
-        return [got[i] for i in ids]
+        ids, data = self.core.batch(calls)
+        self.write(data)
+        return self.wait(ids)
+
+    def pipeline(self, calls: Sequence[Tuple[str, Params]]) -> List[Response]:
+        """Send separate requests in one write, then read every response (in call order):
+        many requests per round trip without making them one cycle."""
+        ids, data = self.core.pipeline(calls)
+        self.write(data)
+        return self.wait(ids)
 
     def add_listener(self, listener: NotificationListener) -> None:
         """Call ``listener(method, params)`` for every notification, before its controller."""
@@ -86,12 +129,9 @@ class Client:
         self.core.remove_listener(listener)
 
     # -- lifecycle ------------------------------------------------------------------------
-    def initialize(self, client_name: str = "fetchd-python", version: Optional[str] = None) -> Dict[str, Any]:
-        return self.request(*calls.initialize(client_name, version))
-
-    def shutdown(self) -> Optional[int]:
+    def stop(self) -> Optional[int]:
         """``shutdown`` then ``exit``; returns the process's exit code when we spawned it."""
-        self.request("shutdown")
+        self.shutdown()
         self.notify("exit")
         return self.close()
 
@@ -120,10 +160,10 @@ class Client:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    # -- store, contexts, controllers -----------------------------------------------------
-    def open_store(self, model: Dict[str, Any], path: Optional[str] = None) -> Dict[str, Any]:
-        """``store/open``; the context "main" exists afterwards (``client.context()``)."""
-        return self.request(*calls.open_store(model, path))
+    # -- handles --------------------------------------------------------------------------
+    def open_store(self, model: Model, path: Optional[str] = None) -> StoreOpenResult:
+        """``store/open`` (as ``store_open``); the context "main" exists afterwards."""
+        return self.store_open(model, path=path)
 
     def context(self, name: str = "main") -> Context:
         """A handle on an existing context (no request is sent)."""
@@ -134,18 +174,21 @@ class Client:
         name: str,
         parent: Optional[str] = None,
         merges_changes_from_parent: Optional[bool] = None,
-        merge_policy: Optional[str] = None,
+        merge_policy: Optional[ContextCreateParamsMergePolicy] = None,
     ) -> Context:
-        result = self.request(*calls.create_context(name, parent, merges_changes_from_parent, merge_policy))
-        return Context(self, result.get("context", name) if isinstance(result, dict) else name)
+        """``context/create``; a handle on the new context."""
+        created = self.context_create(
+            name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy
+        )
+        return Context(self, created["context"])
 
     def controller(
         self,
         context: Union[str, Context],
         name: str,
-        request: Dict[str, Any],
+        request: FetchRequest,
         section_name_key_path: Optional[str] = None,
-        notify: Optional[Dict[str, Any]] = None,
+        notify: Optional[ControllerCreateParamsNotify] = None,
         delegate: Any = None,
         mirror: bool = True,
     ) -> Controller:
@@ -153,66 +196,76 @@ class Client:
         from controller/rows now and kept in sync by every cycle's notifications."""
         context_name = context.name if isinstance(context, Context) else context
         controller = Controller(self, context_name, name, request, section_name_key_path, notify, delegate, mirror)
-        previous = self.core.register(name, controller)
-        try:
-            result = self.request(*calls.create_controller(context_name, name, request, section_name_key_path, notify))
-            controller._created([SectionInfo.from_wire(s) for s in result["sections"]])
-        except BaseException:
-            self.core.unregister(name, restore=previous)
-            raise
+        self.run(controller.create_step(self.core))
         return controller
 
     def batch(self, context: Union[str, Context, None] = "main") -> Batch:
         """A JSON-RPC batch (one change cycle); see ``Context.batch``."""
-        name = context.name if isinstance(context, Context) else context
-        return Batch(self, name)
+        return Batch(self, context.name if isinstance(context, Context) else context)
 
-    # -- reading --------------------------------------------------------------------------
-    def _write(self, data: bytes) -> None:
+    # -- I/O ------------------------------------------------------------------------------
+    def write(self, data: bytes) -> None:
+        """Write bytes the core framed (e.g. ``core.batch(...)``) to the server."""
         if self._closed:
             raise ConnectionClosed("the client is closed")
         try:
-            self._writer.write(data)
+            written = self._writer.write(data)
+            if written is not None and written < len(data):  # a raw pipe may take part of it
+                view = memoryview(data)[written:]
+                while view:
+                    written = self._writer.write(view)
+                    view = view[written or 0:]
             self._writer.flush()
         except (BrokenPipeError, ValueError) as error:
             raise ConnectionClosed(f"fetchd's input is closed: {error}") from None
 
+    def wait(self, ids: Sequence[Any]) -> List[Response]:
+        """Read until every id in ``ids`` is answered, dispatching notifications on the way;
+        the responses in the order of ``ids``. A delegate's exception is raised only once
+        the responses are in, so the stream stays in step."""
+        if self._backlog:
+            bodies, self._backlog = self._backlog, []
+            self.core.receive_bodies(bodies)
+        for request_id in ids:
+            while not self.core.is_answered(request_id):
+                self.core.receive(self._read())
+        responses = [self.core.take(i) for i in ids]
+        error = self.core.take_handler_error()
+        if error is not None:
+            raise error
+        return responses
+
+    def read_bodies(self, until: Callable[[bytes], bool]) -> List[bytes]:
+        """The fast path for timing: read message bodies without decoding or dispatching
+        anything until one satisfies ``until``; returns them, that one last. Hand them to
+        ``settle`` afterwards (or ``core.forget`` the ids when they are not responses)."""
+        out: List[bytes] = []
+        pending, self._backlog = self._backlog, []
+        while True:
+            for index, body in enumerate(pending):
+                out.append(body)
+                if until(body):
+                    self._backlog = pending[index + 1:]
+                    return out
+            pending = self.core.bodies(self._read())
+
+    def settle(self, bodies: Sequence[bytes], ids: Sequence[Any]) -> List[Response]:
+        """Decode bodies from ``read_bodies`` as if just read (notifications dispatched),
+        then wait for ``ids``: their responses in order."""
+        self.core.receive_bodies(bodies)
+        return self.wait(ids)
+
     def _read(self) -> bytes:
-        read1 = getattr(self._reader, "read1", None)
-        if read1 is not None:
-            return read1(READ_SIZE)
-        return os.read(self._reader.fileno(), READ_SIZE)
-
-    def _wait(self, ids: Set[Any]) -> Dict[Any, Response]:
-        """Read until every id in ``ids`` is answered, dispatching notifications on the way.
-        A delegate's exception is re-raised only once the responses are in, so the stream
-        stays in step."""
-        got: Dict[Any, Response] = {i: self._stash.pop(i) for i in list(ids) if i in self._stash}
-        handler_error: Optional[BaseException] = None
-        while len(got) < len(ids):
-            data = self._read()
-            if not data:
-                code = self.process.poll() if self.process is not None else None
-                raise ConnectionClosed(f"fetchd closed its output before answering (exit code {code})")
-            for message in self.core.feed(data):
-                if isinstance(message, Notification):
-                    try:
-                        self.core.dispatch(message)
-                    except Exception as error:  # noqa: BLE001 - re-raised below
-                        handler_error = handler_error or error
-                elif message.id in ids:
-                    got[message.id] = message
-                else:
-                    self._stash[message.id] = message
-        if handler_error is not None:
-            raise handler_error
-        return got
+        if self.timeout is not None:
+            ready, _, _ = select.select([self._reader], [], [], self.timeout)
+            if not ready:
+                raise TimeoutError(f"fetchd sent no reply within {self.timeout:g} s")
+        data: bytes = self._read1(READ_SIZE)
+        if not data:
+            self.core.abandon()
+            code = self.process.poll() if self.process is not None else None
+            raise ConnectionClosed(f"fetchd closed its output before answering (exit code {code})")
+        return data
 
 
-def raise_first_error(responses: Sequence[Response]) -> None:
-    for response in responses:
-        if response.error is not None:
-            raise response.error
-
-
-__all__ = ["Client", "FetchdError", "raise_first_error"]
+__all__ = ["Client"]

@@ -1,143 +1,150 @@
-"""Synchronous context handles and JSON-RPC batches."""
+"""Context handles and JSON-RPC batches: the calls they make are built here once
+(``ContextCalls``, ``BatchBase``); ``Context``/``Batch`` send them synchronously, the asyncio
+twins in aio.py await them."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
 
-from . import calls
-from .errors import FetchdError
-from .protocol import Params, Response
+from .changes import WireObject
+from .protocol import BatchCall, BatchCollector, Call
+from .wire_methods import Calls
+from .wire_types import ContextSaveResult, FetchRequest
 
 if TYPE_CHECKING:
     from .client import Client
     from .controller import Controller
 
-WireObject = Dict[str, Any]
+
+def _object(result: Any) -> WireObject:
+    return dict(result["object"])
 
 
-class Context:
+def _objects(result: Any) -> List[WireObject]:
+    return [dict(o) for o in result["objects"]]
+
+
+def _count(result: Any) -> int:
+    return int(result["count"])
+
+
+def _nothing(result: Any) -> None:
+    return None
+
+
+def _list(keys: Optional[Sequence[str]]) -> Optional[List[str]]:
+    return None if keys is None else list(keys)
+
+
+def _values(values: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    return dict(values or {})
+
+
+class ContextCalls:
+    """The calls a handle on context ``name`` makes, with its results picked out."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def insert_call(self, entity: str, values: Optional[Mapping[str, Any]]) -> Call[WireObject]:
+        return Calls.context_insert(self.name, entity, _values(values)).then(_object)
+
+    def update_call(self, object_id: str, values: Mapping[str, Any]) -> Call[WireObject]:
+        return Calls.context_update(self.name, object_id, _values(values)).then(_object)
+
+    def delete_call(self, object_id: str) -> Call[None]:
+        return Calls.context_delete(self.name, object_id).then(_nothing)
+
+    def get_call(self, ids: Sequence[str], keys: Optional[Sequence[str]]) -> Call[List[WireObject]]:
+        return Calls.context_get(self.name, list(ids), keys=_list(keys)).then(_objects)
+
+    def fetch_call(self, request: FetchRequest, keys: Optional[Sequence[str]]) -> Call[List[WireObject]]:
+        return Calls.context_fetch(self.name, request, keys=_list(keys)).then(_objects)
+
+    def count_call(self, request: FetchRequest) -> Call[int]:
+        return Calls.context_count(self.name, request).then(_count)
+
+    def save_call(self) -> Call[ContextSaveResult]:
+        return Calls.context_save(self.name)
+
+    def rollback_call(self) -> Call[None]:
+        return Calls.context_rollback(self.name).then(_nothing)
+
+    def process_pending_changes_call(self) -> Call[None]:
+        return Calls.context_process_pending_changes(self.name).then(_nothing)
+
+    def close_call(self) -> Call[None]:
+        return Calls.context_close(self.name).then(_nothing)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class Context(ContextCalls):
     """A named managed-object context on the server ("main" after store/open)."""
 
     def __init__(self, client: "Client", name: str) -> None:
+        super().__init__(name)
         self.client = client
-        self.name = name
 
-    def insert(self, entity: str, values: Optional[Dict[str, Any]] = None) -> WireObject:
-        return self.client.request(*calls.insert(self.name, entity, values))["object"]
+    def insert(self, entity: str, values: Optional[Mapping[str, Any]] = None) -> WireObject:
+        return self.client.call(self.insert_call(entity, values))
 
-    def update(self, object_id: str, values: Dict[str, Any]) -> WireObject:
-        return self.client.request(*calls.update(self.name, object_id, values))["object"]
+    def update(self, object_id: str, values: Mapping[str, Any]) -> WireObject:
+        return self.client.call(self.update_call(object_id, values))
 
     def delete(self, object_id: str) -> None:
-        self.client.request(*calls.delete(self.name, object_id))
+        self.client.call(self.delete_call(object_id))
 
     def get(self, ids: Sequence[str], keys: Optional[Sequence[str]] = None) -> List[WireObject]:
-        return self.client.request(*calls.get(self.name, ids, keys))["objects"]
+        return self.client.call(self.get_call(ids, keys))
 
-    def fetch(self, request: Dict[str, Any]) -> List[WireObject]:
-        return self.client.request(*calls.fetch(self.name, request))["objects"]
+    def fetch(self, request: FetchRequest, keys: Optional[Sequence[str]] = None) -> List[WireObject]:
+        return self.client.call(self.fetch_call(request, keys))
 
-    def count(self, request: Dict[str, Any]) -> int:
-        return self.client.request(*calls.count(self.name, request))["count"]
+    def count(self, request: FetchRequest) -> int:
+        return self.client.call(self.count_call(request))
 
-    def save(self) -> Dict[str, int]:
+    def save(self) -> ContextSaveResult:
         """Returns the counts {inserted, updated, deleted}."""
-        return self.client.request(*calls.context_only("save", self.name))
+        return self.client.call(self.save_call())
 
     def rollback(self) -> None:
-        self.client.request(*calls.context_only("rollback", self.name))
+        self.client.call(self.rollback_call())
 
     def process_pending_changes(self) -> None:
-        self.client.request(*calls.context_only("processPendingChanges", self.name))
+        self.client.call(self.process_pending_changes_call())
 
     def close(self) -> None:
-        self.client.request(*calls.context_only("close", self.name))
+        self.client.call(self.close_call())
 
     def batch(self) -> "Batch":
         """Collect calls, send them as one JSON-RPC batch (one change cycle) on ``send()`` or
         at the end of a ``with`` block."""
         return Batch(self.client, self.name)
 
-    def controller(self, name: str, request: Dict[str, Any], **options: Any) -> "Controller":
+    def controller(self, name: str, request: FetchRequest, **options: Any) -> "Controller":
         return self.client.controller(self.name, name, request, **options)
 
-    def __repr__(self) -> str:
-        return f"Context({self.name!r})"
 
+class BatchBase(BatchCollector):
+    """The calls a batch can hold (``add`` takes any ``Calls.*`` call as well)."""
 
-class BatchCall:
-    """One call of a batch; its outcome is known once the batch is sent."""
+    def insert(
+        self, entity: str, values: Optional[Mapping[str, Any]] = None, context: Optional[str] = None
+    ) -> BatchCall[WireObject]:
+        return self.add(ContextCalls(self._context(context)).insert_call(entity, values))
 
-    def __init__(self, method: str, params: Params, pick: Optional[str]) -> None:
-        self.method = method
-        self.params = params
-        self._pick = pick
-        self.response: Optional[Response] = None
+    def update(self, object_id: str, values: Mapping[str, Any], context: Optional[str] = None) -> BatchCall[WireObject]:
+        return self.add(ContextCalls(self._context(context)).update_call(object_id, values))
 
-    @property
-    def done(self) -> bool:
-        return self.response is not None
+    def delete(self, object_id: str, context: Optional[str] = None) -> BatchCall[None]:
+        return self.add(ContextCalls(self._context(context)).delete_call(object_id))
 
-    @property
-    def error(self) -> Optional[FetchdError]:
-        return None if self.response is None else self.response.error
+    def save(self, context: Optional[str] = None) -> BatchCall[ContextSaveResult]:
+        return self.add(ContextCalls(self._context(context)).save_call())
 
-    @property
-    def result(self) -> Any:
-        """The call's result (``object`` for insert/update), or raises its FetchdError."""
-        if self.response is None:
-            raise RuntimeError("the batch has not been sent yet")
-        if self.response.error is not None:
-            raise self.response.error
-        value = self.response.result
-        if self._pick is not None and isinstance(value, dict):
-            return value.get(self._pick)
-        return value
-
-
-class BatchBase:
-    """The calls a batch can hold; the sync and asyncio batches differ only in sending."""
-
-    def __init__(self, context: Optional[str]) -> None:
-        self.context = context
-        self.calls: List[BatchCall] = []
-        self.sent = False
-
-    def _context(self, context: Optional[str]) -> str:
-        name = context or self.context
-        if name is None:
-            raise ValueError("this batch has no default context; pass context=")
-        return name
-
-    def call(self, method: str, params: Params = None, pick: Optional[str] = None) -> BatchCall:
-        if self.sent:
-            raise RuntimeError("the batch was already sent")
-        item = BatchCall(method, params, pick)
-        self.calls.append(item)
-        return item
-
-    def insert(self, entity: str, values: Optional[Dict[str, Any]] = None, context: Optional[str] = None) -> BatchCall:
-        return self.call(*calls.insert(self._context(context), entity, values), pick="object")
-
-    def update(self, object_id: str, values: Dict[str, Any], context: Optional[str] = None) -> BatchCall:
-        return self.call(*calls.update(self._context(context), object_id, values), pick="object")
-
-    def delete(self, object_id: str, context: Optional[str] = None) -> BatchCall:
-        return self.call(*calls.delete(self._context(context), object_id))
-
-    def save(self, context: Optional[str] = None) -> BatchCall:
-        return self.call(*calls.context_only("save", self._context(context)))
-
-    def rollback(self, context: Optional[str] = None) -> BatchCall:
-        return self.call(*calls.context_only("rollback", self._context(context)))
-
-    def _resolve(self, responses: Sequence[Response], raise_on_error: bool) -> List[BatchCall]:
-        for item, response in zip(self.calls, responses):
-            item.response = response
-        if raise_on_error:
-            for item in self.calls:
-                if item.error is not None:
-                    raise item.error
-        return self.calls
+    def rollback(self, context: Optional[str] = None) -> BatchCall[None]:
+        return self.add(ContextCalls(self._context(context)).rollback_call())
 
 
 class Batch(BatchBase):
@@ -145,16 +152,13 @@ class Batch(BatchBase):
         super().__init__(context)
         self.client = client
 
-    def send(self, raise_on_error: bool = True) -> List[BatchCall]:
+    def send(self, raise_on_error: bool = True) -> List[BatchCall[Any]]:
         """Send the batch; with ``raise_on_error`` the first failed call's error is raised
         (every call still has its outcome)."""
-        if self.sent:
-            raise RuntimeError("the batch was already sent")
-        self.sent = True
-        if not self.calls:
+        calls = self.start_sending()
+        if not calls:
             return []
-        responses = self.client.send_batch([(c.method, c.params) for c in self.calls])
-        return self._resolve(responses, raise_on_error)
+        return self.resolve(self.client.send_batch(calls), raise_on_error)
 
     def __enter__(self) -> "Batch":
         return self

@@ -1,74 +1,176 @@
-"""The synchronous fetched-results controller handle."""
+"""Fetched-results controller handles. ``LiveController`` holds what a controller remembers
+and builds its calls and multi-call steps once; ``Controller`` runs them synchronously,
+``AsyncController`` (aio.py) awaits them."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Generic, List, Optional, Sequence, Tuple, TypeVar
 
-from . import calls
 from .changes import IndexPath, SectionInfo, WireObject
-from .delegate import LiveController
+from .delegate import ControllerCore
+from .mirror import TableMirror
+from .protocol import Call, ProtocolCore, Step
+from .wire_methods import Calls
+from .wire_types import FetchRequest, ControllerCreateParamsNotify
 
 if TYPE_CHECKING:
     from .client import Client
 
 
-class Controller(LiveController):
-    """A named controller on the server. Its notifications reach ``delegate`` (see
+def _sections(result: Any) -> List[SectionInfo]:
+    return [SectionInfo.from_wire(s) for s in result["sections"]]
+
+
+def _index_path(result: Any) -> Optional[IndexPath]:
+    found = result["indexPath"]
+    return None if found is None else (int(found[0]), int(found[1]))
+
+
+def mirror_keys(notify: Optional[ControllerCreateParamsNotify]) -> Tuple[Optional[List[str]], bool]:
+    """The keys a controller's mirror rows carry, matching what its notifications carry:
+    (keys for controller/rows, whether rows keep values at all)."""
+    if not notify:
+        return None, True
+    if notify.get("objects") is False:
+        return None, False
+    keys = notify.get("keys")
+    return (None if keys is None else list(keys)), True
+
+
+ClientT = TypeVar("ClientT")
+
+
+class LiveController(ControllerCore, Generic[ClientT]):
+    """A controller created on a context: its notifications reach ``delegate`` (see
     ControllerDelegate) and, when enabled, keep ``mirror`` (a TableMirror) equal to the
-    controller's sections and rows."""
+    controller's sections and rows (protocol.md §11)."""
 
-    client: "Client"
+    def __init__(
+        self,
+        client: ClientT,
+        context: str,
+        name: str,
+        request: FetchRequest,
+        section_name_key_path: Optional[str],
+        notify: Optional[ControllerCreateParamsNotify],
+        delegate: Any,
+        mirror: bool,
+    ) -> None:
+        super().__init__(name, delegate, TableMirror() if mirror else None)
+        self.client = client
+        self.context = context
+        self.request = request
+        self.section_name_key_path = section_name_key_path
+        self.notify = notify
+        self.sections_at_create: List[SectionInfo] = []
 
-    def _created(self, sections: List[SectionInfo]) -> None:
-        self.sections_at_create = sections
-        self._reload_mirror(sections)
+    # -- one call each ---------------------------------------------------------------------
+    def sections_call(self) -> Call[List[SectionInfo]]:
+        return Calls.controller_sections(self.name).then(_sections)
 
-    def _reload_mirror(self, sections: List[SectionInfo]) -> None:
+    def rows_call(
+        self, section: int, offset: int = 0, limit: Optional[int] = None, keys: Optional[Sequence[str]] = None
+    ) -> Call[List[WireObject]]:
+        keys_list = None if keys is None else list(keys)
+        return Calls.controller_rows(
+            self.name, section, offset=offset or None, limit=limit, keys=keys_list
+        ).then(
+            lambda result: [dict(o) for o in result["objects"]]
+        )
+
+    def object_at_call(self, index_path: IndexPath) -> Call[WireObject]:
+        return Calls.controller_object(self.name, list(index_path)).then(lambda result: dict(result["object"]))
+
+    def index_path_call(self, object_id: str) -> Call[Optional[IndexPath]]:
+        return Calls.controller_index_path(self.name, object_id).then(_index_path)
+
+    def section_index_titles_call(self) -> Call[List[str]]:
+        return Calls.controller_section_index_titles(self.name).then(lambda result: list(result["titles"]))
+
+    def section_for_index_title_call(self, title: str, index: int) -> Call[int]:
+        return Calls.controller_section_for_index_title(self.name, title, index).then(
+            lambda result: int(result["section"])
+        )
+
+    # -- steps (several calls) -------------------------------------------------------------
+    def create_step(self, core: ProtocolCore) -> Step[None]:
+        """controller/create, then the mirror's rows; the name routes to this controller from
+        before the create (no notification can be missed) and back to the one it replaced
+        when the create fails (a taken name)."""
+        previous = core.register(self.name, self)
+        try:
+            sections = yield Calls.controller_create(
+                self.context,
+                self.name,
+                self.request,
+                section_name_key_path=self.section_name_key_path,
+                notify=self.notify,
+            ).then(_sections)
+            self.sections_at_create = sections
+            yield from self.reload_step(sections)
+        except BaseException:
+            core.unregister(self.name, restore=previous)
+            raise
+
+    def reload_step(self, sections: List[SectionInfo]) -> Step[None]:
         if self.mirror is None:
             return
-        keys, with_values = calls.mirror_keys(self.notify)
-        rows = []
+        keys, with_values = mirror_keys(self.notify)
+        rows: List[List[WireObject]] = []
         for index, info in enumerate(sections):
-            objects = self.rows(index, keys=keys) if info.number_of_objects else []
+            objects = (yield self.rows_call(index, keys=keys)) if info.number_of_objects else []
             rows.append(objects if with_values else [{"id": o["id"]} for o in objects])
         self.mirror.load(sections, rows)
 
-    # -- server calls ---------------------------------------------------------------------
+    def perform_fetch_step(self) -> Step[List[SectionInfo]]:
+        sections: List[SectionInfo] = yield Calls.controller_perform_fetch(self.name).then(_sections)
+        yield from self.reload_step(sections)
+        return sections
+
+    def fetched_step(self, keys: Optional[Sequence[str]]) -> Step[List[List[WireObject]]]:
+        sections: List[SectionInfo] = yield self.sections_call()
+        out: List[List[WireObject]] = []
+        for index, info in enumerate(sections):
+            out.append((yield self.rows_call(index, keys=keys)) if info.number_of_objects else [])
+        return out
+
+    def close_step(self, core: ProtocolCore) -> Step[None]:
+        yield Calls.controller_close(self.name)
+        core.unregister(self.name)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, context={self.context!r})"
+
+
+class Controller(LiveController["Client"]):
+    """A named controller on the server, used synchronously."""
+
     def sections(self) -> List[SectionInfo]:
-        result = self.client.request(*calls.controller_only("sections", self.name))
-        return [SectionInfo.from_wire(s) for s in result["sections"]]
+        return self.client.call(self.sections_call())
 
     def rows(
         self, section: int, offset: int = 0, limit: Optional[int] = None, keys: Optional[Sequence[str]] = None
     ) -> List[WireObject]:
-        return self.client.request(*calls.rows(self.name, section, offset, limit, keys))["objects"]
+        return self.client.call(self.rows_call(section, offset, limit, keys))
 
     def fetched(self, keys: Optional[Sequence[str]] = None) -> List[List[WireObject]]:
         """Every section's rows, fresh from the server."""
-        return [self.rows(i, keys=keys) if s.number_of_objects else [] for i, s in enumerate(self.sections())]
+        return self.client.run(self.fetched_step(keys))
 
     def object_at(self, index_path: IndexPath) -> WireObject:
-        return self.client.request(*calls.object_at(self.name, index_path))["object"]
+        return self.client.call(self.object_at_call(index_path))
 
     def index_path(self, object_id: str) -> Optional[IndexPath]:
-        found = self.client.request(*calls.index_path(self.name, object_id))["indexPath"]
-        return None if found is None else (found[0], found[1])
+        return self.client.call(self.index_path_call(object_id))
 
     def section_index_titles(self) -> List[str]:
-        return self.client.request(*calls.controller_only("sectionIndexTitles", self.name))["titles"]
+        return self.client.call(self.section_index_titles_call())
 
     def section_for_index_title(self, title: str, index: int) -> int:
-        return self.client.request(*calls.section_for_index_title(self.name, title, index))["section"]
+        return self.client.call(self.section_for_index_title_call(title, index))
 
     def perform_fetch(self) -> List[SectionInfo]:
         """Fetch again (no notifications); the mirror is reloaded."""
-        result = self.client.request(*calls.controller_only("performFetch", self.name))
-        sections = [SectionInfo.from_wire(s) for s in result["sections"]]
-        self._reload_mirror(sections)
-        return sections
+        return self.client.run(self.perform_fetch_step())
 
     def close(self) -> None:
-        self.client.request(*calls.controller_only("close", self.name))
-        self.client.core.unregister(self.name)
-
-    def __repr__(self) -> str:
-        return f"Controller({self.name!r}, context={self.context!r})"
+        self.client.run(self.close_step(self.client.core))

@@ -8,6 +8,7 @@ from .changes import ChangeBatch, IndexPath, ObjectChange, SectionChange, Sectio
 from .errors import ProtocolViolation
 from .mirror import TableMirror
 from .protocol import NotificationTarget
+from .wire_types import ObjectChangeType, SectionChangeType
 
 WILL_CHANGE_CONTENT = "controller/willChangeContent"
 DID_CHANGE_SECTION = "controller/didChangeSection"
@@ -27,7 +28,7 @@ class ControllerDelegate:
         pass
 
     def did_change_section(
-        self, controller: Any, section_info: SectionInfo, section_index: int, change_type: str
+        self, controller: Any, section_info: SectionInfo, section_index: int, change_type: SectionChangeType
     ) -> None:
         pass
 
@@ -36,7 +37,7 @@ class ControllerDelegate:
         controller: Any,
         obj: WireObject,
         index_path: Optional[IndexPath],
-        change_type: str,
+        change_type: ObjectChangeType,
         new_index_path: Optional[IndexPath],
     ) -> None:
         pass
@@ -107,27 +108,3 @@ class ControllerCore(NotificationTarget):
         handler = getattr(self.delegate, name, None)
         if handler is not None:
             handler(*args)
-
-
-class LiveController(ControllerCore):
-    """What a controller created on a context remembers, shared by the sync and async
-    controllers (which differ only in how they call the server)."""
-
-    def __init__(
-        self,
-        client: Any,
-        context: str,
-        name: str,
-        request: Dict[str, Any],
-        section_name_key_path: Optional[str],
-        notify: Optional[Dict[str, Any]],
-        delegate: Any,
-        mirror: bool,
-    ) -> None:
-        super().__init__(name, delegate, TableMirror() if mirror else None)
-        self.client = client
-        self.context = context
-        self.request = request
-        self.section_name_key_path = section_name_key_path
-        self.notify = notify
-        self.sections_at_create: List[SectionInfo] = []

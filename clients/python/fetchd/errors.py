@@ -40,7 +40,7 @@ class ProtocolViolation(Exception):
 
 
 class MirrorError(Exception):
-    """A batch of notifications cannot be applied to a TableMirror (SEMANTICS.md §3)."""
+    """A batch of notifications cannot be applied to a TableMirror (protocol.md §11)."""
 
 
 class ConnectionClosed(Exception):

@@ -1,5 +1,5 @@
 """TableMirror: the sections and rows of a controller, kept in sync by applying each cycle's
-batch exactly as SEMANTICS.md §3 (UITableView's beginUpdates/endUpdates) says.
+batch exactly as protocol.md §11 (UITableView's beginUpdates/endUpdates) says.
 
 A UI renders straight from ``mirror.sections``.
 """
@@ -45,7 +45,7 @@ class TableMirror:
             sections.append(MirrorSection(info.name, info.index_title, [dict(r) for r in section_rows]))
         self.sections = sections
 
-    # -- the batch rule (SEMANTICS.md §3) -------------------------------------------------
+    # -- the batch rule (protocol.md §11) --------------------------------------------------
     def apply(self, batch: ChangeBatch) -> None:
         """Apply one cycle. On error the mirror is left unchanged and MirrorError is raised.
 
@@ -100,7 +100,7 @@ class TableMirror:
         return [s.info for s in self.sections]
 
     def section_index_titles(self) -> List[str]:
-        """Index titles in section order without repeats (SEMANTICS.md §1)."""
+        """Index titles in section order without repeats (protocol.md §9)."""
         titles: List[str] = []
         for section in self.sections:
             if section.index_title not in titles:

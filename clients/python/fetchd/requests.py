@@ -1,15 +1,17 @@
 """Builders for the wire shapes clients send most: fetch requests and sort descriptors."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union, cast
 
-SortSpec = Union[str, Dict[str, Any]]
+from .wire_types import SortDescriptorComparator, FetchRequest, SortDescriptor
+
+SortSpec = Union[str, SortDescriptor, Mapping[str, Any]]
 
 
-def sort(key: str, ascending: bool = True, comparator: Optional[str] = None) -> Dict[str, Any]:
+def sort(key: str, ascending: bool = True, comparator: Optional[SortDescriptorComparator] = None) -> SortDescriptor:
     """A sort descriptor; comparator is "compare", "caseInsensitiveCompare" or
     "localizedStandardCompare" (the server's default when omitted is "compare")."""
-    descriptor: Dict[str, Any] = {"key": key, "ascending": ascending}
+    descriptor: SortDescriptor = {"key": key, "ascending": ascending}
     if comparator is not None:
         descriptor["comparator"] = comparator
     return descriptor
@@ -23,22 +25,22 @@ def fetch_request(
     fetch_limit: Optional[int] = None,
     fetch_offset: Optional[int] = None,
     fetch_batch_size: Optional[int] = None,
-) -> Dict[str, Any]:
+) -> FetchRequest:
     """A FetchRequest object. A plain string sort spec means ascending by that key; a leading
     "-" means descending ("-updatedAt")."""
-    request: Dict[str, Any] = {"entity": entity}
+    request: FetchRequest = {"entity": entity}
     if predicate is not None:
         request["predicate"] = predicate
     if variables is not None:
         request["variables"] = variables
     if sort_descriptors:
-        descriptors: List[Dict[str, Any]] = []
+        descriptors: List[SortDescriptor] = []
         for spec in sort_descriptors:
             if isinstance(spec, str):
                 descending = spec.startswith("-")
                 descriptors.append(sort(spec[1:] if descending else spec, not descending))
             else:
-                descriptors.append(dict(spec))
+                descriptors.append(cast(SortDescriptor, dict(spec)))
         request["sortDescriptors"] = descriptors
     if fetch_limit is not None:
         request["fetchLimit"] = fetch_limit
@@ -48,7 +50,3 @@ def fetch_request(
         request["fetchBatchSize"] = fetch_batch_size
     return request
 
-
-def drop_none(params: Dict[str, Any]) -> Dict[str, Any]:
-    """Optional parameters are omitted from the wire rather than sent as null."""
-    return {k: v for k, v in params.items() if v is not None}

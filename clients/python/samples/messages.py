@@ -10,7 +10,7 @@ from typing import Any, Dict, Optional, Sequence, TextIO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.append(os.path.dirname(HERE))  # the package source, when fetchd is not installed
+sys.path.insert(1, os.path.dirname(HERE))  # the package next to the samples, before any installed copy
 
 from fetchd import Client, Controller, ControllerDelegate, IndexPath, SectionInfo, fetch_request  # noqa: E402
 

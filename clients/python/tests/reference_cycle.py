@@ -1,4 +1,4 @@
-"""A reference producer of one cycle's notifications (SEMANTICS.md §2 and §4) for tables the
+"""A reference producer of one cycle's notifications (protocol.md §10) for tables the
 tests build by hand, so the mirror and delegate tests can use arbitrary valid batches.
 
 A table is a list of (section name, [objects]); objects are dicts with an "id". ``changed``
@@ -75,7 +75,7 @@ def cycle(controller: str, old: Table, new: Table, changed: Set[str]) -> List[Tu
 
 
 def table_of(objects: Sequence[Dict[str, Any]], section_key: str, sort_key: str) -> Table:
-    """Sections by section key ascending, rows by sort key then id number (SEMANTICS §1)."""
+    """Sections by section key ascending, rows by sort key then id number (protocol.md §8)."""
     ordered = sorted(objects, key=lambda o: (o[section_key], o[sort_key], int(o["id"].split("/")[1])))
     table: Table = []
     for obj in ordered:

@@ -101,3 +101,72 @@ def test_dispatch_routes_by_controller_name_after_listeners():
     core.unregister("b")
     core.dispatch(Notification("controller/didChangeContent", {"controller": "b"}))
     assert len(b.seen) == 1
+
+
+def test_the_core_matches_responses_to_awaited_ids_without_any_io():
+    core = ProtocolCore(NDJSON)
+    first, _ = core.request("a")
+    second, _ = core.request("b")
+    answered = core.receive(
+        b'{"jsonrpc":"2.0","id":2,"result":"two"}\n{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}\n'
+        b'{"jsonrpc":"2.0","id":1,'
+    )
+    assert answered == [second] and not core.is_answered(first)
+    assert core.receive(b'"result":"one"}\n') == [first]
+    assert core.take(first).result == "one" and core.take(second).result == "two"
+    assert core.receive(b'{"jsonrpc":"2.0","id":1,"result":"again"}\n') == []  # answered already
+    third, _ = core.request("c")
+    core.forget([third])
+    assert core.receive(b'{"jsonrpc":"2.0","id":3,"result":"late"}\n') == [] and not core.is_answered(third)
+
+
+def test_a_handler_error_is_kept_for_the_caller_and_the_stream_goes_on():
+    core = ProtocolCore(NDJSON)
+    request_id, _ = core.request("context/insert")
+
+    def failing(method, params):
+        raise RuntimeError("listener failed")
+
+    core.add_listener(failing)
+    answered = core.receive(
+        b'{"jsonrpc":"2.0","method":"controller/willChangeContent","params":{"controller":"c"}}\n'
+        b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+    )
+    assert answered == [request_id]
+    error = core.take_handler_error()
+    assert isinstance(error, RuntimeError) and core.take_handler_error() is None
+
+
+def test_a_step_is_driven_by_feeding_it_results():
+    """controller.create_step yields controller/create, then controller/rows per non-empty
+    section; the mirror is loaded from what it was given (no client involved)."""
+    from fetchd import SectionInfo
+    from fetchd.controller import LiveController
+
+    core = ProtocolCore()
+    controller = LiveController(None, "main", "notes", {"entity": "Note"}, None, {"keys": ["title"]}, None, True)
+    step = controller.create_step(core)
+    create = next(step)
+    assert (create.method, create.params["name"]) == ("controller/create", "notes")
+    rows = step.send(create.decode({"sections": [{"name": "", "indexTitle": "", "numberOfObjects": 1}], "count": 1}))
+    assert (rows.method, rows.params) == ("controller/rows", {"controller": "notes", "section": 0, "keys": ["title"]})
+    with pytest.raises(StopIteration):
+        step.send(rows.decode({"objects": [{"id": "Note/1", "title": "a"}]}))
+    assert controller.mirror.ids() == [["Note/1"]]
+    assert controller.sections_at_create == [SectionInfo("", "", 1)]
+    core.dispatch(Notification("controller/willChangeContent", {"controller": "notes"}))
+    assert controller.in_cycle  # registered: the core routes the controller's notifications
+
+
+def test_a_failed_create_step_routes_the_name_back():
+    from fetchd.controller import LiveController
+
+    core = ProtocolCore()
+    first, second = (LiveController(None, "main", "notes", {"entity": "Note"}, None, None, None, False) for _ in range(2))
+    core.register("notes", first)
+    step = second.create_step(core)
+    next(step)
+    with pytest.raises(FetchdError):
+        step.throw(FetchdError(-32025, "taken", {"kind": "duplicateName"}))
+    core.dispatch(Notification("controller/willChangeContent", {"controller": "notes"}))
+    assert first.in_cycle and not second.in_cycle

@@ -1,7 +1,7 @@
 """Lifecycle, store and contexts against the real fetchd (FETCHD=/path/to/fetchd)."""
 import pytest
 
-from fetchd import Client, FetchdError, fetch_request
+from fetchd import Calls, Client, FetchdError, fetch_request
 
 from conftest import fetchd_binary
 from models import CONTACTS
@@ -11,14 +11,14 @@ pytestmark = pytest.mark.server
 
 def test_initialize_unknown_method_and_shutdown_in_both_framings(framing):
     client = Client.spawn(fetchd_binary(), framing=framing)
-    info = client.initialize("pytest", "1")
+    info = client.initialize(client_info={"name": "pytest", "version": "1"})
     assert info["serverInfo"]["name"] == "fetchd"
     assert info["protocolVersion"] == 1
     assert isinstance(info["capabilities"], dict)
     with pytest.raises(FetchdError) as caught:
         client.request("no/such/method")
     assert caught.value.code == -32601
-    assert client.shutdown() == 0
+    assert client.stop() == 0
 
 
 def test_eof_on_stdin_exits_zero():
@@ -92,3 +92,21 @@ def test_batch_is_one_cycle_with_per_call_results(server):
     assert seen.count("controller/willChangeContent") == 1
     assert seen.count("controller/didChangeContent") == 1
     assert seen.count("controller/didChangeObject") == 2
+
+
+def test_generated_methods_and_calls_alone_or_in_a_batch(server):
+    """The document's methods, called by their Python names or built once as Calls."""
+    server.open_store(CONTACTS)
+    batch = server.batch()
+    made = batch.add(Calls.context_insert("main", "Contact", {"name": "Ana", "initial": "A"}))
+    counted = batch.add(Calls.context_count("main", fetch_request("Contact")))
+    batch.send()
+    ana = made.result["object"]
+    assert ana["name"] == "Ana" and counted.result == {"count": 1}
+    assert server.call(Calls.context_get("main", [ana["id"]], keys=["name"])) == {"objects": [{"id": ana["id"], "name": "Ana"}]}
+    assert server.context_update("main", ana["id"], {"age": 3})["object"]["age"] == 3
+    assert server.server_echo({"pi": 3.14, "s": "é"}) == {"pi": 3.14, "s": "é"}
+    assert server.server_ping() == {}
+    assert server.context_save("main") == {"inserted": 1, "updated": 0, "deleted": 0}
+    server.context_create("side", merges_changes_from_parent=False, merge_policy="overwrite")
+    assert server.context_count("side", fetch_request("Contact")) == {"count": 1}

@@ -127,7 +127,13 @@ def test_async_client_controller_cycle():
         assert notes.cycles == 3
         assert [[r["title"] for r in s.rows] for s in notes.mirror.sections] == [["c", "b"]]
         assert await notes.fetched() == [notes.mirror.sections[0].rows]
-        assert await client.shutdown() == 0
+        # The generated request methods, awaited, next to the handles.
+        rows = await client.controller_rows("notes", 0, keys=["title"])
+        assert rows == {"objects": [{"id": r["id"], "title": r["title"]} for r in notes.mirror.sections[0].rows]}
+        assert await client.controller_index_path("notes", b["id"]) == {"indexPath": [0, 1]}
+        assert await notes.index_path(b["id"]) == (0, 1)
+        assert (await client.context_count("main", fetch_request("Note")))["count"] == 2
+        assert await client.stop() == 0
 
     asyncio.run(main())
 

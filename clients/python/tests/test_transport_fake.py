@@ -32,7 +32,7 @@ def test_results_errors_and_shutdown(framing):
     with pytest.raises(FetchdError) as caught:
         client.request("no/such")
     assert caught.value.code == -32601
-    assert client.shutdown() == 0
+    assert client.stop() == 0
 
 
 @pytest.mark.parametrize("framing", FRAMINGS)
@@ -100,6 +100,8 @@ def test_async_client_same_behaviour(tmp_path):
             assert await client.request("test/echo", {"x": [1, 2]}) == {"x": [1, 2]}
             results = await asyncio.gather(*(client.request("test/echo", {"i": i}) for i in range(20)))
             assert [r["i"] for r in results] == list(range(20))
+            piped = await client.pipeline([("test/echo", {"i": i}) for i in range(20)])
+            assert [r.result["i"] for r in piped] == list(range(20))
             notes = await client.context().controller("notes", {"entity": "Note"})
             await client.context().insert("Note", {"title": "a"})
             await client.context().update("Note/2", {"rank": 3})
@@ -113,7 +115,7 @@ def test_async_client_same_behaviour(tmp_path):
             call = batch.call("test/echo", {"object": 5}, pick="object")
             await batch.send()
             assert call.result == 5
-            assert await client.shutdown() == 0
+            assert await client.stop() == 0
 
     asyncio.run(main())
 
@@ -163,3 +165,34 @@ def test_a_failed_create_of_a_taken_name_keeps_the_first_controller(tmp_path):
         assert caught.value.kind == "duplicateName"
         client.context().insert("Note", {})
         assert first.mirror.ids() == [["Note/1"]]
+
+
+def test_pipelined_requests_are_answered_in_call_order_in_one_round_trip():
+    with Client.spawn(FAKE, framing="ndjson") as client:
+        responses = client.pipeline([("test/echo", {"i": i}) for i in range(50)] + [("no/such", None)])
+        assert [r.result for r in responses[:50]] == [{"i": i} for i in range(50)]
+        assert responses[50].error.code == -32601
+        assert client.request("test/echo", {"after": 1}) == {"after": 1}
+
+
+def test_read_bodies_leaves_decoding_to_settle_which_dispatches_the_notifications():
+    seen = []
+    notes = [{"method": "controller/willChangeContent", "params": {"controller": "c"}},
+             {"method": "controller/didChangeContent", "params": {"controller": "c"}}]
+    with Client.spawn(FAKE, framing="ndjson") as client:
+        client.add_listener(lambda method, params: seen.append(method))
+        ids, data = client.core.batch([("test/cycle", {"notifications": notes, "result": 7}), ("test/echo", {"x": 1})])
+        client.write(data)
+        bodies = client.read_bodies(lambda body: body.startswith(b"["))
+        assert len(bodies) == 3 and seen == []  # two notifications, then the batch's array
+        responses = client.settle(bodies, ids)
+        assert [r.result for r in responses] == [7, {"x": 1}]
+        assert seen == ["controller/willChangeContent", "controller/didChangeContent"]
+
+
+def test_a_silent_server_times_out_instead_of_hanging(tmp_path):
+    with Client.attach(["sleep", "5"], framing="ndjson", timeout=0.2) as client:
+        with pytest.raises(TimeoutError):
+            client.request("test/echo", {})
+        client.process.kill()
+

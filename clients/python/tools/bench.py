@@ -5,22 +5,24 @@ import argparse
 import os
 import sys
 import time
+from typing import Callable
 
-sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from fetchd import Client, fetch_request  # noqa: E402
+from fetchd.wire_types import Model  # noqa: E402
 
-MODEL = {"entities": [{"name": "Item", "attributes": {"rank": {"type": "integer"}, "name": {"type": "string"}}}]}
+MODEL: Model = {"entities": [{"name": "Item", "attributes": {"rank": {"type": "integer"}, "name": {"type": "string"}}}]}
 
 
-def timed(label, count, action):
+def timed(label: str, count: int, action: Callable[[], object]) -> None:
     start = time.perf_counter()
     action()
     seconds = time.perf_counter() - start
     print(f"{label:<58} {count / seconds:>10.0f}/s  ({seconds * 1e6 / count:.0f} us each)")
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("fetchd")
     parser.add_argument("--framing", default="lsp")
@@ -35,13 +37,13 @@ def main():
         timed("insert + its cycle applied to the mirror (1 controller)", n,
               lambda: [main_ctx.insert("Item", {"rank": (i * 7919) % n, "name": f"i{i}"}) for i in range(n)])
 
-        def one_batch():
+        def one_batch() -> None:
             with main_ctx.batch() as batch:
                 for i in range(n):
                     batch.insert("Item", {"rank": i, "name": f"b{i}"})
 
         timed(f"inserts in one JSON-RPC batch of {n} (one cycle)", n, one_batch)
-        assert items.mirror.count == 2 * n
+        assert items.mirror is not None and items.mirror.count == 2 * n
         assert items.fetched() == [s.rows for s in items.mirror.sections]
     print("mirror equals controller/rows")
 
