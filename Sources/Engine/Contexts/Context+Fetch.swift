@@ -64,7 +64,8 @@ extension Context {
         let overlay = Set(try overlayIDs(entity: table.name, paths: paths).map(\.number))
         // Nothing to merge in memory: the store cuts the window.
         if overlay.isEmpty {
-            try store.forEachKey(entity: table.name, filter: filter, ordering: ordering, limit: limit, offset: offset, body)
+            try store.forEachKey(entity: table.name, filter: filter, ordering: ordering, limit: limit, offset: offset,
+                                 body)
             return
         }
         var fromMemory: [(Int64, SortKey)] = []

@@ -51,7 +51,7 @@ extension FetchedResultsController {
     func classifyChangedRows(_ affected: [AffectedRow], _ old: OldPositions, _ new: NewPositions,
                              into rows: inout RowChanges) {
         let low = max(old.windowStart, new.windowStart), high = min(old.windowEnd, new.windowEnd)
-        let sectioned = results.sectioned
+        let now = results
         var candidates: [StayCandidate] = []
         candidates.reserveCapacity(affected.count)
         for i in affected.indices {
@@ -63,7 +63,7 @@ extension FetchedResultsController {
                 let gapOld = min(max(unchangedBefore(oldRank, old.changedRanks), low), high)
                 let gapNew = min(max(unchangedBefore(newRank, new.changedRanks), low), high)
                 if gapOld != gapNew
-                    || (sectioned && results.sectionName(affected[i].oldKey!) != results.sectionName(affected[i].newKey!)) {
+                    || (now.sectioned && now.sectionName(affected[i].oldKey!) != now.sectionName(affected[i].newKey!)) {
                     rows.moves.append((oldPath, newPath, affected[i].id))
                 } else {
                     candidates.append(StayCandidate(gap: gapNew, newRank: newRank, index: i))
@@ -85,7 +85,8 @@ extension FetchedResultsController {
             while end < candidates.count && candidates[end].gap == candidates[start].gap { end += 1 }
             var stays = [Bool](repeating: end - start == 1, count: end - start)
             if end - start > 1 {
-                for j in earliestLongestIncreasing(candidates[start..<end].map { affected[$0.index].oldRank! }) { stays[j] = true }
+                let oldRanks = candidates[start..<end].map { affected[$0.index].oldRank! }
+                for j in earliestLongestIncreasing(oldRanks) { stays[j] = true }
             }
             for (j, c) in candidates[start..<end].enumerated() {
                 let change = (affected[c.index].oldPath!, affected[c.index].newPath!, affected[c.index].id)

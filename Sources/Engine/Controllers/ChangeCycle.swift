@@ -37,7 +37,9 @@ extension FetchedResultsController {
         let started = CycleCost.now()
         var rebuiltThisCycle = false
         defer {
-            if !rebuiltThisCycle { cost.recordIncremental(nanos: CycleCost.now() - started, changes: changeSet.changes.count) }
+            if !rebuiltThisCycle {
+                cost.recordIncremental(nanos: CycleCost.now() - started, changes: changeSet.changes.count)
+            }
         }
         let changes = changesByID(changeSet)
         var rebuilt: Results?
@@ -108,13 +110,18 @@ extension FetchedResultsController {
         guard !(sectionEvents.isEmpty && rows.isEmpty) else { return [] }
         var events: [ControllerEvent] = [.willChangeContent]
         func sectionIndex(_ e: ControllerEvent) -> Int { if case let .section(_, i, _) = e { return i }; return 0 }
-        func isDelete(_ e: ControllerEvent) -> Bool { if case .section(.delete, _, _) = e { return true }; return false }
+        func isDelete(_ e: ControllerEvent) -> Bool {
+            if case .section(.delete, _, _) = e { return true }
+            return false
+        }
         events += sectionEvents.filter(isDelete).sorted { sectionIndex($0) > sectionIndex($1) }
         events += sectionEvents.filter { !isDelete($0) }.sorted { sectionIndex($0) < sectionIndex($1) }
         events += rows.deletes.sorted { $0.0 > $1.0 }.map { .object(.delete, $0.1, indexPath: $0.0, newIndexPath: nil) }
         events += rows.moves.sorted { $0.1 < $1.1 }.map { .object(.move, $0.2, indexPath: $0.0, newIndexPath: $0.1) }
         events += rows.inserts.sorted { $0.0 < $1.0 }.map { .object(.insert, $0.1, indexPath: nil, newIndexPath: $0.0) }
-        events += rows.updates.sorted { $0.1 < $1.1 }.map { .object(.update, $0.2, indexPath: $0.0, newIndexPath: $0.1) }
+        events += rows.updates.sorted { $0.1 < $1.1 }.map {
+            .object(.update, $0.2, indexPath: $0.0, newIndexPath: $0.1)
+        }
         events.append(.didChangeContent)
         return events
     }

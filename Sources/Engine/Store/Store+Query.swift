@@ -85,7 +85,9 @@ extension Store {
         }
     }
 
-    private static func primaryKey(_ alias: String) -> String { "\(alias).\(SchemaNaming.quoted(SchemaNaming.primaryKey))" }
+    private static func primaryKey(_ alias: String) -> String {
+        "\(alias).\(SchemaNaming.quoted(SchemaNaming.primaryKey))"
+    }
 
     private static func whereClause(_ filter: (any ObjectFilter)?) -> (String, [Value]) {
         guard let f = filter?.sql(alias: "t") else { return ("", []) }
