@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "Model", path: "Sources/Engine/Model"),
         .target(name: "Predicates", dependencies: ["Model", "SQLite"], path: "Sources/Engine/Predicates"),
         .target(name: "Store", dependencies: ["Model", "SQLite", "Predicates"], path: "Sources/Engine/Store"),
-        .target(name: "Contexts", dependencies: ["Model", "SQLite", "Predicates", "Store"],
+        .target(name: "Contexts", dependencies: ["Model", "Predicates", "Store"],
                 path: "Sources/Engine/Contexts"),
         .target(name: "Controllers", dependencies: ["Model", "Predicates", "Contexts"],
                 path: "Sources/Engine/Controllers"),

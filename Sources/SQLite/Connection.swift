@@ -82,6 +82,7 @@ public final class Connection {
             try execute("COMMIT")
             return result
         } catch {
+            // The body's error is the one to report; ROLLBACK fails only when SQLite already rolled back.
             try? execute("ROLLBACK")
             throw error
         }

@@ -1,6 +1,5 @@
 import Model
 import Predicates
-import SQLite
 import Store
 
 extension Context {
@@ -29,25 +28,8 @@ extension Context {
     public func count(entity: String, filter: (any ObjectFilter)? = nil) throws(EngineError) -> Int {
         let table = try checkedEntity(entity, filter: filter, ordering: nil)
         let overlay = try overlayIDs(entity: table.name, paths: filter?.relationshipPaths ?? [])
-        let (whereSQL, bindings) = whereClause(filter)
-        let pk = "t.\(SchemaNaming.quoted(SchemaNaming.primaryKey))"
-        var n = 0
-        do {
-            let db = try store.connection
-            if overlay.isEmpty {
-                let s = try db.prepare("SELECT count(*) FROM \(SchemaNaming.quoted(table.name)) AS t\(whereSQL)")
-                defer { s.reset() }
-                try s.bind(bindings.map(ValueEncoding.sql))
-                _ = try s.step()
-                return Int(s.int64(0))
-            }
-            let s = try db.prepare("SELECT \(pk) FROM \(SchemaNaming.quoted(table.name)) AS t\(whereSQL)")
-            defer { s.reset() }
-            try s.bind(bindings.map(ValueEncoding.sql))
-            while try s.step() {
-                if !overlay.contains(ObjectID(entity: table.name, number: s.int64(0))) { n += 1 }
-            }
-        } catch { throw Self.sqlError(error) }
+        // The saved rows minus the overlay, whose objects are evaluated here.
+        var n = try store.count(entity: table.name, filter: filter, skipping: Set(overlay.map(\.number)))
         for id in overlay {
             if let values = try object(id), filter?.matches(id, values, in: self) ?? true { n += 1 }
         }
@@ -71,32 +53,21 @@ extension Context {
         return rows
     }
 
-    /// The one keyed fetch: SQL rows (minus the overlay) merged on the fly with the overlay's
-    /// objects evaluated in memory, both in the ordering's order then by id number; rows
-    /// `[offset, offset + limit)` of the merge go to `body`.
+    /// The one keyed fetch: the store's rows (minus the overlay) merged on the fly with the
+    /// overlay's objects evaluated in memory, both in the ordering's order then by id number;
+    /// rows `[offset, offset + limit)` of the merge go to `body`.
     private func streamKeys(entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
                             limit: Int?, offset: Int, _ body: (Int64, SortKey) -> Void) throws(EngineError) {
         let table = try checkedEntity(entity, filter: filter, ordering: ordering)
         let paths = (filter?.relationshipPaths ?? []) + (ordering?.relationshipPaths ?? [])
         // Every overlay id is of this entity, so numbers identify them.
         let overlay = Set(try overlayIDs(entity: table.name, paths: paths).map(\.number))
-        let alias = "t"
-        let pk = "\(alias).\(SchemaNaming.quoted(SchemaNaming.primaryKey))"
-        let keyColumns = ordering?.keyColumns(alias: alias) ?? []
-        let (whereSQL, whereBindings) = whereClause(filter)
-        var sql = "SELECT \(([pk] + keyColumns.map(\.text)).joined(separator: ", ")) FROM \(SchemaNaming.quoted(table.name)) AS \(alias)\(whereSQL)"
-        var bindings = keyColumns.flatMap(\.bindings) + whereBindings
-        if let ordering {
-            let orderBy = ordering.orderBy(alias: alias)
-            sql += orderBy.text.isEmpty ? " ORDER BY \(pk)" : " ORDER BY \(orderBy.text), \(pk)"
-            bindings += orderBy.bindings
-        } else {
-            sql += " ORDER BY \(pk)"
+        // Nothing to merge in memory: the store cuts the window.
+        if overlay.isEmpty {
+            try store.forEachKey(entity: table.name, filter: filter, ordering: ordering, limit: limit, offset: offset,
+                                 body)
+            return
         }
-        // Nothing to merge in memory: the window can be cut by SQL.
-        let cutBySQL = overlay.isEmpty && (limit != nil || offset > 0)
-        if cutBySQL { sql += " LIMIT \(limit.map(String.init) ?? "-1") OFFSET \(max(0, offset))" }
-
         var fromMemory: [(Int64, SortKey)] = []
         for number in overlay {
             let id = ObjectID(entity: table.name, number: number)
@@ -104,48 +75,13 @@ extension Context {
             fromMemory.append((number, ordering?.key(of: id, values, in: self) ?? []))
         }
         fromMemory.sort { KeyMerge.before(ordering, $0.0, $0.1, $1.0, $1.1) }
-
-        // The window over the merged rows (SQL already cut it when nothing merges).
-        let first = cutBySQL ? 0 : max(0, offset)
-        let end = cutBySQL ? Int.max : limit.map { first + max(0, $0) } ?? Int.max
-        // Nothing to merge or cut (a controller's fetch of saved rows): rows go to `body`.
-        let direct = fromMemory.isEmpty && first == 0 && end == Int.max
+        let first = max(0, offset)
+        let end = limit.map { first + max(0, $0) } ?? Int.max
         var merge = KeyMerge(memory: fromMemory, ordering: ordering, first: first, end: end)
-        do {
-            let s = try store.connection.prepare(sql)
-            defer { s.reset() }
-            try s.bind(bindings.map(ValueEncoding.sql))
-            if let ordering, !keyColumns.isEmpty {
-                if direct {
-                    try Self.scan(s, ordering, width: keyColumns.count, skipping: overlay, body)
-                } else {
-                    try Self.scan(s, ordering, width: keyColumns.count, skipping: overlay) { merge.row($0, $1, body) }
-                }
-            } else {
-                while try s.step() {
-                    let number = s.int64(0)
-                    if !overlay.contains(number) { merge.row(number, [], body) }
-                }
-            }
-        } catch { throw Self.sqlError(error) }
-        merge.finish(body)
-    }
-
-    /// Steps `s` (id, then `width` key columns) and hands each row not in `skipped` to
-    /// `row`, its key decoded by `ordering` into one reused buffer. Generic so the ordering
-    /// is opened once here, not copied out of its existential box per row.
-    private static func scan<O: ObjectOrdering>(_ s: Statement, _ ordering: O, width: Int, skipping skipped: Set<Int64>,
-                                                _ row: (Int64, SortKey) -> Void) throws(SQLiteError) {
-        var key = SortKey(repeating: .null, count: width)
-        let columns = Int32(width)
-        let screened = !skipped.isEmpty
-        while try s.step() {
-            let number = s.int64(0)
-            if screened && skipped.contains(number) { continue }
-            for c in 0..<columns { key[Int(c)] = ValueEncoding.untyped(s.value(c + 1)) }
-            ordering.decodeKey(&key)
-            row(number, key)
+        try store.forEachKey(entity: table.name, filter: filter, ordering: ordering, skipping: overlay) {
+            merge.row($0, $1, body)
         }
+        merge.finish(body)
     }
 
     private func checkedEntity(_ name: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?) throws(EngineError) -> Entity {
@@ -156,11 +92,6 @@ extension Context {
             throw EngineError(.invalidValue, "the request is on \(name) but was compiled for \(other)", [("entity", .string(other))])
         }
         return e
-    }
-
-    private func whereClause(_ filter: (any ObjectFilter)?) -> (String, [Value]) {
-        guard let f = filter?.sql(alias: "t") else { return ("", []) }
-        return (" WHERE \(f.text)", f.bindings)
     }
 
     /// The objects of `entity` whose SQL row may not show what this context sees: changed in
@@ -204,13 +135,5 @@ extension Context {
             }
         }
         return overlay
-    }
-
-    static func sqlError(_ error: any Error) -> EngineError {
-        if let e = error as? EngineError { return e }
-        if let e = error as? SQLiteError {
-            return EngineError(.storeError, "query failed: \(e.message)", [("code", .int(Int64(e.code))), ("message", .string(e.message))])
-        }
-        return EngineError(.storeError, "query failed: \(error)")
     }
 }

@@ -227,7 +227,7 @@ public final class Context {
             var changes: [ChangeSet.Change] = []
             for id in recorded.keys.sorted() {
                 let before = recorded[id]!
-                let after = (try? object(id)) ?? nil
+                let after = snapshot(of: id)
                 guard before != after else { continue }
                 changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: differingKeys(before, after)))
             }
@@ -239,7 +239,9 @@ public final class Context {
 
 extension Context: ObjectView {
     public func snapshot(of id: ObjectID) -> Snapshot? {
-        (try? object(id)) ?? nil
+        // Views cannot throw (filters and orderings evaluate through them): an object whose
+        // read fails is absent here, as in the change set; a throwing read reports the error.
+        do { return try object(id) } catch { return nil }
     }
 
     public func referrers(of target: ObjectID, entity: String, relationship: String) -> [ObjectID] {

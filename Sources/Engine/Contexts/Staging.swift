@@ -41,7 +41,8 @@ struct Staging {
     // MARK: Relationships, keeping both sides in step
 
     mutating func setToOne(_ a: ObjectID, _ r: Relationship, _ target: ObjectID?) throws(EngineError) {
-        let old: ObjectID? = { if case .object(let o)? = try? get(a)[r.name] { return o } else { return nil } }()
+        let old: ObjectID?
+        if case .object(let o)? = try get(a)[r.name] { old = o } else { old = nil }
         guard old != target, let inverse = model.inverse(of: r) else { return }
         if let old, try exists(old) { try unlink(old, inverse, a) }
         var av = try get(a)

@@ -5,7 +5,7 @@ import Predicates
 ///
 /// Holds only `(key, id number)` per matching object (see `Results`); object values are
 /// read from the source when needed. `apply(_:)` turns each change cycle of the context
-/// into the notifications SEMANTICS.md defines, in wire order.
+/// into the notifications protocol.md §10 defines, in wire order.
 public final class FetchedResultsController {
     public let name: String
     public let source: any ControllerSource

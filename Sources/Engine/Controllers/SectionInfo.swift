@@ -17,7 +17,7 @@ public struct SectionInfo: Equatable, Hashable, Sendable {
         name.first.map { String($0).uppercased() } ?? ""
     }
 
-    /// A section key value written as text (SEMANTICS §1): "" for null, strings as they are,
+    /// A section key value written as text (protocol.md §9): "" for null, strings as they are,
     /// numbers in shortest JSON form, true/false, dates in ISO 8601.
     public static func name(for value: Value) -> String {
         switch value {

@@ -97,6 +97,8 @@ public final class Store {
     /// Numbers reserved since the last write are recorded first, so a later process does
     /// not hand them out again.
     public func close() {
+        // Closing cannot fail: without the record, the next open starts past the highest saved
+        // number, so only numbers of objects never saved could be handed out again.
         if reservedSinceWrite { try? write(StoreBatch()) }
         handle = nil
     }
