@@ -77,7 +77,7 @@ extension FetchedResultsController {
 
     /// The candidates to stay, sorted by new rank, fall in one run per gap (the gap grows
     /// with the new rank); each run keeps its earliest longest increasing run of old ranks
-    /// as updates and moves the rest (protocol.md §10).
+    /// as updates and moves the rest (protocol.md §10.4).
     func fewestMoves(_ candidates: [StayCandidate], _ affected: [AffectedRow], into rows: inout RowChanges) {
         var start = 0
         while start < candidates.count {

@@ -25,7 +25,7 @@ struct EdgeRow {
 
 extension FetchedResultsController {
     /// Applies one change cycle of the source and returns the notifications it causes, in
-    /// wire order (protocol.md §10); empty when the results did not change.
+    /// wire order (protocol.md §10.6); empty when the results did not change.
     ///
     /// O(k log n) for k affected objects: old positions come from old keys (before
     /// snapshots seen through `OldView`), then the tree is updated, then new positions.
@@ -103,7 +103,7 @@ extension FetchedResultsController {
         }
     }
 
-    /// The cycle's notifications in wire order (protocol.md §10): section deletes (highest
+    /// The cycle's notifications in wire order (protocol.md §10.6): section deletes (highest
     /// index first), section inserts, row deletes (highest path first), moves, inserts and
     /// updates (by new path); nothing when no row or section changed.
     func wireOrder(_ sectionEvents: [ControllerEvent], _ rows: RowChanges) -> [ControllerEvent] {

@@ -1,7 +1,7 @@
 /// The longest increasing subsequence of `values` that comes first in index order among
 /// all the longest ones (compare the chosen index lists lexicographically). Changed rows
 /// that keep their place are the LIS of their old positions taken in new order; choosing
-/// the earliest makes the row later in new order the one that moves (protocol.md §10).
+/// the earliest makes the row later in new order the one that moves (protocol.md §10.4).
 /// O(m log m). `values` must be distinct.
 func earliestLongestIncreasing(_ values: [Int]) -> [Int] {
     let m = values.count
