@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_BIN := .build/release/fetchd
 DEBUG_BIN := .build/debug/fetchd
 
-.PHONY: run test deps build release test-swift test-transcripts test-interop test-python test-js test-bench-tools bench bench-transport clean
+.PHONY: run test deps build release lint format test-swift test-transcripts test-interop test-python test-js test-bench-tools bench bench-transport clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -22,6 +22,15 @@ run: release
 test: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) test-swift test-transcripts test-interop test-python test-js test-bench-tools
+
+# Swift style: `swift format` (shipped with the toolchain) with the checked-in .swift-format.
+SWIFT_SOURCES := Package.swift Sources Tests Benchmarks/Sources Benchmarks/Package.swift
+
+lint:
+	$(SWIFT) format lint --strict --parallel -r $(SWIFT_SOURCES)
+
+format:
+	$(SWIFT) format format -i --parallel -r $(SWIFT_SOURCES)
 
 test-swift:
 	$(SWIFT) test --skip-build
