@@ -13,7 +13,7 @@ import Glibc
 /// performFetch through a real context over an in-memory store against the floor: the C API
 /// stepping the same ordered SELECT of ids and keys into two arrays, in the same run. Run
 /// with FETCHD_BENCH=1 in a release build (see BenchmarkTests); FETCHD_PERF_ASSERT=1 also
-/// asserts issue 5's goals (fetch <= 2x the raw SELECT, <= 48 bytes of RSS per row).
+/// asserts the goals (fetch <= 2x the raw SELECT, <= 48 bytes of RSS per row).
 @Suite(.serialized, .enabled(if: getenvString("FETCHD_BENCH") == "1")) struct FetchBenchmarkTests {
     static let model = ObjectModel(entities: [Entity(name: "Item", attributes: [Attribute(name: "value", type: .integer, indexed: true)])])
 

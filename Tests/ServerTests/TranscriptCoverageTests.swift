@@ -5,7 +5,7 @@ import JSONRPC
 import Server
 
 /// The transcripts together show every method the server registers, every notification and
-/// every error kind that can reach the wire, in both framings (issue 6). A method or kind
+/// every error kind that can reach the wire, in both framings. A method or kind
 /// added without a transcript fails here.
 @Suite struct TranscriptCoverageTests {
     struct Session {

@@ -2,7 +2,7 @@ import Testing
 import JSON
 import JSONRPC
 
-/// Every change cycle recorded in the transcripts is self-consistent (SEMANTICS.md §3-4): its
+/// Every change cycle recorded in the transcripts is self-consistent (protocol.md §10-11): its
 /// notifications come in wire order, and applying them to a mirror of the controller's
 /// sections (names and row counts, from `controller/create`) stays in range and gives what
 /// the next `controller/sections`, `controller/performFetch` or whole-section
@@ -55,7 +55,7 @@ import JSONRPC
             problems.append("a group of notifications out of index order")
         }
 
-        // SEMANTICS.md §3, on row counts.
+        // protocol.md §11, on row counts.
         for (s, r) in (deletes + moves).compactMap({ path($0["indexPath"]) }).sorted(by: >) {
             guard s < mirror.count, r < mirror[s].count else { problems.append("no row [\(s),\(r)] to remove"); continue }
             mirror[s].count -= 1

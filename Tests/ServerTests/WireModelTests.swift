@@ -24,7 +24,7 @@ import Model
         }
     }
 
-    @Test func decodesTheSkeletonExample() throws {
+    @Test func decodesAContactsModel() throws {
         let model = try WireModel.decode(try JSON.parse(Array(Self.contacts.utf8)))
         let contact = try #require(model.entity("Contact"))
         #expect(contact.attributes.map(\.name) == ["name", "phone", "age", "born"])

@@ -2,7 +2,7 @@
 """A stand-in server for testing the benchmark driver, never a measurement of fetchd.
 
 Modes: `not-found` answers every request with -32601 (what fetchd does before its methods
-land); `working` implements just enough of protocol-skeleton.md for the driver (store/open,
+land); `working` implements just enough of protocol.md for the driver (store/open,
 context/insert|update|save, one sorted controller with its notifications); `fail-create`
 is `working` but answers controller/create with an internal error.
 """

@@ -1,7 +1,7 @@
 import Model
 @testable import Controllers
 
-/// The results of a query computed from scratch by brute force (SEMANTICS §1), as the
+/// The results of a query computed from scratch by brute force (protocol.md §9, The results), as the
 /// mirror must look after every cycle.
 func freshResults(_ store: any ControllerSource, filter: (any ObjectFilter)?, ordering: any ObjectOrdering, sectioned: Bool,
                   offset: Int, limit: Int?) throws -> Mirror {
@@ -20,7 +20,7 @@ func freshResults(_ store: any ControllerSource, filter: (any ObjectFilter)?, or
     return mirror
 }
 
-/// Checks the wire order of one cycle (SEMANTICS §4); returns the problems found.
+/// Checks the wire order of one cycle (protocol.md §10); returns the problems found.
 func wireOrderProblems(_ events: [ControllerEvent]) -> [String] {
     if events.isEmpty { return [] }
     var problems: [String] = []

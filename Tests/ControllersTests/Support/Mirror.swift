@@ -2,7 +2,7 @@ import Model
 @testable import Controllers
 
 /// A client's table mirror: sections of rows, each row an id with the values the last
-/// notification carried. `apply` is the batch rule of SEMANTICS §3, and nothing else.
+/// notification carried. `apply` is the batch rule of protocol.md §11, and nothing else.
 struct Mirror: Equatable {
     struct Row: Equatable { var id: ObjectID; var values: Snapshot }
     struct Section: Equatable { var name: String; var rows: [Row] }
