@@ -64,7 +64,7 @@ export interface Relationship {
   deleteRule?: "nullify" | "cascade" | "deny" | "noAction";
   optional?: boolean;
 }
-/** [section, row]. */
+/** [section, row]: exactly two integers. */
 export type IndexPath = number[];
 export type ObjectChangeType = "insert" | "delete" | "move" | "update";
 export type SectionChangeType = "insert" | "delete";
@@ -106,7 +106,7 @@ export interface CancelRequestParams {
 }
 /** rpc.discover: This server's OpenRPC document: every method and notification. */
 export type RpcDiscoverParams = Record<string, never>;
-/** An OpenRPC 1.3 document (https://spec.open-rpc.org). */
+/** An OpenRPC 1.3 document (protocol.md §13). */
 export interface RpcDiscoverResult {
   openrpc: string;
   info: { [key: string]: JSONValue };

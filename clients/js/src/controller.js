@@ -101,8 +101,10 @@ export class Controller extends ControllerCore {
     return result.sections.map(sectionInfoFromWire);
   }
 
-  async rows(section, options = {}) {
-    return (await this.client.request(...wire('controller/rows', { controller: this.name, section, offset: options.offset ?? 0, limit: options.limit, keys: options.keys && [...options.keys] }))).objects;
+  /** controller/rows. options: {offset = 0, limit, keys}. */
+  async rows(section, { offset = 0, limit, keys } = {}) {
+    const params = { controller: this.name, section, offset, limit, keys: keys && [...keys] };
+    return (await this.client.request(...wire('controller/rows', params))).objects;
   }
 
   /** Every section's rows, fresh from the server. */
