@@ -628,6 +628,11 @@ export class Client extends EventEmitter {
   static spawn(binary?: string | null, options?: SpawnOptions): Client;
   core: ProtocolCore;
   process: ChildProcess | null;
+  /** One event per notification fetchd sends, named after its method, with its params. */
+  on<M extends keyof ServerNotifications>(event: M, listener: (params: ServerNotifications[M]) => void): this;
+  on(event: 'notification', listener: (method: string, params: { [key: string]: JSONValue }) => void): this;
+  on(event: 'close', listener: (code: number | string | null) => void): this;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
   /** Any request; typed by the document for the methods it lists. */
   request<M extends string>(method: M, params?: ParamsOf<M>): Promise<ResultOf<M>>;
   notify<M extends string>(method: M, params?: M extends keyof ClientNotifications ? ClientNotifications[M] : Params): void;

@@ -47,6 +47,13 @@ export async function usage(client: Client): Promise<number> {
   const mirror: TableMirror | null = notes.mirror;
   const change: ServerNotifications['controller/didChangeObject'] = { controller: 'notes', type: 'move', id, indexPath: [0, 0], newIndexPath: [0, 1] };
   const type: ObjectChangeType = change.type;
+  client.on('controller/didChangeObject', (params) => {
+    const moved: ObjectChangeType = params.type;
+    const to: IndexPath | undefined = params.newIndexPath;
+    void [moved, to];
+  });
+  // @ts-expect-error: didChangeSection params have no newIndexPath
+  client.on('controller/didChangeSection', (params) => params.newIndexPath);
   const entry = METHODS['context/insert'];
   const discovered = await client.discover();
   const methods: number = discovered.methods.length;
