@@ -1,5 +1,4 @@
 import Model
-import Predicates
 
 // Small test-only conformances to the query contracts (the real compiler lives in
 // Predicates): enough to drive SQL and in-memory evaluation the same way.

@@ -36,7 +36,10 @@ import Darwin
         let argv = ([binary] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        guard posix_spawn(&pid, binary, &actions, nil, argv, environ) == 0 else { throw SpawnFailed() }
+        guard posix_spawn(&pid, binary, &actions, nil, argv, environ) == 0 else {
+            for fd in input + output { close(fd) }
+            throw SpawnFailed()
+        }
         close(input[0])
         close(output[1])
         let text = Array(lines.map { $0 + "\n" }.joined().utf8)
@@ -58,10 +61,11 @@ import Darwin
 
     struct SpawnFailed: Error {}
 
-    static func tempFile() -> String {
-        var template = Array("/tmp/fetchd-e2e-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        return dir + "/store.sqlite"
+    /// Runs `body` with a store path in a fresh scratch directory, which is removed afterwards
+    /// whatever the outcome (the store file and its -wal / -shm files with it).
+    static func withStoreFile(_ body: (String) throws -> Void) rethrows {
+        let dir = TempDir()
+        try withExtendedLifetime(dir) { try body(dir.file("store.sqlite")) }
     }
 
     static func model(extra: String = "") -> String {
@@ -70,42 +74,44 @@ import Darwin
     }
 
     @Test func savedObjectsSurviveARestart() throws {
-        let file = Self.tempFile()
-        let open = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().dropLast() + #", "path": "\#(file)"}}"#
-        let first = try Self.run([], [
-            open,
-            #"{"jsonrpc":"2.0","id":2,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"kept","at":"2024-05-01T12:00:00+02:00"}}}"#,
-            #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#,
-            #"{"jsonrpc":"2.0","id":4,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"unsaved"}}}"#,
-        ])
-        #expect(first.status == 0)
-        #expect(first.replies.first?["result"] == ["entities": ["Note"], "migrated": false])
-        #expect(first.replies.count == 4)
-        let second = try Self.run([], [
-            open,
-            #"{"jsonrpc":"2.0","id":2,"method":"context/fetch","params":{"context":"main","request":{"entity":"Note"}}}"#,
-            #"{"jsonrpc":"2.0","id":3,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"next"}}}"#,
-        ])
-        #expect(second.replies.count == 3)
-        #expect(second.replies[1]["result"] == ["objects": [["id": "Note/1", "text": "kept", "at": "2024-05-01T10:00:00.000Z"]]])
-        // Note/2 was handed out to the unsaved insert: never again.
-        #expect(second.replies[2]["result"]?["object"]?["id"] == "Note/3")
+        try Self.withStoreFile { file in
+            let open = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().dropLast() + #", "path": "\#(file)"}}"#
+            let first = try Self.run([], [
+                open,
+                #"{"jsonrpc":"2.0","id":2,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"kept","at":"2024-05-01T12:00:00+02:00"}}}"#,
+                #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#,
+                #"{"jsonrpc":"2.0","id":4,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"unsaved"}}}"#,
+            ])
+            #expect(first.status == 0)
+            #expect(first.replies.first?["result"] == ["entities": ["Note"], "migrated": false])
+            #expect(first.replies.count == 4)
+            let second = try Self.run([], [
+                open,
+                #"{"jsonrpc":"2.0","id":2,"method":"context/fetch","params":{"context":"main","request":{"entity":"Note"}}}"#,
+                #"{"jsonrpc":"2.0","id":3,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"next"}}}"#,
+            ])
+            #expect(second.replies.count == 3)
+            #expect(second.replies[1]["result"] == ["objects": [["id": "Note/1", "text": "kept", "at": "2024-05-01T10:00:00.000Z"]]])
+            // Note/2 was handed out to the unsaved insert: never again.
+            #expect(second.replies[2]["result"]?["object"]?["id"] == "Note/3")
+        }
     }
 
     @Test func refusedMigrationLeavesTheFileUntouched() throws {
-        let file = Self.tempFile()
-        let open = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().dropLast() + #", "path": "\#(file)"}}"#
-        _ = try Self.run([], [open, #"{"jsonrpc":"2.0","id":2,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"a"}}}"#,
-                              #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#])
-        let before = fileBytes(file)
-        #expect(before?.isEmpty == false, "the store file exists")
-        let changed = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().replacing(#""text": {"type": "string"}"#, with: #""text": {"type": "integer"}"#).dropLast() + #", "path": "\#(file)"}}"#
-        let refused = try Self.run([], [changed])
-        #expect(refused.replies.first?["error"]?["data"]?["kind"] == "migrationRefused")
-        #expect(fileBytes(file) == before)
-        let added = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model(extra: #", "n": {"type": "integer", "default": 7}"#).dropLast() + #", "path": "\#(file)"}}"#
-        let migrated = try Self.run([], [added, #"{"jsonrpc":"2.0","id":2,"method":"context/get","params":{"context":"main","ids":["Note/1"]}}"#])
-        #expect(migrated.replies.first?["result"]?["migrated"] == true)
-        #expect(migrated.replies.last?["result"] == ["objects": [["id": "Note/1", "text": "a", "at": nil, "n": 7]]])
+        try Self.withStoreFile { file in
+            let open = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().dropLast() + #", "path": "\#(file)"}}"#
+            _ = try Self.run([], [open, #"{"jsonrpc":"2.0","id":2,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"a"}}}"#,
+                                  #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#])
+            let before = fileBytes(file)
+            #expect(before?.isEmpty == false, "the store file exists")
+            let changed = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().replacing(#""text": {"type": "string"}"#, with: #""text": {"type": "integer"}"#).dropLast() + #", "path": "\#(file)"}}"#
+            let refused = try Self.run([], [changed])
+            #expect(refused.replies.first?["error"]?["data"]?["kind"] == "migrationRefused")
+            #expect(fileBytes(file) == before)
+            let added = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model(extra: #", "n": {"type": "integer", "default": 7}"#).dropLast() + #", "path": "\#(file)"}}"#
+            let migrated = try Self.run([], [added, #"{"jsonrpc":"2.0","id":2,"method":"context/get","params":{"context":"main","ids":["Note/1"]}}"#])
+            #expect(migrated.replies.first?["result"]?["migrated"] == true)
+            #expect(migrated.replies.last?["result"] == ["objects": [["id": "Note/1", "text": "a", "at": nil, "n": 7]]])
+        }
     }
 }

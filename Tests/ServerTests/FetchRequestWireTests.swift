@@ -1,7 +1,6 @@
 import Testing
 import JSON
 import JSONRPC
-import Model
 import Predicates
 import Server
 

@@ -1,7 +1,5 @@
 import Testing
-import JSON
 import JSONRPC
-import Server
 
 /// Stream-level problems answered through the session: id null, then business as usual.
 @Suite struct FramingErrorTests {

@@ -1,5 +1,4 @@
 import Testing
-import JSON
 import JSONRPC
 import Server
 

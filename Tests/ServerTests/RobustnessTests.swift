@@ -1,8 +1,6 @@
 import TestSupport
 import Testing
-import JSON
 import JSONRPC
-import Server
 
 /// Mangled input in random chunks: fetchd must answer with valid frames, never crash, and
 /// give the same bytes for the same input however it is split.

@@ -7,5 +7,5 @@ export { ChangeBatch, INSERT, DELETE, MOVE, UPDATE, sectionInfoFromWire, section
 export { FetchdError, ProtocolViolation, MirrorError, ConnectionClosed } from './src/errors.js';
 export { LSP, NDJSON, encode, LSPDecoder, NDJSONDecoder } from './src/framing.js';
 export { ProtocolCore } from './src/protocol.js';
-export { fetchRequest, sort } from './src/calls.js';
+export { METHODS, fetchRequest, sort } from './src/calls.js';
 export { findFetchd } from './src/locate.js';

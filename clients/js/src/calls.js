@@ -1,34 +1,64 @@
-// Method names and parameter objects of every fetchd call (one place for the wire shapes).
+// Every request of the protocol as the client sends it: one table keyed by wire method name.
+//
+// How a request maps to the JS API (tests/methods.test.js checks the table against the
+// OpenRPC document clients/openrpc.json, and the declared parameter names in index.d.ts):
+// `api` is the JS method ('Class.method'). It takes the wire params named in `args`
+// positionally, in that order, under the same names; `handle` is the param its object
+// supplies (`context` on a Context, `controller` on a Controller); `options` are the wire
+// params it takes in one trailing options object, under the same keys. Together these are
+// exactly the method's params in the document, and every required param is positional
+// or the handle. Requests go through wire(), which refuses a param the table does not list.
+
+export const METHODS = Object.freeze({
+  'rpc.discover': { api: 'Client.discover', args: [] },
+  'server/ping': { api: 'Client.ping', args: [] },
+  'server/echo': { api: 'Client.echo', args: ['value'] },
+  initialize: { api: 'Client.initialize', args: ['clientInfo'] },
+  shutdown: { api: 'Client.shutdown', args: [] },
+  'store/open': { api: 'Client.openStore', args: ['model', 'path'] },
+  'context/create': { api: 'Client.createContext', args: ['name'], options: ['parent', 'mergesChangesFromParent', 'mergePolicy'] },
+  'context/insert': { api: 'Context.insert', handle: 'context', args: ['entity', 'values'] },
+  'context/update': { api: 'Context.update', handle: 'context', args: ['id', 'values'] },
+  'context/delete': { api: 'Context.delete', handle: 'context', args: ['id'] },
+  'context/get': { api: 'Context.get', handle: 'context', args: ['ids', 'keys'] },
+  'context/fetch': { api: 'Context.fetch', handle: 'context', args: ['request', 'keys'] },
+  'context/count': { api: 'Context.count', handle: 'context', args: ['request'] },
+  'context/save': { api: 'Context.save', handle: 'context', args: [] },
+  'context/rollback': { api: 'Context.rollback', handle: 'context', args: [] },
+  'context/processPendingChanges': { api: 'Context.processPendingChanges', handle: 'context', args: [] },
+  'context/close': { api: 'Context.close', handle: 'context', args: [] },
+  'controller/create': { api: 'Client.controller', args: ['context', 'name', 'request'], options: ['sectionNameKeyPath', 'notify'] },
+  'controller/performFetch': { api: 'Controller.performFetch', handle: 'controller', args: [] },
+  'controller/sections': { api: 'Controller.sections', handle: 'controller', args: [] },
+  'controller/rows': { api: 'Controller.rows', handle: 'controller', args: ['section'], options: ['offset', 'limit', 'keys'] },
+  'controller/object': { api: 'Controller.objectAt', handle: 'controller', args: ['indexPath'] },
+  'controller/indexPath': { api: 'Controller.indexPath', handle: 'controller', args: ['id'] },
+  'controller/sectionIndexTitles': { api: 'Controller.sectionIndexTitles', handle: 'controller', args: [] },
+  'controller/sectionForIndexTitle': { api: 'Controller.sectionForIndexTitle', handle: 'controller', args: ['title', 'index'] },
+  'controller/close': { api: 'Controller.close', handle: 'controller', args: [] },
+});
+
+/** The wire params of a table entry: handle, positional args, then options. */
+export function wireParams(entry) {
+  return [...(entry.handle ? [entry.handle] : []), ...entry.args, ...(entry.options ?? [])];
+}
+
+/**
+ * [method, params] of a request; `values` are keyed by wire param name, and those that are
+ * undefined or null are left out. A request without params in the table sends none.
+ */
+export function wire(method, values = {}) {
+  const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : null;
+  if (!entry) throw new Error(`${method} is not in the client's method table`);
+  const names = wireParams(entry);
+  for (const key of Object.keys(values)) {
+    if (!names.includes(key)) throw new Error(`${method} has no parameter ${JSON.stringify(key)}`);
+  }
+  if (!names.length) return [method, undefined];
+  return [method, Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined && v !== null))];
+}
 
 const compact = (params) => Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined && v !== null));
-
-export const calls = {
-  initialize: (name, version) => ['initialize', { clientInfo: compact({ name, version }) }],
-  openStore: (model, path) => ['store/open', compact({ path, model })],
-  createContext: (name, { parent, mergesChangesFromParent, mergePolicy } = {}) => [
-    'context/create',
-    compact({ name, parent, mergesChangesFromParent, mergePolicy }),
-  ],
-  insert: (context, entity, values) => ['context/insert', { context, entity, values: { ...(values ?? {}) } }],
-  update: (context, id, values) => ['context/update', { context, id, values: { ...values } }],
-  delete: (context, id) => ['context/delete', { context, id }],
-  get: (context, ids, keys) => ['context/get', compact({ context, ids: [...ids], keys: keys ? [...keys] : undefined })],
-  fetch: (context, request) => ['context/fetch', { context, request }],
-  count: (context, request) => ['context/count', { context, request }],
-  contextOnly: (verb, context) => [`context/${verb}`, { context }],
-  createController: (context, name, request, sectionNameKeyPath, notify) => [
-    'controller/create',
-    compact({ context, name, request, sectionNameKeyPath, notify }),
-  ],
-  rows: (controller, section, { offset = 0, limit, keys } = {}) => [
-    'controller/rows',
-    compact({ controller, section, offset, limit, keys: keys ? [...keys] : undefined }),
-  ],
-  controllerOnly: (verb, controller) => [`controller/${verb}`, { controller }],
-  objectAt: (controller, indexPath) => ['controller/object', { controller, indexPath: [...indexPath] }],
-  indexPath: (controller, id) => ['controller/indexPath', { controller, id }],
-  sectionForIndexTitle: (controller, title, index) => ['controller/sectionForIndexTitle', { controller, title, index }],
-};
 
 /** The keys a controller's mirror rows carry, matching its notifications' objects. */
 export function mirrorKeys(notify) {

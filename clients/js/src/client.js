@@ -3,7 +3,7 @@
 // promise of the request that caused the cycle resolves.
 import { spawn as spawnProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { calls } from './calls.js';
+import { wire } from './calls.js';
 import { sectionInfoFromWire } from './changes.js';
 import { Batch, Context } from './context.js';
 import { Controller } from './controller.js';
@@ -92,13 +92,27 @@ export class Client extends EventEmitter {
   }
 
   // -- lifecycle ---------------------------------------------------------------------------
-  initialize(name = 'fetchd-js', version) {
-    return this.request(...calls.initialize(name, version));
+  /** rpc.discover: the server's OpenRPC document. */
+  discover() {
+    return this.request(...wire('rpc.discover'));
+  }
+
+  ping() {
+    return this.request(...wire('server/ping'));
+  }
+
+  /** server/echo: `value` as fetchd reads and writes it. */
+  echo(value) {
+    return this.request(...wire('server/echo', { value }));
+  }
+
+  initialize(clientInfo = { name: 'fetchd-js' }) {
+    return this.request(...wire('initialize', { clientInfo }));
   }
 
   /** `shutdown` then `exit`; resolves to the exit code when we spawned the process. */
   async shutdown() {
-    await this.request('shutdown');
+    await this.request(...wire('shutdown'));
     this.notify('exit');
     return this.close();
   }
@@ -124,15 +138,16 @@ export class Client extends EventEmitter {
 
   // -- store, contexts, controllers ----------------------------------------------------------
   openStore(model, path) {
-    return this.request(...calls.openStore(model, path));
+    return this.request(...wire('store/open', { model, path }));
   }
 
   context(name = 'main') {
     return new Context(this, name);
   }
 
-  async createContext(name, options = {}) {
-    const result = await this.request(...calls.createContext(name, options));
+  /** context/create. options: {parent, mergesChangesFromParent, mergePolicy}. */
+  async createContext(name, { parent, mergesChangesFromParent, mergePolicy } = {}) {
+    const result = await this.request(...wire('context/create', { name, parent, mergesChangesFromParent, mergePolicy }));
     return new Context(this, result?.context ?? name);
   }
 
@@ -145,8 +160,9 @@ export class Client extends EventEmitter {
     const controller = new Controller(this, contextName, name, request, options);
     const previous = this.core.register(name, controller);
     try {
+      const { sectionNameKeyPath, notify } = options;
       const result = await this.request(
-        ...calls.createController(contextName, name, request, options.sectionNameKeyPath, options.notify),
+        ...wire('controller/create', { context: contextName, name, request, sectionNameKeyPath, notify }),
       );
       await controller._created(result.sections.map(sectionInfoFromWire));
     } catch (error) {

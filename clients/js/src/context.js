@@ -1,5 +1,5 @@
 // Context handles and JSON-RPC batches (one batch = one change cycle on the server).
-import { calls } from './calls.js';
+import { wire } from './calls.js';
 
 export class Context {
   constructor(client, name) {
@@ -8,44 +8,45 @@ export class Context {
   }
 
   async insert(entity, values = {}) {
-    return (await this.client.request(...calls.insert(this.name, entity, values))).object;
+    return (await this.client.request(...wire('context/insert', { context: this.name, entity, values: { ...values } }))).object;
   }
 
   async update(id, values) {
-    return (await this.client.request(...calls.update(this.name, id, values))).object;
+    return (await this.client.request(...wire('context/update', { context: this.name, id, values: { ...values } }))).object;
   }
 
   async delete(id) {
-    await this.client.request(...calls.delete(this.name, id));
+    await this.client.request(...wire('context/delete', { context: this.name, id }));
   }
 
   async get(ids, keys) {
-    return (await this.client.request(...calls.get(this.name, ids, keys))).objects;
+    return (await this.client.request(...wire('context/get', { context: this.name, ids: [...ids], keys: keys && [...keys] }))).objects;
   }
 
-  async fetch(request) {
-    return (await this.client.request(...calls.fetch(this.name, request))).objects;
+  /** context/fetch; `keys` restricts the values returned. */
+  async fetch(request, keys) {
+    return (await this.client.request(...wire('context/fetch', { context: this.name, request, keys: keys && [...keys] }))).objects;
   }
 
   async count(request) {
-    return (await this.client.request(...calls.count(this.name, request))).count;
+    return (await this.client.request(...wire('context/count', { context: this.name, request }))).count;
   }
 
   /** Resolves to the counts {inserted, updated, deleted}. */
   save() {
-    return this.client.request(...calls.contextOnly('save', this.name));
+    return this.client.request(...wire('context/save', { context: this.name }));
   }
 
   async rollback() {
-    await this.client.request(...calls.contextOnly('rollback', this.name));
+    await this.client.request(...wire('context/rollback', { context: this.name }));
   }
 
   async processPendingChanges() {
-    await this.client.request(...calls.contextOnly('processPendingChanges', this.name));
+    await this.client.request(...wire('context/processPendingChanges', { context: this.name }));
   }
 
   async close() {
-    await this.client.request(...calls.contextOnly('close', this.name));
+    await this.client.request(...wire('context/close', { context: this.name }));
   }
 
   batch() {
@@ -105,23 +106,23 @@ export class Batch {
   }
 
   insert(entity, values = {}, context) {
-    return this.call(...calls.insert(this.#ctx(context), entity, values), 'object');
+    return this.call(...wire('context/insert', { context: this.#ctx(context), entity, values: { ...values } }), 'object');
   }
 
   update(id, values, context) {
-    return this.call(...calls.update(this.#ctx(context), id, values), 'object');
+    return this.call(...wire('context/update', { context: this.#ctx(context), id, values: { ...values } }), 'object');
   }
 
   delete(id, context) {
-    return this.call(...calls.delete(this.#ctx(context), id));
+    return this.call(...wire('context/delete', { context: this.#ctx(context), id }));
   }
 
   save(context) {
-    return this.call(...calls.contextOnly('save', this.#ctx(context)));
+    return this.call(...wire('context/save', { context: this.#ctx(context) }));
   }
 
   rollback(context) {
-    return this.call(...calls.contextOnly('rollback', this.#ctx(context)));
+    return this.call(...wire('context/rollback', { context: this.#ctx(context) }));
   }
 
   /** Send as one JSON-RPC batch. With throwOnError the first failed call's error is thrown

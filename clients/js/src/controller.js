@@ -1,7 +1,7 @@
 // Controllers: notification handling (delegate, events, TableMirror) and the server calls.
 import { EventEmitter } from 'node:events';
 import { ChangeBatch, objectChangeFromWire, sectionChangeFromWire, sectionInfoFromWire } from './changes.js';
-import { calls, mirrorKeys } from './calls.js';
+import { mirrorKeys, wire } from './calls.js';
 import { ProtocolViolation } from './errors.js';
 import { TableMirror } from './mirror.js';
 
@@ -97,12 +97,14 @@ export class Controller extends ControllerCore {
   }
 
   async sections() {
-    const result = await this.client.request(...calls.controllerOnly('sections', this.name));
+    const result = await this.client.request(...wire('controller/sections', { controller: this.name }));
     return result.sections.map(sectionInfoFromWire);
   }
 
-  async rows(section, options = {}) {
-    return (await this.client.request(...calls.rows(this.name, section, options))).objects;
+  /** controller/rows. options: {offset = 0, limit, keys}. */
+  async rows(section, { offset = 0, limit, keys } = {}) {
+    const params = { controller: this.name, section, offset, limit, keys: keys && [...keys] };
+    return (await this.client.request(...wire('controller/rows', params))).objects;
   }
 
   /** Every section's rows, fresh from the server. */
@@ -114,31 +116,31 @@ export class Controller extends ControllerCore {
   }
 
   async objectAt(indexPath) {
-    return (await this.client.request(...calls.objectAt(this.name, indexPath))).object;
+    return (await this.client.request(...wire('controller/object', { controller: this.name, indexPath: [...indexPath] }))).object;
   }
 
   async indexPath(id) {
-    return (await this.client.request(...calls.indexPath(this.name, id))).indexPath;
+    return (await this.client.request(...wire('controller/indexPath', { controller: this.name, id }))).indexPath;
   }
 
   async sectionIndexTitles() {
-    return (await this.client.request(...calls.controllerOnly('sectionIndexTitles', this.name))).titles;
+    return (await this.client.request(...wire('controller/sectionIndexTitles', { controller: this.name }))).titles;
   }
 
   async sectionForIndexTitle(title, index) {
-    return (await this.client.request(...calls.sectionForIndexTitle(this.name, title, index))).section;
+    return (await this.client.request(...wire('controller/sectionForIndexTitle', { controller: this.name, title, index }))).section;
   }
 
   /** Fetch again (no notifications); the mirror is reloaded. */
   async performFetch() {
-    const result = await this.client.request(...calls.controllerOnly('performFetch', this.name));
+    const result = await this.client.request(...wire('controller/performFetch', { controller: this.name }));
     const sections = result.sections.map(sectionInfoFromWire);
     await this.#reloadMirror(sections);
     return sections;
   }
 
   async close() {
-    await this.client.request(...calls.controllerOnly('close', this.name));
+    await this.client.request(...wire('controller/close', { controller: this.name }));
     this.client.core.unregister(this.name);
   }
 }

@@ -1,6 +1,7 @@
 // Errors raised by the fetchd client.
 
-/** A JSON-RPC error object returned by the server: code, message and data ({kind, ...}). */
+/** A JSON-RPC error object returned by the server: code, message and data ({kind, ...}), as
+ * protocol.md §3 (Errors) lists them. */
 export class FetchdError extends Error {
   constructor(code, message, data) {
     super(`${message} (code ${code}${data !== undefined && data !== null ? ', ' + JSON.stringify(data) : ''})`);
@@ -32,7 +33,7 @@ export class ProtocolViolation extends Error {
   }
 }
 
-/** A cycle's batch cannot be applied to a TableMirror (SEMANTICS.md §3). */
+/** A cycle's batch cannot be applied to a TableMirror (protocol.md §11). */
 export class MirrorError extends Error {
   constructor(message) {
     super(message);

@@ -1,5 +1,5 @@
 // TableMirror: a controller's sections and rows, kept in sync by applying each cycle's batch
-// exactly as SEMANTICS.md §3 (UITableView's beginUpdates/endUpdates) says.
+// exactly as protocol.md §11 (Applying a cycle on the client) says.
 import { DELETE, INSERT, MOVE, UPDATE } from './changes.js';
 import { MirrorError } from './errors.js';
 
@@ -42,7 +42,7 @@ export class TableMirror {
     return this.sections.map((s) => ({ name: s.name, indexTitle: s.indexTitle, numberOfObjects: s.rows.length }));
   }
 
-  /** Index titles in section order without repeats (SEMANTICS.md §1). */
+  /** Index titles in section order, each once (protocol.md §9, controller/sectionIndexTitles). */
   sectionIndexTitles() {
     const titles = [];
     for (const s of this.sections) if (!titles.includes(s.indexTitle)) titles.push(s.indexTitle);

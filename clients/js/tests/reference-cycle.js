@@ -1,5 +1,5 @@
-// A reference producer of one cycle's notifications (SEMANTICS.md §2, §4) for hand-built
-// tables, so mirror tests can use arbitrary valid batches. Tables: [[sectionName, [objects]]].
+// A reference producer of one cycle's notifications (protocol.md §10, Notifications and change
+// cycles) for hand-built tables, so mirror tests can use arbitrary valid batches. Tables: [[sectionName, [objects]]].
 // Stays: unchanged survivors plus changed survivors kept greedily in NEW order while their OLD
 // order still increases and their section is unchanged (valid, not necessarily fewest moves).
 
@@ -54,7 +54,7 @@ export function cycle(controller, old, neu, changed) {
   return out;
 }
 
-/** Sections by section key ascending, rows by sort key then id number (SEMANTICS §1). */
+/** Sections by section key ascending, rows by sort key then id number (protocol.md §9, The results). */
 export function tableOf(objects, sectionKey, sortKey) {
   const num = (o) => Number(o.id.split('/')[1]);
   const ordered = [...objects].sort((a, b) =>

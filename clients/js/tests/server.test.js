@@ -1,14 +1,16 @@
 // The JS client against the real fetchd (FETCHD=/path/to/fetchd).
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Client, FetchdError, fetchRequest, sort } from '../index.js';
 import { rng } from './reference-cycle.js';
 import { CONTACTS, NOTES, checkMirror, events, fetchdBinary, stamp } from './helpers.js';
+import { DEFAULT_DOC } from '../tools/gen-types.js';
 
 for (const framing of ['lsp', 'ndjson']) {
   test(`server: initialize, unknown method, shutdown (${framing})`, async () => {
     const client = Client.spawn(fetchdBinary(), { framing });
-    const info = await client.initialize('node-test', '1');
+    const info = await client.initialize({ name: 'node-test', version: '1' });
     assert.equal(info.serverInfo.name, 'fetchd');
     assert.equal(info.protocolVersion, 1);
     await assert.rejects(client.request('no/such/method'), (e) => e instanceof FetchdError && e.code === -32601);
@@ -70,6 +72,31 @@ test('server: controller notifications drive the mirror (seeds 001, 002)', async
     for (const note of made) await main.delete(note.id);
     assert.deepEqual(notes.mirror.ids(), [[]]);
     await checkMirror(notes);
+  } finally {
+    assert.equal(await client.close(), 0);
+  }
+});
+
+test('server: ping, echo, fetch with keys', async () => {
+  const client = Client.spawn(fetchdBinary(), { framing: 'ndjson' });
+  try {
+    assert.deepEqual(await client.ping(), {});
+    assert.deepEqual(await client.echo([0.1, 'é', { a: null }]), [0.1, 'é', { a: null }]);
+    await client.openStore(NOTES);
+    const main = client.context();
+    const note = await main.insert('Note', { title: 'kept', contents: 'long', updatedAt: stamp(1) });
+    assert.deepEqual(await main.fetch(fetchRequest('Note'), ['title']), [{ id: note.id, title: 'kept' }]);
+  } finally {
+    assert.equal(await client.close(), 0);
+  }
+});
+
+test('server: client.discover() (rpc.discover) answers clients/openrpc.json', async (t) => {
+  // The checked-in document is copied into the repo at merge time; a branch without it skips.
+  if (!existsSync(DEFAULT_DOC)) return t.skip('clients/openrpc.json is not in this checkout');
+  const client = Client.spawn(fetchdBinary());
+  try {
+    assert.deepEqual(await client.discover(), JSON.parse(readFileSync(DEFAULT_DOC, 'utf8')));
   } finally {
     assert.equal(await client.close(), 0);
   }
