@@ -106,7 +106,7 @@ export interface CancelRequestParams {
 }
 /** rpc.discover: This server's OpenRPC document: every method and notification. */
 export type RpcDiscoverParams = Record<string, never>;
-/** An OpenRPC 1.3 document (protocol.md §13). */
+/** An OpenRPC 1.3 document (protocol.md §14). */
 export interface RpcDiscoverResult {
   openrpc: string;
   info: { [key: string]: JSONValue };
