@@ -40,7 +40,8 @@ import Server
         #expect(server.handle(Request(method: "other/notification")) == .failure(.methodNotFound("other/notification")))
         _ = server.handle(Request(method: "shutdown", id: .integer(2)))
         #expect(server.handle(Request(method: "$/setTrace")) == .success(.null))
-        #expect(server.handle(Request(method: "initialized")).isFailure, "after shutdown other notifications are refused")
+        #expect(server.handle(Request(method: "initialized")).isFailure,
+                "after shutdown other notifications are refused")
     }
 
     @Test func theDollarRuleIsDeclaredInTheMethodTable() {
