@@ -178,7 +178,14 @@ local function run()
   expect('saved rows, by name descending', #lines == 4 and lines[1] == '##  (3)'
     and lines[2]:find('Dora', 1, true) and lines[4]:find('Alice', 1, true), table.concat(lines, '\n'))
 
-  for _, v in ipairs({ view, reopened }) do
+  -- A fetchd that dies under a view is reported (killed by its own pid).
+  vim.loop.kill(reopened.session.rpc.pid, 'sigterm')
+  wait_for('the report of the lost fetchd', function() return #notified > 0 end)
+  expect('a lost fetchd is reported', notified[1]:find('fetchd exited (code 143', 1, true)
+    or notified[1]:find('fetchd exited (code 0, signal 15', 1, true), vim.inspect(notified))
+  notified = {}
+
+  for _, v in ipairs({ view }) do -- the other one is gone
     v:close()
     expect('fetchd ' .. v.buf .. ' exits 0 after shutdown and exit', v.session.exited and v.session.exit_code == 0,
       tostring(v.session.exit_code))

@@ -134,9 +134,16 @@ function M.open(opts)
   vim.api.nvim_buf_set_option(view.buf, 'buftype', 'nofile')
   vim.api.nvim_buf_set_option(view.buf, 'modifiable', false)
   vim.api.nvim_buf_set_option(view.buf, 'filetype', 'fetchd')
-  view.session = Session.start(M.config.cmd, M.config.args, function(method, params)
+  local started, session = pcall(Session.start, M.config.cmd, M.config.args, function(method, params)
     view:on_notification(method, params)
+  end, function(code, signal)
+    report(string.format('fetchd exited (code %d, signal %d): the buffer is no longer live', code, signal))
   end)
+  if not started then
+    vim.api.nvim_buf_delete(view.buf, { force = true })
+    error(session)
+  end
+  view.session = session
   M.views[view.buf] = view
   vim.api.nvim_create_autocmd('BufWipeout', {
     buffer = view.buf,
@@ -231,6 +238,7 @@ end
 function M.setup(opts)
   M.config = vim.tbl_extend('force', M.config, opts or {})
   command('FetchdOpen', function(a)
+    assert(#a.fargs >= 2 and #a.fargs <= 4, 'usage: FetchdOpen {store} {entity} [sort] [section]')
     M.open({ store = a.fargs[1], entity = a.fargs[2], sort = a.fargs[3], section = a.fargs[4] })
   end, { nargs = '+', complete = 'file', desc = 'FetchdOpen {store} {entity} [sort] [section]' })
   command('FetchdInsert', function(a) M.insert(parse_values(a.fargs)) end, { nargs = '+' })

@@ -4,15 +4,19 @@
 local Session = {}
 Session.__index = Session
 
--- cmd: the fetchd executable; args: its arguments; on_notification(method, params).
-function Session.start(cmd, args, on_notification)
-  local self = setmetatable({ pending = 0, sent = {}, exited = false }, Session)
+-- cmd: the fetchd executable; args: its arguments; on_notification(method, params);
+-- on_lost(code, signal), optional: fetchd exited before stop() asked it to.
+function Session.start(cmd, args, on_notification, on_lost)
+  local self = setmetatable({ pending = 0, sent = {}, exited = false, stopping = false }, Session)
   self.rpc = vim.lsp.rpc.start(cmd, args or {}, {
     notification = on_notification,
     on_exit = function(code, signal)
       self.exited = true
       self.exit_code = code
       self.exit_signal = signal
+      if on_lost and not self.stopping then
+        vim.schedule(function() on_lost(code, signal) end)
+      end
     end,
     on_error = function(code, err)
       self.last_error = { code = code, err = err }
@@ -60,6 +64,7 @@ function Session:stop(timeout_ms)
   if self.exited then
     return
   end
+  self.stopping = true
   self:request('shutdown', nil, function()
     self:notify('exit', nil)
   end)
