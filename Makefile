@@ -18,10 +18,10 @@ release: deps
 run: release
 	@scripts/run-demo.sh $(RELEASE_BIN)
 
-# Everything: Swift tests, transcript tests, the pygls interop client, Python and JS client tests.
+# Everything: Swift tests, transcript tests, the pygls interop client, Python, JS and Neovim client tests.
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) test-swift test-transcripts test-interop test-python test-js test-bench-tools
+	$(MAKE) test-swift test-transcripts test-interop test-python test-js test-nvim test-bench-tools
 
 # Swift style: `swift format` (shipped with the toolchain) with the checked-in .swift-format.
 SWIFT_SOURCES := Package.swift Sources Tests Benchmarks/Sources Benchmarks/Package.swift
@@ -47,6 +47,10 @@ test-python:
 
 test-js:
 	@scripts/test-js.sh $(DEBUG_BIN)
+
+# The Neovim sample (clients/nvim) in nvim --headless against the binary.
+test-nvim:
+	@scripts/test-nvim.sh $(DEBUG_BIN)
 
 # The benchmark tools' own unit tests (stdlib Python; no benchmark is run).
 test-bench-tools:

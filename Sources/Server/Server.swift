@@ -78,6 +78,8 @@ public final class Server: MessageHandler {
     // MARK: MessageHandler
 
     public func handle(_ request: Request) -> Result<JSON, RPCError> {
+        // Checked first: such a notification is ignored in every state, even after shutdown.
+        if request.isNotification, methods.ignoresNotification(request.method) { return .success(.null) }
         if let refusal = lifecycle.refusal(of: request) { return .failure(refusal) }
         let outcome = invoke(request.method, request.params, isNotification: request.isNotification)
         lifecycle.record(request, succeeded: (try? outcome.get()) != nil)

@@ -66,6 +66,7 @@ func checkInvariants(_ message: JSON) {
         return
     }
     guard let o = message.objectValue else { Issue.record("not an object: \(message)"); return }
+    for problem in memberProblems(o) { Issue.record("\(problem): \(message)") }
     #expect(o["jsonrpc"] == "2.0")
     if o["method"] != nil {
         #expect(o["id"] == nil && o["result"] == nil && o["error"] == nil)
@@ -78,6 +79,20 @@ func checkInvariants(_ message: JSON) {
         if case .integer = error["code"] {} else { Issue.record("code not an integer") }
         if case .string = error["message"] {} else { Issue.record("message not a string") }
     }
+}
+
+/// Members JSON-RPC 2.0 does not define, in one message fetchd writes (a response, an error
+/// response or a notification): strict clients such as Emacs's jsonrpc.el reject them.
+func memberProblems(_ message: JSONObject) -> [String] {
+    let allowed: Set<String> = message["method"] != nil
+        ? ["jsonrpc", "method", "params"] : ["jsonrpc", "id", "result", "error"]
+    var problems = Set(message.keys).subtracting(allowed).sorted().map { "member \($0) is not JSON-RPC 2.0's" }
+    if let error = message["error"]?.objectValue {
+        problems += Set(error.keys).subtracting(["code", "message", "data"]).sorted().map {
+            "error member \($0) is not JSON-RPC 2.0's"
+        }
+    }
+    return problems
 }
 
 /// `expected` matches `actual` exactly, except that inside an `error` object only the members

@@ -26,6 +26,31 @@ import Server
         #expect(out.map(\.serializedString) == [#"{"jsonrpc":"2.0","result":null,"id":1}"#])
     }
 
+    /// `$/` notifications are accepted in every state (even after shutdown); the same names as
+    /// requests are unknown methods, and a declared `$/` name keeps its own handler.
+    @Test func dollarNotificationsAreIgnoredButNotDollarRequests() {
+        let server = Server()
+        for method in ["$/setTrace", "$/progress", "$/x"] {
+            #expect(server.handle(Request(method: method, params: .byName(["value": "off"]))) == .success(.null))
+            #expect(server.handle(Request(method: method, id: .integer(1))) == .failure(.methodNotFound(method)))
+        }
+        #expect(server.handle(Request(method: "$/cancelRequest", params: .byName([:]))).isFailure,
+                "$/cancelRequest is declared: its params are still read")
+        #expect(server.handle(Request(method: "other/notification")) == .failure(.methodNotFound("other/notification")))
+        _ = server.handle(Request(method: "shutdown", id: .integer(2)))
+        #expect(server.handle(Request(method: "$/setTrace")) == .success(.null))
+        #expect(server.handle(Request(method: "initialized")).isFailure,
+                "after shutdown other notifications are refused")
+    }
+
+    @Test func theDollarRuleIsDeclaredInTheMethodTable() {
+        let table = Server().methods
+        #expect(table.ignoredNotificationPrefixes.map(\.prefix) == ["$/"])
+        #expect(table.ignoresNotification("$/setTrace"))
+        #expect(!table.ignoresNotification("$/cancelRequest"), "declared on its own")
+        #expect(!table.ignoresNotification("initialized") && !table.ignoresNotification("x$/y"))
+    }
+
     @Test func observersHearTheCloseOnce() {
         final class Closer: ServerObserver {
             var closed = 0
@@ -38,4 +63,8 @@ import Server
         server.close()
         #expect(closer.closed == 1)
     }
+}
+
+extension Result {
+    var isFailure: Bool { if case .failure = self { true } else { false } }
 }

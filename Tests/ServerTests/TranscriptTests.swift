@@ -28,6 +28,35 @@ import Server
         #expect(difference == nil, "\(difference.map(String.init(describing:)) ?? "")")
     }
 
+    /// Every message fetchd writes in a transcript (responses, errors, notifications, batch
+    /// arrays) carries only JSON-RPC 2.0's members; the replay above makes the recorded
+    /// expectations exactly what the binary writes.
+    @Test(arguments: files)
+    func writesOnlyJSONRPCMembers(_ file: String) throws {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + file)))
+        for (line, step) in try Transcript(parsing: bytes).steps {
+            guard case .expect(let message) = step else { continue }
+            let messages: [JSON]
+            if case .array(let items) = message { messages = items } else { messages = [message] }
+            for m in messages {
+                guard let object = m.objectValue else {
+                    Issue.record("\(file):\(line): not an object")
+                    continue
+                }
+                for problem in memberProblems(object) { Issue.record("\(file):\(line): \(problem)") }
+            }
+        }
+    }
+
+    @Test func memberProblemsAreFound() {
+        let extra: JSON = ["jsonrpc": "2.0", "result": .null, "id": 1, "x-trace": "1"]
+        let badError: JSON = ["jsonrpc": "2.0", "error": ["code": 1, "message": "m", "stack": "s"], "id": 1]
+        let notification: JSON = ["jsonrpc": "2.0", "method": "m", "params": [:], "id": 2]
+        #expect(memberProblems(extra.objectValue!) == ["member x-trace is not JSON-RPC 2.0's"])
+        #expect(memberProblems(badError.objectValue!) == ["error member stack is not JSON-RPC 2.0's"])
+        #expect(memberProblems(notification.objectValue!) == ["member id is not JSON-RPC 2.0's"])
+    }
+
     func transcript(_ text: String) throws -> Transcript { try Transcript(parsing: Array(text.utf8)) }
 
     @Test func aWrongExpectationIsTheFirstDifference() throws {

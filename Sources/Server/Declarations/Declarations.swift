@@ -164,6 +164,22 @@ public struct ClientNotification<P: PlainParams>: Sendable {
     }
 }
 
+/// Notifications accepted by a name prefix instead of one declaration each: LSP lets a server
+/// ignore every `$/` notification (`$/setTrace`, `$/progress`, ...), and editors send them
+/// unasked. Only notifications match: a request with such a name is still unknown (-32601),
+/// since a request must be answered. A name declared on its own keeps its own handler.
+public struct IgnoredNotificationPrefix: Sendable {
+    public let prefix: String
+    public let summary: String
+
+    public init(_ prefix: String, _ summary: String) {
+        self.prefix = prefix
+        self.summary = summary
+    }
+
+    public func matches(_ method: String) -> Bool { method.hasPrefix(prefix) }
+}
+
 /// What the document says of one method or notification.
 public struct MethodDescription: Sendable {
     public let name: String

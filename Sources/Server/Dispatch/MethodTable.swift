@@ -21,6 +21,9 @@ public final class MethodTable {
     /// Every method and notification, in declaration order (the document's order).
     public private(set) var descriptions: [MethodDescription] = []
 
+    /// Notification name prefixes accepted and ignored (see IgnoredNotificationPrefix).
+    public private(set) var ignoredNotificationPrefixes: [IgnoredNotificationPrefix] = []
+
     public init() {}
 
     /// The names a client can call (requests and client notifications), sorted.
@@ -36,6 +39,18 @@ public final class MethodTable {
             handlers[name] = entry.handler
             descriptions.append(entry.description)
         }
+    }
+
+    /// Accepts, and ignores, the notifications whose names start with a declared prefix.
+    public func ignore(_ rule: IgnoredNotificationPrefix) {
+        precondition(!ignoredNotificationPrefixes.contains { $0.prefix == rule.prefix },
+                     "\(rule.prefix) declared twice")
+        ignoredNotificationPrefixes.append(rule)
+    }
+
+    /// Whether a notification (never a request) named `method` is ignored without a handler.
+    public func ignoresNotification(_ method: String) -> Bool {
+        handlers[method] == nil && ignoredNotificationPrefixes.contains { $0.matches(method) }
     }
 
     /// Lists notifications fetchd sends (they are not dispatched).

@@ -3,6 +3,7 @@ extension Server {
     /// its line here. Server notifications are listed too (they are sent, not dispatched).
     func registerAllMethods() {
         methods.add(lifecycleMethods())
+        methods.ignore(LifecycleDeclarations.dollarNotifications)
         methods.add(serverMethods())
         methods.add(storeMethods())
         methods.add(contextMethods())

@@ -15,6 +15,9 @@ public enum LifecycleDeclarations {
         answersRequests: true)
     public static let cancelRequest = ClientNotification<CancelRequestParams>(
         "$/cancelRequest", "Ignored: each request is answered before the next message is read.")
+    /// `$/setTrace`, `$/progress`, `$/logTrace`, ...: LSP says a server may ignore them.
+    public static let dollarNotifications = IgnoredNotificationPrefix(
+        "$/", "LSP's optional notifications: accepted and ignored, without a log line.")
 }
 
 public struct InitializeParams: PlainParams {
