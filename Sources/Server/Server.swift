@@ -82,7 +82,9 @@ public final class Server: MessageHandler {
         if request.isNotification, methods.ignoresNotification(request.method) { return .success(.null) }
         if let refusal = lifecycle.refusal(of: request) { return .failure(refusal) }
         let outcome = invoke(request.method, request.params, isNotification: request.isNotification)
-        lifecycle.record(request, succeeded: (try? outcome.get()) != nil)
+        let succeeded: Bool
+        if case .success = outcome { succeeded = true } else { succeeded = false }
+        lifecycle.record(request, succeeded: succeeded)
         return outcome
     }
 

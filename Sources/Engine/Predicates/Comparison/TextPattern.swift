@@ -83,10 +83,13 @@ private func contains(_ hay: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferP
 final class RegexBox: @unchecked Sendable {
     private let regex: Regex<AnyRegexOutput>
 
+    /// Nil for a pattern Swift's Regex cannot compile; the caller reports it as invalid.
     init?(_ pattern: String, ignoreCase: Bool) {
         guard let r = try? Regex(pattern) else { return nil }
         regex = r.matchingSemantics(.unicodeScalar).ignoresCase(ignoreCase)
     }
 
+    /// Matching only throws for patterns that use custom matchers, which compiled patterns
+    /// never contain; a throw would mean "no match" either way.
     func wholeMatch(_ s: String) -> Bool { (try? regex.wholeMatch(in: s)) != nil }
 }
