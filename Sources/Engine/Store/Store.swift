@@ -15,6 +15,8 @@ public struct StoreBatch: Sendable {
     /// Full snapshots of changed objects; each row's version goes up by one.
     public var updates: [(ObjectID, Snapshot)] = []
     public var deletes: [ObjectID] = []
+    /// Recorded with the transaction in the history (a context's `transactionAuthor`).
+    public var author: String? = nil
 
     public init(inserts: [(ObjectID, Snapshot)] = [], updates: [(ObjectID, Snapshot)] = [], deletes: [ObjectID] = []) {
         self.inserts = inserts
@@ -41,9 +43,16 @@ public final class Store {
     public let modelVersion: Int64
 
     private var handle: Connection?
-    private let tables: [String: EntityTable]
-    private var nextNumber: [String: Int64]
-    private var reservedSinceWrite = false
+    let tables: [String: EntityTable]
+    /// Ids reserved in the file and not yet handed out (IDAllocation.swift).
+    var idBlocks: [String: IDBlock] = [:]
+    /// The open write transaction's `_fetchd_transactions` token (WriteTransaction.swift).
+    var writeToken: Int64?
+    var busyTimeoutMilliseconds = 5000
+    /// Tells this store's transactions from other processes' in the history.
+    public let origin: String
+    /// `PRAGMA data_version` when the history was last read (History.swift).
+    var seenDataVersion: Int64 = 0
 
     /// Opens (or creates) the store at `path` for `model`. `configure` runs on the new
     /// connection before any query: the place to register SQL functions and collations.
@@ -59,6 +68,10 @@ public final class Store {
             throw EngineError(.storeError, "configuring the connection failed: \(error)", [("path", .string(path))])
         }
         let (migrated, version) = try prepareSchema(db, model: model, path: path)
+        do {
+            try upgradeIDs(db, model: model)
+            try db.transaction { try HistorySchema.install(db, model: model) }
+        } catch { throw storeError(error, "cannot install the change history of \(path)") }
         return try Store(db, path: path, model: model, migrated: migrated, modelVersion: version)
     }
 
@@ -69,16 +82,10 @@ public final class Store {
         self.migrated = migrated
         self.modelVersion = modelVersion
         var tables: [String: EntityTable] = [:]
-        var next: [String: Int64] = [:]
-        for e in model.entities {
-            tables[e.name] = EntityTable(e, in: model)
-            let maxPK = try Self.scalar(db, "SELECT max(\(SchemaNaming.quoted(SchemaNaming.primaryKey))) FROM \(SchemaNaming.quoted(e.name))") ?? 0
-            let saved = try Self.scalar(db, "SELECT value FROM \(SchemaNaming.quoted(SchemaNaming.metadataTable)) WHERE key = ?",
-                                        [.text(Self.nextKey(e.name))]) ?? 1
-            next[e.name] = max(maxPK + 1, saved)
-        }
+        for e in model.entities { tables[e.name] = EntityTable(e, in: model) }
         self.tables = tables
-        self.nextNumber = next
+        self.origin = Self.newOrigin()
+        self.seenDataVersion = (try? Self.dataVersion(db)) ?? 0
     }
 
     deinit { handle = nil }
@@ -94,22 +101,11 @@ public final class Store {
     public var isOpen: Bool { handle != nil }
 
     /// Finalizes statements and closes the file (a WAL file is checkpointed and removed).
-    /// Numbers reserved since the last write are recorded first, so a later process does
-    /// not hand them out again.
+    /// Reserved numbers never handed out go back to the file first.
     public func close() {
-        if reservedSinceWrite { try? write(StoreBatch()) }
+        rollbackWrite()
+        returnUnusedIDs()
         handle = nil
-    }
-
-    // MARK: Ids
-
-    /// A new permanent id. Numbers are never handed out twice, even when the object is
-    /// discarded: the counter is saved with every write.
-    public func reserveID(for entity: String) -> ObjectID {
-        let n = nextNumber[entity] ?? 1
-        nextNumber[entity] = n + 1
-        reservedSinceWrite = true
-        return ObjectID(entity: entity, number: n)
     }
 
     // MARK: Reading
@@ -166,12 +162,16 @@ public final class Store {
 
     // MARK: Writing
 
-    /// Writes the batch in one transaction: all of it or, on any failure, nothing.
+    /// Writes the batch in one transaction: all of it or, on any failure, nothing. Inside a
+    /// transaction begun with `beginWrite`, it becomes part of that one (committed by
+    /// `commitWrite`; on failure here it is rolled back).
     public func write(_ batch: StoreBatch) throws(EngineError) {
-        guard !batch.isEmpty || reservedSinceWrite else { return }
+        guard !batch.isEmpty else { return }
         let db = try connection
+        let own = !isWriting
+        if own { try beginWrite(author: batch.author) }
         do {
-            try db.transaction {
+            do {
                 // One statement per entity for the whole batch (no cache lookup per row).
                 var current: (entity: String, table: EntityTable, statement: Statement)? = nil
                 for (id, values) in batch.inserts {
@@ -205,15 +205,13 @@ public final class Store {
                     }
                     try db.prepare(t.delete).run([.integer(id.number)])
                 }
-                let save = try db.prepare("INSERT OR REPLACE INTO \(SchemaNaming.quoted(SchemaNaming.metadataTable)) (key, value) VALUES (?, ?)")
-                for (entity, n) in nextNumber.sorted(by: { $0.key < $1.key }) {
-                    try save.run([.text(Self.nextKey(entity)), .integer(n)])
-                }
             }
-            reservedSinceWrite = false
+            if own { try commitWrite() }
         } catch let e as EngineError {
+            rollbackWrite()
             throw e
         } catch {
+            rollbackWrite()
             throw Self.storeError(error, "the save was not written")
         }
     }
@@ -237,8 +235,6 @@ public final class Store {
     }
 
     // MARK: Opening
-
-    private static func nextKey(_ entity: String) -> String { "next:\(entity)" }
 
     private static func prepareSchema(_ db: Connection, model: ObjectModel, path: String) throws(EngineError) -> (Bool, Int64) {
         let meta = SchemaNaming.quoted(SchemaNaming.metadataTable)

@@ -1,0 +1,102 @@
+import Model
+import SQLite
+
+/// The change history every writer of the file fills, fetchd or a plain SQLite client
+/// (protocol.md §5): pure-SQL triggers on each entity and join table append one row per
+/// changed row inside the writer's own transaction, so a committed write is always there and
+/// a rolled-back one never is. The triggers call no function a plain client lacks.
+///
+/// - `_fetchd_history`: `seq` (the token: commit order across processes), `txn` (the
+///   `_fetchd_transactions` row of a fetchd writer, NULL for a plain client), `time` (unix
+///   seconds, only for plain clients), `entity`, `pk`, `op` (`I`, `U`, `D`) and `keys` (an
+///   update's changed columns, comma-separated). A join table's rows name both sides as
+///   updates of their to-many relationships.
+/// - `_fetchd_transactions`: one row per fetchd write (author, origin process, time).
+/// - `_fetchd_session`: holds one row only inside a fetchd write transaction (inserted after
+///   BEGIN, deleted before COMMIT), so the triggers attribute rows to that transaction; a
+///   plain client's triggers find it empty.
+enum HistorySchema {
+    static let history = "_fetchd_history"
+    static let transactions = "_fetchd_transactions"
+    static let session = "_fetchd_session"
+    static let triggerPrefix = "_fetchd_trg_"
+
+    static let tables = [
+        "CREATE TABLE IF NOT EXISTS \"\(transactions)\" (token INTEGER PRIMARY KEY AUTOINCREMENT, author TEXT, origin TEXT, time REAL)",
+        // No AUTOINCREMENT: rows are appended at max(seq)+1 under the write lock, which is commit order.
+        "CREATE TABLE IF NOT EXISTS \"\(history)\" (seq INTEGER PRIMARY KEY, txn INTEGER, time REAL, entity TEXT NOT NULL, pk INTEGER NOT NULL, op TEXT NOT NULL, keys TEXT)",
+        "CREATE TABLE IF NOT EXISTS \"\(session)\" (id INTEGER PRIMARY KEY, txn INTEGER NOT NULL)",
+    ]
+
+    /// `'text'` with embedded quotes doubled.
+    static func literal(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
+
+    /// The row source every trigger inserts from: the fetchd transaction (or NULL) and, for a
+    /// plain client only, the time.
+    private static let source = "FROM (SELECT (SELECT txn FROM \"\(session)\") AS t)"
+    private static let time = "iif(t IS NULL, (julianday('now') - 2440587.5) * 86400.0, NULL)"
+
+    private static func insertRows(_ rows: [(entity: String, pk: String, op: String, keys: String)]) -> String {
+        let selects = rows.map { "SELECT t, \(time), \(literal($0.entity)), \($0.pk), \($0.op), \($0.keys) \(source)" }
+        return "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, keys) " + selects.joined(separator: " UNION ALL ")
+    }
+
+    /// The triggers of `model`, by name. An entity's update trigger also bumps `_version`
+    /// when the writer left it unchanged (a plain client), so optimistic locking sees every
+    /// change; fetchd's own updates bump it themselves and skip that statement. Under
+    /// `recursive_triggers` the bump fires the trigger once more, adding a row without keys.
+    static func triggers(_ model: ObjectModel) -> [(name: String, sql: String)] {
+        let q = SchemaNaming.quoted
+        let pk = q(SchemaNaming.primaryKey), version = q(SchemaNaming.version)
+        var out: [(String, String)] = []
+        for e in model.entities {
+            let table = q(e.name)
+            let columns = e.attributes.map(\.name) + e.relationships.filter(SchemaNaming.hasColumn).map(\.name)
+            let keys = columns.isEmpty ? "''" : "rtrim(" + columns.map {
+                "iif(OLD.\(q($0)) IS NOT NEW.\(q($0)), \(literal($0 + ",")), '')"
+            }.joined(separator: " || ") + ", ',')"
+            let name = { (op: String) in q(triggerPrefix + e.name + "_" + op) }
+            out.append((triggerPrefix + e.name + "_insert",
+                        "CREATE TRIGGER \(name("insert")) AFTER INSERT ON \(table) BEGIN "
+                            + insertRows([(e.name, "NEW.\(pk)", "'I'", "NULL")]) + "; END"))
+            out.append((triggerPrefix + e.name + "_update",
+                        "CREATE TRIGGER \(name("update")) AFTER UPDATE ON \(table) BEGIN "
+                            // A changed primary key is the old object deleted and a new one inserted.
+                            + insertRows([(e.name, "OLD.\(pk)", "'D'", "NULL")]) + " WHERE OLD.\(pk) IS NOT NEW.\(pk); "
+                            + insertRows([(e.name, "NEW.\(pk)", "iif(OLD.\(pk) IS NEW.\(pk), 'U', 'I')", keys)]) + "; "
+                            + "UPDATE \(table) SET \(version) = OLD.\(version) + 1 "
+                            + "WHERE NEW.\(version) IS OLD.\(version) AND \(pk) = NEW.\(pk); END"))
+            out.append((triggerPrefix + e.name + "_delete",
+                        "CREATE TRIGGER \(name("delete")) AFTER DELETE ON \(table) BEGIN "
+                            + insertRows([(e.name, "OLD.\(pk)", "'D'", "NULL")]) + "; END"))
+        }
+        for e in model.entities {
+            for r in e.relationships where SchemaNaming.isManyToMany(r, in: model) {
+                let j = SchemaNaming.joinTable(entity: e.name, relationship: r)
+                guard j.selfColumn == "a" else { continue }
+                let a = (e.name, r.name), b = (r.destination, r.inverse)
+                for (op, row) in [("insert", "NEW"), ("delete", "OLD")] {
+                    out.append((triggerPrefix + j.table + "_" + op,
+                                "CREATE TRIGGER \(q(triggerPrefix + j.table + "_" + op)) AFTER \(op.uppercased()) ON \(q(j.table)) BEGIN "
+                                    + insertRows([(a.0, "\(row).\"a\"", "'U'", literal(a.1)),
+                                                  (b.0, "\(row).\"b\"", "'U'", literal(b.1))]) + "; END"))
+                }
+            }
+        }
+        return out.sorted { $0.0 < $1.0 }
+    }
+
+    /// Creates the history tables and (re)creates the triggers when they differ from the
+    /// model's: the light migration of a store made before history existed, or whose model
+    /// changed. Runs inside the caller's write transaction.
+    static func install(_ db: Connection, model: ObjectModel) throws {
+        for sql in tables { try db.execute(sql) }
+        let wanted = triggers(model)
+        let existing = try db.prepareUncached("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\\_fetchd\\_trg\\_%' ESCAPE '\\' ORDER BY name")
+        var have: [(String, String)] = []
+        while try existing.step() { have.append((existing.text(0), existing.text(1))) }
+        if have.elementsEqual(wanted, by: { $0.0 == $1.0 && $0.1 == $1.1 }) { return }
+        for (name, _) in have { try db.execute("DROP TRIGGER IF EXISTS \(SchemaNaming.quoted(name))") }
+        for (_, sql) in wanted { try db.execute(sql) }
+    }
+}
