@@ -24,7 +24,7 @@ enum HistorySchema {
     static let tables = [
         "CREATE TABLE IF NOT EXISTS \"\(transactions)\" (token INTEGER PRIMARY KEY AUTOINCREMENT, author TEXT, origin TEXT, time REAL)",
         // No AUTOINCREMENT: rows are appended at max(seq)+1 under the write lock, which is commit order.
-        "CREATE TABLE IF NOT EXISTS \"\(history)\" (seq INTEGER PRIMARY KEY, txn INTEGER, time REAL, entity TEXT NOT NULL, pk INTEGER NOT NULL, op TEXT NOT NULL, keys TEXT)",
+        "CREATE TABLE IF NOT EXISTS \"\(history)\" (seq INTEGER PRIMARY KEY, txn INTEGER, time REAL, entity TEXT NOT NULL, pk INTEGER NOT NULL, op TEXT NOT NULL, keys TEXT, version INTEGER)",
         "CREATE TABLE IF NOT EXISTS \"\(session)\" (id INTEGER PRIMARY KEY, txn INTEGER NOT NULL)",
     ]
 
@@ -36,9 +36,10 @@ enum HistorySchema {
     private static let source = "FROM (SELECT (SELECT txn FROM \"\(session)\") AS t)"
     private static let time = "iif(t IS NULL, (julianday('now') - 2440587.5) * 86400.0, NULL)"
 
-    private static func insertRows(_ rows: [(entity: String, pk: String, op: String, keys: String)]) -> String {
-        let selects = rows.map { "SELECT t, \(time), \(literal($0.entity)), \($0.pk), \($0.op), \($0.keys) \(source)" }
-        return "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, keys) " + selects.joined(separator: " UNION ALL ")
+    private static func insertRows(_ rows: [(entity: String, pk: String, op: String, keys: String)],
+                                   version: String = "NULL") -> String {
+        let selects = rows.map { "SELECT t, \(time), \(literal($0.entity)), \($0.pk), \($0.op), \($0.keys), \(version) \(source)" }
+        return "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, keys, version) " + selects.joined(separator: " UNION ALL ")
     }
 
     /// The triggers of `model`, by name. An entity's update trigger also bumps `_version`
@@ -68,7 +69,21 @@ enum HistorySchema {
                             + "WHERE NEW.\(version) IS OLD.\(version) AND \(pk) = NEW.\(pk); END"))
             out.append((triggerPrefix + e.name + "_delete",
                         "CREATE TRIGGER \(name("delete")) AFTER DELETE ON \(table) BEGIN "
-                            + insertRows([(e.name, "OLD.\(pk)", "'D'", "NULL")]) + "; END"))
+                            + insertRows([(e.name, "OLD.\(pk)", "'D'", "NULL")], version: "OLD.\(version)") + "; END"))
+            // INSERT OR REPLACE deletes the old row without the delete trigger unless
+            // recursive_triggers is on: record it here (a second row when it is on), with its
+            // version, which the new row then continues from, so a context that read the old
+            // row sees a conflict.
+            let replaced = "SELECT version FROM \"\(history)\" WHERE seq >= (SELECT max(seq) - 1 FROM \"\(history)\") "
+                + "AND op = 'D' AND entity = \(literal(e.name)) AND pk = NEW.\(pk) ORDER BY seq DESC LIMIT 1"
+            out.append((triggerPrefix + e.name + "_replace",
+                        "CREATE TRIGGER \(name("replace")) BEFORE INSERT ON \(table) "
+                            + "WHEN EXISTS (SELECT 1 FROM \(table) WHERE \(pk) = NEW.\(pk)) BEGIN "
+                            + "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, version) SELECT t, \(time), \(literal(e.name)), "
+                            + "\(pk), 'D', \(version) \(source), \(table) WHERE \(pk) = NEW.\(pk); END"))
+            out.append((triggerPrefix + e.name + "_replaced",
+                        "CREATE TRIGGER \(name("replaced")) AFTER INSERT ON \(table) WHEN (\(replaced)) >= NEW.\(version) BEGIN "
+                            + "UPDATE \(table) SET \(version) = (\(replaced)) + 1 WHERE \(pk) = NEW.\(pk); END"))
         }
         for e in model.entities {
             for r in e.relationships where SchemaNaming.isManyToMany(r, in: model) {

@@ -99,6 +99,7 @@ extension Store {
                 let s = try db.prepareUncached("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?")
                 try s.bind(.text(e.name), at: 1)
                 if try s.step(), !s.text(0).uppercased().contains("AUTOINCREMENT") { out.append((e.name, s.text(0))) }
+                s.reset()
             }
             return out
         }
@@ -106,6 +107,7 @@ extension Store {
         let legacy = try db.prepareUncached("SELECT count(*) FROM \(meta) WHERE key LIKE 'next:%'")
         _ = try legacy.step()
         let hasLegacy = legacy.int64(0) > 0
+        legacy.reset()
         guard try !plainTables().isEmpty || hasLegacy else { return }
         try db.execute("PRAGMA foreign_keys=OFF")
         defer { try? db.execute("PRAGMA foreign_keys=ON") }
@@ -131,6 +133,7 @@ extension Store {
                 let saved = try db.prepareUncached("SELECT value FROM \(meta) WHERE key = ?")
                 try saved.bind(.text("next:\(e.name)"), at: 1)
                 let next = try saved.step() && !saved.isNull(0) ? saved.int64(0) : 1
+                saved.reset()
                 try setSequence(db, e.name, max(try sequence(db, e.name), next - 1))
             }
             try db.execute("DELETE FROM \(meta) WHERE key LIKE 'next:%'")

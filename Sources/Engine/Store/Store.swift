@@ -18,10 +18,12 @@ public struct StoreBatch: Sendable {
     /// Recorded with the transaction in the history (a context's `transactionAuthor`).
     public var author: String? = nil
 
-    public init(inserts: [(ObjectID, Snapshot)] = [], updates: [(ObjectID, Snapshot)] = [], deletes: [ObjectID] = []) {
+    public init(inserts: [(ObjectID, Snapshot)] = [], updates: [(ObjectID, Snapshot)] = [], deletes: [ObjectID] = [],
+                author: String? = nil) {
         self.inserts = inserts
         self.updates = updates
         self.deletes = deletes
+        self.author = author
     }
 
     public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
