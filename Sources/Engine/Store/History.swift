@@ -25,6 +25,18 @@ public struct HistoryChange: Equatable, Sendable {
     }
 }
 
+/// One `_fetchd_history` row as recorded.
+struct HistoryRow {
+    var seq: Int64
+    /// An entity's name or a join table's.
+    var table: String
+    var pk: Int64
+    var op: HistoryChange.Operation
+    var version: Int64?
+    var old: String?
+    var other: Int64?
+}
+
 /// Committed writes in commit order: one fetchd transaction, or a run of consecutive rows
 /// written by plain SQLite clients (which record no transaction boundaries, so a run may
 /// hold several of their commits).
@@ -38,6 +50,8 @@ public struct HistoryTransaction: Sendable {
     /// Unix seconds of the (first) write.
     public var time: Double?
     public var changes: [HistoryChange]
+    /// The recorded rows, for the view before (PriorView.swift).
+    var rows: [HistoryRow] = []
 
     /// Written by a plain SQLite client rather than by fetchd.
     public var isExternalClient: Bool { origin == nil }
@@ -74,12 +88,13 @@ extension Store {
             let db = try connection
             let version = try Self.dataVersion(db)
             let s = try db.prepare("""
-                SELECT h.seq, h.txn, h.time, h.entity, h.pk, h.op, h.keys, t.author, t.origin, t.time
+                SELECT h.seq, h.txn, h.time, h.entity, h.pk, h.op, h.keys, t.author, t.origin, t.time, h.version, h.old, h.other
                 FROM "\(HistorySchema.history)" h LEFT JOIN "\(HistorySchema.transactions)" t ON t.token = h.txn
                 WHERE h.seq > ? ORDER BY h.seq
                 """)
             defer { s.reset() }
             try s.bind(.integer(token), at: 1)
+            let joins = self.joins
             var out: [HistoryTransaction] = []
             var currentTxn: Int64? = nil
             while try s.step() {
@@ -93,10 +108,22 @@ extension Store {
                 }
                 out[out.count - 1].token = s.int64(0)
                 let entity = s.text(3)
-                guard tables[entity] != nil, let op = HistoryChange.Operation(rawValue: s.text(5)) else { continue }
-                let keys = s.isNull(6) ? nil : s.text(6).split(separator: ",").map(String.init)
-                out[out.count - 1].changes.append(HistoryChange(id: ObjectID(entity: entity, number: s.int64(4)),
-                                                                operation: op, keys: keys))
+                guard let op = HistoryChange.Operation(rawValue: s.text(5)) else { continue }
+                let row = HistoryRow(seq: s.int64(0), table: entity, pk: s.int64(4), op: op,
+                                     version: s.isNull(10) ? nil : s.int64(10), old: s.isNull(11) ? nil : s.text(11),
+                                     other: s.isNull(12) ? nil : s.int64(12))
+                if tables[entity] != nil {
+                    let keys = s.isNull(6) ? nil : s.text(6).split(separator: ",").map(String.init)
+                    out[out.count - 1].changes.append(HistoryChange(id: ObjectID(entity: entity, number: row.pk),
+                                                                    operation: op, keys: keys))
+                } else if let join = joins[entity], let other = row.other {
+                    // A link added or removed: both objects' to-many relationships changed.
+                    out[out.count - 1].changes.append(HistoryChange(id: ObjectID(entity: join.a.entity, number: row.pk),
+                                                                    operation: .update, keys: [join.a.relationship]))
+                    out[out.count - 1].changes.append(HistoryChange(id: ObjectID(entity: join.b.entity, number: other),
+                                                                    operation: .update, keys: [join.b.relationship]))
+                } else { continue }
+                out[out.count - 1].rows.append(row)
             }
             if out.count < limit { seenDataVersion = version }
             return out

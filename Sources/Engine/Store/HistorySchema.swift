@@ -8,9 +8,10 @@ import SQLite
 ///
 /// - `_fetchd_history`: `seq` (the token: commit order across processes), `txn` (the
 ///   `_fetchd_transactions` row of a fetchd writer, NULL for a plain client), `time` (unix
-///   seconds, only for plain clients), `entity`, `pk`, `op` (`I`, `U`, `D`) and `keys` (an
-///   update's changed columns, comma-separated). A join table's rows name both sides as
-///   updates of their to-many relationships.
+///   seconds, only for plain clients), `entity`, `pk`, `op` (`I`, `U`, `D`), `keys` (an
+///   update's changed columns, comma-separated), `version` and `old` (an update's or
+///   delete's old version and values). A join table's row has the join table as `entity`,
+///   column a as `pk` and column b as `other`.
 /// - `_fetchd_transactions`: one row per fetchd write (author, origin process, time).
 /// - `_fetchd_session`: holds one row only inside a fetchd write transaction (inserted after
 ///   BEGIN, deleted before COMMIT), so the triggers attribute rows to that transaction; a
@@ -24,7 +25,7 @@ enum HistorySchema {
     static let tables = [
         "CREATE TABLE IF NOT EXISTS \"\(transactions)\" (token INTEGER PRIMARY KEY AUTOINCREMENT, author TEXT, origin TEXT, time REAL)",
         // No AUTOINCREMENT: rows are appended at max(seq)+1 under the write lock, which is commit order.
-        "CREATE TABLE IF NOT EXISTS \"\(history)\" (seq INTEGER PRIMARY KEY, txn INTEGER, time REAL, entity TEXT NOT NULL, pk INTEGER NOT NULL, op TEXT NOT NULL, keys TEXT, version INTEGER)",
+        "CREATE TABLE IF NOT EXISTS \"\(history)\" (seq INTEGER PRIMARY KEY, txn INTEGER, time REAL, entity TEXT NOT NULL, pk INTEGER NOT NULL, op TEXT NOT NULL, keys TEXT, version INTEGER, old TEXT, other INTEGER)",
         "CREATE TABLE IF NOT EXISTS \"\(session)\" (id INTEGER PRIMARY KEY, txn INTEGER NOT NULL)",
     ]
 
@@ -36,40 +37,67 @@ enum HistorySchema {
     private static let source = "FROM (SELECT (SELECT txn FROM \"\(session)\") AS t)"
     private static let time = "iif(t IS NULL, (julianday('now') - 2440587.5) * 86400.0, NULL)"
 
-    private static func insertRows(_ rows: [(entity: String, pk: String, op: String, keys: String)],
-                                   version: String = "NULL") -> String {
-        let selects = rows.map { "SELECT t, \(time), \(literal($0.entity)), \($0.pk), \($0.op), \($0.keys), \(version) \(source)" }
-        return "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, keys, version) " + selects.joined(separator: " UNION ALL ")
+    /// One history row per tuple: the transaction and time come from `source`.
+    private static func insertRows(_ rows: [(entity: String, pk: String, op: String, keys: String, version: String, old: String, other: String)]) -> String {
+        let selects = rows.map {
+            "SELECT t, \(time), \(literal($0.entity)), \($0.pk), \($0.op), \($0.keys), \($0.version), \($0.old), \($0.other) \(source)"
+        }
+        return "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, keys, version, old, other) "
+            + selects.joined(separator: " UNION ALL ")
     }
 
-    /// The triggers of `model`, by name. An entity's update trigger also bumps `_version`
-    /// when the writer left it unchanged (a plain client), so optimistic locking sees every
-    /// change; fetchd's own updates bump it themselves and skip that statement. Under
-    /// `recursive_triggers` the bump fires the trigger once more, adding a row without keys.
+    /// The columns after `_version` (attributes, then to-one relationships), as
+    /// `EntityTable` reads them.
+    static func columns(_ e: Entity) -> [(name: String, type: AttributeType?)] {
+        e.attributes.map { ($0.name, $0.type) } + e.relationships.filter(SchemaNaming.hasColumn).map { ($0.name, nil) }
+    }
+
+    /// A row's values as a JSON array in `columns` order, exactly: doubles as 17-digit text,
+    /// binary as hex, so they come back bit for bit (`History.decodeOld`).
+    static func oldValues(_ e: Entity, _ row: String) -> String {
+        let items = columns(e).map { c -> String in
+            let v = "\(row)\(SchemaNaming.quoted(c.name))"
+            switch c.type {
+            case .double?, .date?: return "iif(\(v) IS NULL, NULL, printf('%!.17g', \(v)))"
+            case .binary?: return "iif(\(v) IS NULL, NULL, hex(\(v)))"
+            default: return v
+            }
+        }
+        return "json_array(\(items.joined(separator: ", ")))"
+    }
+
+    /// The triggers of `model`, by name. Updates and deletes record the row's old values and
+    /// version, so a reader can tell what its view showed before. An entity's update trigger
+    /// also bumps `_version` when the writer left it unchanged (a plain client), so
+    /// optimistic locking sees every change; fetchd's own updates bump it themselves and skip
+    /// that statement. Under `recursive_triggers` the bump fires the trigger once more,
+    /// adding a row without keys.
     static func triggers(_ model: ObjectModel) -> [(name: String, sql: String)] {
         let q = SchemaNaming.quoted
         let pk = q(SchemaNaming.primaryKey), version = q(SchemaNaming.version)
         var out: [(String, String)] = []
         for e in model.entities {
-            let table = q(e.name)
-            let columns = e.attributes.map(\.name) + e.relationships.filter(SchemaNaming.hasColumn).map(\.name)
-            let keys = columns.isEmpty ? "''" : "rtrim(" + columns.map {
+            let table = q(e.name), entity = e.name
+            let names = columns(e).map(\.name)
+            let keys = names.isEmpty ? "''" : "rtrim(" + names.map {
                 "iif(OLD.\(q($0)) IS NOT NEW.\(q($0)), \(literal($0 + ",")), '')"
             }.joined(separator: " || ") + ", ',')"
             let name = { (op: String) in q(triggerPrefix + e.name + "_" + op) }
+            let deleted = (entity, "OLD.\(pk)", "'D'", "NULL", "OLD.\(version)", oldValues(e, "OLD."), "NULL")
             out.append((triggerPrefix + e.name + "_insert",
                         "CREATE TRIGGER \(name("insert")) AFTER INSERT ON \(table) BEGIN "
-                            + insertRows([(e.name, "NEW.\(pk)", "'I'", "NULL")]) + "; END"))
+                            + insertRows([(entity, "NEW.\(pk)", "'I'", "NULL", "NULL", "NULL", "NULL")]) + "; END"))
             out.append((triggerPrefix + e.name + "_update",
                         "CREATE TRIGGER \(name("update")) AFTER UPDATE ON \(table) BEGIN "
                             // A changed primary key is the old object deleted and a new one inserted.
-                            + insertRows([(e.name, "OLD.\(pk)", "'D'", "NULL")]) + " WHERE OLD.\(pk) IS NOT NEW.\(pk); "
-                            + insertRows([(e.name, "NEW.\(pk)", "iif(OLD.\(pk) IS NEW.\(pk), 'U', 'I')", keys)]) + "; "
+                            + insertRows([deleted]) + " WHERE OLD.\(pk) IS NOT NEW.\(pk); "
+                            + insertRows([(entity, "NEW.\(pk)", "iif(OLD.\(pk) IS NEW.\(pk), 'U', 'I')", keys,
+                                           "iif(OLD.\(pk) IS NEW.\(pk), OLD.\(version), NULL)",
+                                           "iif(OLD.\(pk) IS NEW.\(pk), \(oldValues(e, "OLD.")), NULL)", "NULL")]) + "; "
                             + "UPDATE \(table) SET \(version) = OLD.\(version) + 1 "
                             + "WHERE NEW.\(version) IS OLD.\(version) AND \(pk) = NEW.\(pk); END"))
             out.append((triggerPrefix + e.name + "_delete",
-                        "CREATE TRIGGER \(name("delete")) AFTER DELETE ON \(table) BEGIN "
-                            + insertRows([(e.name, "OLD.\(pk)", "'D'", "NULL")], version: "OLD.\(version)") + "; END"))
+                        "CREATE TRIGGER \(name("delete")) AFTER DELETE ON \(table) BEGIN " + insertRows([deleted]) + "; END"))
             // INSERT OR REPLACE deletes the old row without the delete trigger unless
             // recursive_triggers is on: record it here (a second row when it is on), with its
             // version, which the new row then continues from, so a context that read the old
@@ -79,22 +107,22 @@ enum HistorySchema {
             out.append((triggerPrefix + e.name + "_replace",
                         "CREATE TRIGGER \(name("replace")) BEFORE INSERT ON \(table) "
                             + "WHEN EXISTS (SELECT 1 FROM \(table) WHERE \(pk) = NEW.\(pk)) BEGIN "
-                            + "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, version) SELECT t, \(time), \(literal(e.name)), "
-                            + "\(pk), 'D', \(version) \(source), \(table) WHERE \(pk) = NEW.\(pk); END"))
+                            + "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, version, old) SELECT t, \(time), \(literal(e.name)), "
+                            + "\(pk), 'D', \(version), \(oldValues(e, "\(table).")) \(source), \(table) WHERE \(pk) = NEW.\(pk); END"))
             out.append((triggerPrefix + e.name + "_replaced",
                         "CREATE TRIGGER \(name("replaced")) AFTER INSERT ON \(table) WHEN (\(replaced)) >= NEW.\(version) BEGIN "
                             + "UPDATE \(table) SET \(version) = (\(replaced)) + 1 WHERE \(pk) = NEW.\(pk); END"))
         }
+        // A join table's row: `pk` is column a, `other` column b.
         for e in model.entities {
             for r in e.relationships where SchemaNaming.isManyToMany(r, in: model) {
                 let j = SchemaNaming.joinTable(entity: e.name, relationship: r)
                 guard j.selfColumn == "a" else { continue }
-                let a = (e.name, r.name), b = (r.destination, r.inverse)
                 for (op, row) in [("insert", "NEW"), ("delete", "OLD")] {
                     out.append((triggerPrefix + j.table + "_" + op,
                                 "CREATE TRIGGER \(q(triggerPrefix + j.table + "_" + op)) AFTER \(op.uppercased()) ON \(q(j.table)) BEGIN "
-                                    + insertRows([(a.0, "\(row).\"a\"", "'U'", literal(a.1)),
-                                                  (b.0, "\(row).\"b\"", "'U'", literal(b.1))]) + "; END"))
+                                    + insertRows([(j.table, "\(row).\"a\"", op == "insert" ? "'I'" : "'D'", "NULL", "NULL", "NULL",
+                                                   "\(row).\"b\"")]) + "; END"))
                 }
             }
         }

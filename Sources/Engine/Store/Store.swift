@@ -55,6 +55,10 @@ public final class Store {
     public let origin: String
     /// `PRAGMA data_version` when the history was last read (History.swift).
     var seenDataVersion: Int64 = 0
+    /// The history token up to which external transactions were merged (ObjectGraph).
+    public var mergeCursor: Int64 = 0
+    /// While set, reads answer as the store was before the merged transactions (PriorView.swift).
+    public var overlay: [ObjectID: StoredObject?]? = nil
 
     /// Opens (or creates) the store at `path` for `model`. `configure` runs on the new
     /// connection before any query: the place to register SQL functions and collations.
@@ -88,6 +92,7 @@ public final class Store {
         self.tables = tables
         self.origin = Self.newOrigin()
         self.seenDataVersion = (try? Self.dataVersion(db)) ?? 0
+        self.mergeCursor = try currentToken
     }
 
     deinit { handle = nil }
@@ -114,6 +119,11 @@ public final class Store {
 
     /// The object's values and version, or nil when the store has no such object.
     public func read(_ id: ObjectID) throws(EngineError) -> StoredObject? {
+        if let overlay { return try readBefore(id, overlay) }
+        return try readCurrent(id)
+    }
+
+    func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject? {
         guard let t = tables[id.entity] else { return nil }
         let db = try connection
         do {
@@ -140,6 +150,11 @@ public final class Store {
 
     /// The destinations of a to-many relationship of a stored object, ascending.
     public func relatedIDs(of id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
+        if let overlay { return try relatedBefore(id, relationship, overlay) }
+        return try relatedCurrent(id, relationship)
+    }
+
+    func relatedCurrent(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
         guard let t = tables[id.entity], let (r, sql) = t.toMany.first(where: { $0.relationship.name == relationship }) else { return [] }
         do {
             let m = try connection.prepare(sql)
@@ -153,6 +168,7 @@ public final class Store {
 
     /// The row's version, or nil when the store has no such object.
     public func version(of id: ObjectID) throws(EngineError) -> Int64? {
+        if let overlay, let entry = overlay[id] { return entry?.version }
         guard let t = tables[id.entity] else { return nil }
         do {
             let s = try connection.prepare(t.selectVersion)
