@@ -155,6 +155,25 @@ import SQLite
         #expect(try store.read(t)?.values["label"] == .string("x"))
     }
 
+    @Test func migrationRemakesTheTriggersForTheNewColumns() throws {
+        do { let s = try Store.open(path: file, model: Models.contacts); s.close() }
+        var entities = Models.contacts.entities
+        entities[0].attributes.removeAll { $0.name == "photo" }
+        entities[0].attributes.append(Attribute(name: "nick", type: .string, optional: true))
+        let model = ObjectModel(entities: entities)
+        let store = try Store.open(path: file, model: model)
+        #expect(store.migrated)
+        let start = try store.currentToken
+        let raw = try plain(recursiveTriggers: false)
+        try raw.execute("INSERT INTO \"Contact\" (name, age) VALUES ('A', 1)")
+        try raw.execute("UPDATE \"Contact\" SET nick = 'a' WHERE _pk = \(raw.lastInsertRowID)")
+        let c = ObjectID(entity: "Contact", number: raw.lastInsertRowID)
+        #expect(ops(try store.history(after: start)) == ["I \(c)", "U \(c) nick"])
+        let db = try store.connection
+        #expect(try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '_fetchd_trg_%'")
+                == Int64(HistorySchema.triggers(model).count))
+    }
+
     @Test func openingAStoreWithoutHistoryInstallsIt() throws {
         // The layout before history: tables without AUTOINCREMENT, counters in the metadata.
         do {

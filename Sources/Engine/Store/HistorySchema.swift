@@ -129,17 +129,26 @@ enum HistorySchema {
         return out.sorted { $0.0 < $1.0 }
     }
 
+    static func existingTriggers(_ db: Connection) throws -> [(String, String)] {
+        let s = try db.prepareUncached("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\\_fetchd\\_trg\\_%' ESCAPE '\\' ORDER BY name")
+        var out: [(String, String)] = []
+        while try s.step() { out.append((s.text(0), s.text(1))) }
+        return out
+    }
+
+    static func dropTriggers(_ db: Connection) throws {
+        for (name, _) in try existingTriggers(db) { try db.execute("DROP TRIGGER IF EXISTS \(SchemaNaming.quoted(name))") }
+    }
+
     /// Creates the history tables and (re)creates the triggers when they differ from the
     /// model's: the light migration of a store made before history existed, or whose model
     /// changed. Runs inside the caller's write transaction.
     static func install(_ db: Connection, model: ObjectModel) throws {
         for sql in tables { try db.execute(sql) }
         let wanted = triggers(model)
-        let existing = try db.prepareUncached("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\\_fetchd\\_trg\\_%' ESCAPE '\\' ORDER BY name")
-        var have: [(String, String)] = []
-        while try existing.step() { have.append((existing.text(0), existing.text(1))) }
+        let have = try existingTriggers(db)
         if have.elementsEqual(wanted, by: { $0.0 == $1.0 && $0.1 == $1.1 }) { return }
-        for (name, _) in have { try db.execute("DROP TRIGGER IF EXISTS \(SchemaNaming.quoted(name))") }
+        try dropTriggers(db)
         for (_, sql) in wanted { try db.execute(sql) }
     }
 }

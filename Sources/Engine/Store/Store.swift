@@ -290,6 +290,8 @@ public final class Store {
             }
             let plan = try MigrationPlan(from: stored, to: model, existingColumns: columns)
             try db.transaction {
+                // The history triggers name columns a step may drop; they are made anew after.
+                try HistorySchema.dropTriggers(db)
                 for step in plan.steps {
                     switch step {
                     case .sql(let sql): try db.execute(sql)
