@@ -18,6 +18,9 @@ final class EntityTable {
     let insert: String
     let update: String
     let delete: String
+    /// History rows of fetchd's own writes (HistorySchema).
+    let recordUpdate: String
+    let recordDelete: String
 
     init(_ e: Entity, in model: ObjectModel) {
         entity = e
@@ -46,6 +49,8 @@ final class EntityTable {
         let sets = (columns.map { "\($0) = ?" } + ["\(version) = \(version) + 1"]).joined(separator: ", ")
         update = "UPDATE \(table) SET \(sets) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"
+        recordUpdate = HistorySchema.recordUpdate(e)
+        recordDelete = HistorySchema.recordDelete(e)
     }
 
     /// The bound values of `insert`/`update` columns (without the primary key), from a snapshot.

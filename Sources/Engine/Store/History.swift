@@ -35,6 +35,9 @@ struct HistoryRow {
     var version: Int64?
     var old: String?
     var other: Int64?
+
+    /// An entity row's numbers: fetchd records a run of inserts as one row.
+    var numbers: ClosedRange<Int64> { pk...max(pk, op == .insert ? other ?? pk : pk) }
 }
 
 /// Committed writes in commit order: one fetchd transaction, or a run of consecutive rows
@@ -114,8 +117,10 @@ extension Store {
                                      other: s.isNull(12) ? nil : s.int64(12))
                 if tables[entity] != nil {
                     let keys = s.isNull(6) ? nil : s.text(6).split(separator: ",").map(String.init)
-                    out[out.count - 1].changes.append(HistoryChange(id: ObjectID(entity: entity, number: row.pk),
-                                                                    operation: op, keys: keys))
+                    for n in row.numbers {
+                        out[out.count - 1].changes.append(HistoryChange(id: ObjectID(entity: entity, number: n),
+                                                                        operation: op, keys: keys))
+                    }
                 } else if let join = joins[entity], let other = row.other {
                     // A link added or removed: both objects' to-many relationships changed.
                     out[out.count - 1].changes.append(HistoryChange(id: ObjectID(entity: join.a.entity, number: row.pk),

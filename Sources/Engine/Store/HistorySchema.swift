@@ -11,36 +11,32 @@ import SQLite
 ///   seconds, only for plain clients), `entity`, `pk`, `op` (`I`, `U`, `D`), `keys` (an
 ///   update's changed columns, comma-separated), `version` and `old` (an update's or
 ///   delete's old version and values). A join table's row has the join table as `entity`,
-///   column a as `pk` and column b as `other`.
+///   column a as `pk` and column b as `other`; fetchd records a run of
+///   inserted numbers as one `I` row from `pk` to `other`.
 /// - `_fetchd_transactions`: one row per fetchd write (author, origin process, time).
-/// - `_fetchd_session`: holds one row only inside a fetchd write transaction (inserted after
-///   BEGIN, deleted before COMMIT), so the triggers attribute rows to that transaction; a
-///   plain client's triggers find it empty.
 enum HistorySchema {
     static let history = "_fetchd_history"
     static let transactions = "_fetchd_transactions"
-    static let session = "_fetchd_session"
     static let triggerPrefix = "_fetchd_trg_"
 
     static let tables = [
         "CREATE TABLE IF NOT EXISTS \"\(transactions)\" (token INTEGER PRIMARY KEY AUTOINCREMENT, author TEXT, origin TEXT, time REAL)",
         // No AUTOINCREMENT: rows are appended at max(seq)+1 under the write lock, which is commit order.
         "CREATE TABLE IF NOT EXISTS \"\(history)\" (seq INTEGER PRIMARY KEY, txn INTEGER, time REAL, entity TEXT NOT NULL, pk INTEGER NOT NULL, op TEXT NOT NULL, keys TEXT, version INTEGER, old TEXT, other INTEGER)",
-        "CREATE TABLE IF NOT EXISTS \"\(session)\" (id INTEGER PRIMARY KEY, txn INTEGER NOT NULL)",
     ]
 
     /// `'text'` with embedded quotes doubled.
     static func literal(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
 
-    /// The row source every trigger inserts from: the fetchd transaction (or NULL) and, for a
-    /// plain client only, the time.
-    private static let source = "FROM (SELECT (SELECT txn FROM \"\(session)\") AS t)"
-    private static let time = "iif(t IS NULL, (julianday('now') - 2440587.5) * 86400.0, NULL)"
+    /// The triggers serve plain clients only: fetchd turns triggers off on its own
+    /// connection and records its rows itself (`Store.write`), so its transactions carry
+    /// their token and cost one row each, not a trigger program per row.
+    private static let time = "(julianday('now') - 2440587.5) * 86400.0"
 
-    /// One history row per tuple: the transaction and time come from `source`.
+    /// One history row per tuple, with the time (a plain client's).
     private static func insertRows(_ rows: [(entity: String, pk: String, op: String, keys: String, version: String, old: String, other: String)]) -> String {
         let selects = rows.map {
-            "SELECT t, \(time), \(literal($0.entity)), \($0.pk), \($0.op), \($0.keys), \($0.version), \($0.old), \($0.other) \(source)"
+            "SELECT NULL, \(time), \(literal($0.entity)), \($0.pk), \($0.op), \($0.keys), \($0.version), \($0.old), \($0.other)"
         }
         return "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, keys, version, old, other) "
             + selects.joined(separator: " UNION ALL ")
@@ -65,6 +61,38 @@ enum HistorySchema {
         }
         return "json_array(\(items.joined(separator: ", ")))"
     }
+
+    /// fetchd's own rows (triggers are off on its connection). Binds: ?1 the transaction
+    /// token, ?2 the primary key, then (updates) the new column values in `columns` order.
+    static func recordUpdate(_ e: Entity) -> String {
+        let q = SchemaNaming.quoted
+        let names = columns(e).map(\.name)
+        let keys = names.isEmpty ? "''" : "rtrim(" + names.enumerated().map {
+            "iif(\(q($0.element)) IS NOT ?\($0.offset + 3), \(literal($0.element + ",")), '')"
+        }.joined(separator: " || ") + ", ',')"
+        return "INSERT INTO \"\(history)\" (txn, entity, pk, op, keys, version, old) SELECT ?1, \(literal(e.name)), "
+            + "\(q(SchemaNaming.primaryKey)), 'U', \(keys), \(q(SchemaNaming.version)), \(oldValues(e, "")) "
+            + "FROM \(q(e.name)) WHERE \(q(SchemaNaming.primaryKey)) = ?2"
+    }
+
+    static func recordDelete(_ e: Entity) -> String {
+        let q = SchemaNaming.quoted
+        return "INSERT INTO \"\(history)\" (txn, entity, pk, op, version, old) SELECT ?1, \(literal(e.name)), "
+            + "\(q(SchemaNaming.primaryKey)), 'D', \(q(SchemaNaming.version)), \(oldValues(e, "")) "
+            + "FROM \(q(e.name)) WHERE \(q(SchemaNaming.primaryKey)) = ?2"
+    }
+
+    /// ?1 token, ?2 entity, ?3 first number, ?4 last number (NULL for one).
+    static let recordInserts = "INSERT INTO \"\(history)\" (txn, entity, pk, op, other) VALUES (?1, ?2, ?3, 'I', ?4)"
+
+    /// The links of one object about to be removed: ?1 token, ?2 the object's number.
+    static func recordUnlinks(table: String, selfColumn: String) -> String {
+        "INSERT INTO \"\(history)\" (txn, entity, pk, op, other) SELECT ?1, \(literal(table)), \"a\", 'D', \"b\" "
+            + "FROM \(SchemaNaming.quoted(table)) WHERE \(SchemaNaming.quoted(selfColumn)) = ?2"
+    }
+
+    /// One link added: ?1 token, ?2 join table, ?3 column a, ?4 column b.
+    static let recordLink = "INSERT INTO \"\(history)\" (txn, entity, pk, op, other) VALUES (?1, ?2, ?3, 'I', ?4)"
 
     /// The triggers of `model`, by name. Updates and deletes record the row's old values and
     /// version, so a reader can tell what its view showed before. An entity's update trigger
@@ -107,8 +135,8 @@ enum HistorySchema {
             out.append((triggerPrefix + e.name + "_replace",
                         "CREATE TRIGGER \(name("replace")) BEFORE INSERT ON \(table) "
                             + "WHEN EXISTS (SELECT 1 FROM \(table) WHERE \(pk) = NEW.\(pk)) BEGIN "
-                            + "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, version, old) SELECT t, \(time), \(literal(e.name)), "
-                            + "\(pk), 'D', \(version), \(oldValues(e, "\(table).")) \(source), \(table) WHERE \(pk) = NEW.\(pk); END"))
+                            + "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, version, old) SELECT NULL, \(time), \(literal(e.name)), "
+                            + "\(pk), 'D', \(version), \(oldValues(e, "\(table).")) FROM \(table) WHERE \(pk) = NEW.\(pk); END"))
             out.append((triggerPrefix + e.name + "_replaced",
                         "CREATE TRIGGER \(name("replaced")) AFTER INSERT ON \(table) WHEN (\(replaced)) >= NEW.\(version) BEGIN "
                             + "UPDATE \(table) SET \(version) = (\(replaced)) + 1 WHERE \(pk) = NEW.\(pk); END"))

@@ -33,7 +33,7 @@ extension Store {
         }
         for row in rows {
             if tables[row.table] != nil {
-                touch(ObjectID(entity: row.table, number: row.pk), row)
+                for n in row.numbers { touch(ObjectID(entity: row.table, number: n), row) }
             } else if let j = joins[row.table], let other = row.other {
                 touch(ObjectID(entity: j.a.entity, number: row.pk), nil)
                 touch(ObjectID(entity: j.b.entity, number: other), nil)

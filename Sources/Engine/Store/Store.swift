@@ -77,6 +77,8 @@ public final class Store {
         do {
             try upgradeIDs(db, model: model)
             try db.transaction { try HistorySchema.install(db, model: model) }
+            // The triggers are for other writers: this connection records its own rows.
+            db.setTriggersEnabled(false)
         } catch { throw storeError(error, "cannot install the change history of \(path)") }
         return try Store(db, path: path, model: model, migrated: migrated, modelVersion: version)
     }
@@ -192,7 +194,20 @@ public final class Store {
             do {
                 // One statement per entity for the whole batch (no cache lookup per row).
                 var current: (entity: String, table: EntityTable, statement: Statement)? = nil
+                // The history: this transaction's rows, a run of inserted numbers as one row.
+                let txn = SQLValue.integer(writeToken ?? 0)
+                var run: (entity: String, first: Int64, last: Int64)? = nil
+                func flushRun() throws {
+                    guard let r = run else { return }
+                    try db.prepare(HistorySchema.recordInserts)
+                        .run([txn, .text(r.entity), .integer(r.first), r.last == r.first ? .null : .integer(r.last)])
+                    run = nil
+                }
                 for (id, values) in batch.inserts {
+                    if let r = run, r.entity == id.entity, r.last + 1 == id.number { run!.last = id.number } else {
+                        try flushRun()
+                        run = (id.entity, id.number, id.number)
+                    }
                     if current?.entity != id.entity {
                         let t = try table(id)
                         current = (id.entity, t, try db.prepare(t.insert))
@@ -206,10 +221,12 @@ public final class Store {
                     s.reset()
                     if !t.manyToMany.isEmpty { try writeJoins(db, t, id, values, replacing: false) }
                 }
+                try flushRun()
                 for (id, values) in batch.updates {
                     let t = try table(id)
                     let s = try db.prepare(t.update)
                     var bound = t.columnValues(values)
+                    try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound)
                     bound.append(.integer(id.number))
                     try s.run(bound)
                     guard db.changes == 1 else { throw EngineError(.storeError, "\(id) is not in the store", [("id", .string(id.description))]) }
@@ -217,7 +234,9 @@ public final class Store {
                 }
                 for id in batch.deletes {
                     let t = try table(id)
+                    try db.prepare(t.recordDelete).run([txn, .integer(id.number)])
                     for j in t.manyToMany {
+                        try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([txn, .integer(id.number)])
                         try db.prepare("DELETE FROM \(SchemaNaming.quoted(j.table)) WHERE \(SchemaNaming.quoted(j.selfColumn)) = ?")
                             .run([.integer(id.number)])
                     }
@@ -246,9 +265,18 @@ public final class Store {
             guard case .objects(let targets)? = values[j.relationship.name] else { continue }
             let me = SchemaNaming.quoted(j.selfColumn), other = SchemaNaming.quoted(j.otherColumn)
             let table = SchemaNaming.quoted(j.table)
-            if replacing { try db.prepare("DELETE FROM \(table) WHERE \(me) = ?").run([.integer(id.number)]) }
+            let txn = SQLValue.integer(writeToken ?? 0)
+            if replacing {
+                try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([txn, .integer(id.number)])
+                try db.prepare("DELETE FROM \(table) WHERE \(me) = ?").run([.integer(id.number)])
+            }
             let add = try db.prepare("INSERT OR IGNORE INTO \(table) (\(me), \(other)) VALUES (?, ?)")
-            for target in targets { try add.run([.integer(id.number), .integer(target.number)]) }
+            for target in targets {
+                try add.run([.integer(id.number), .integer(target.number)])
+                guard db.changes == 1 else { continue }
+                let (a, b) = j.selfColumn == "a" ? (id.number, target.number) : (target.number, id.number)
+                try db.prepare(HistorySchema.recordLink).run([txn, .text(j.table), .integer(a), .integer(b)])
+            }
         }
     }
 

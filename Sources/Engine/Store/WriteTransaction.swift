@@ -8,8 +8,8 @@ extension EngineError.Kind {
 }
 
 /// fetchd's write transactions: BEGIN IMMEDIATE takes the write lock first, so what a save
-/// reads inside it (versions) cannot change before its COMMIT; then the session row tells
-/// the history triggers which fetchd transaction (author, origin) the rows belong to.
+/// reads inside it (versions) cannot change before its COMMIT; its `_fetchd_transactions`
+/// row (author, origin) gives the token its history rows carry.
 extension Store {
     /// Whether a write transaction begun by `beginWrite` is open.
     public var isWriting: Bool { writeToken != nil }
@@ -33,9 +33,7 @@ extension Store {
         do {
             try db.prepare("INSERT INTO \"\(HistorySchema.transactions)\" (author, origin, time) VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)")
                 .run([author.map(SQLValue.text) ?? .null, .text(origin)])
-            let token = db.lastInsertRowID
-            try db.prepare("INSERT INTO \"\(HistorySchema.session)\" (id, txn) VALUES (1, ?)").run([.integer(token)])
-            writeToken = token
+            writeToken = db.lastInsertRowID
         } catch {
             try? db.execute("ROLLBACK")
             throw Self.storeError(error, "the save was not written")
@@ -49,7 +47,6 @@ extension Store {
         let db = try connection
         writeToken = nil
         do {
-            try db.execute("DELETE FROM \"\(HistorySchema.session)\"")
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
