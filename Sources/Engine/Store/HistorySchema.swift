@@ -2,9 +2,10 @@ import Model
 import SQLite
 
 /// The change history every writer of the file fills, fetchd or a plain SQLite client
-/// (protocol.md §5): pure-SQL triggers on each entity and join table append one row per
-/// changed row inside the writer's own transaction, so a committed write is always there and
-/// a rolled-back one never is. The triggers call no function a plain client lacks.
+/// (protocol.md §5), one row per changed row inside the writer's own transaction, so a
+/// committed write is always there and a rolled-back one never is. A plain client's rows come
+/// from pure-SQL triggers on each entity and join table (they call no function a plain client
+/// lacks); fetchd's from `Store.write`, with triggers off on its connection.
 ///
 /// - `_fetchd_history`: `seq` (the token: commit order across processes), `txn` (the
 ///   `_fetchd_transactions` row of a fetchd writer, NULL for a plain client), `time` (unix
