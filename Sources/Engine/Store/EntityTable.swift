@@ -16,6 +16,8 @@ final class EntityTable {
     let selectByID: String
     let selectVersion: String
     let insert: String
+    /// `insert` for 32 rows at once.
+    let insert32: String
     let update: String
     let delete: String
     /// History rows of fetchd's own writes (HistorySchema).
@@ -46,6 +48,7 @@ final class EntityTable {
         selectVersion = "SELECT \(version) FROM \(table) WHERE \(pk) = ?"
         let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
         insert = "INSERT INTO \(table) (\(([pk] + columns).joined(separator: ", "))) VALUES (\(placeholders))"
+        insert32 = insert + String(repeating: ", (\(placeholders))", count: 31)
         let sets = (columns.map { "\($0) = ?" } + ["\(version) = \(version) + 1"]).joined(separator: ", ")
         update = "UPDATE \(table) SET \(sets) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"

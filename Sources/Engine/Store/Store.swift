@@ -203,23 +203,37 @@ public final class Store {
                         .run([txn, .text(r.entity), .integer(r.first), r.last == r.first ? .null : .integer(r.last)])
                     run = nil
                 }
-                for (id, values) in batch.inserts {
-                    if let r = run, r.entity == id.entity, r.last + 1 == id.number { run!.last = id.number } else {
-                        try flushRun()
-                        run = (id.entity, id.number, id.number)
-                    }
+                // Up to 32 rows of one entity per statement: AUTOINCREMENT's bookkeeping is per
+                // statement, not per row.
+                var k = 0
+                let inserts = batch.inserts
+                while k < inserts.count {
+                    let id = inserts[k].0
                     if current?.entity != id.entity {
                         let t = try table(id)
                         current = (id.entity, t, try db.prepare(t.insert))
                     }
-                    let t = current!.table, s = current!.statement
-                    try s.bind(.integer(id.number), at: 1)
-                    var i: Int32 = 2
-                    for a in t.attributes { try s.bind(ValueEncoding.sql(values[a.name] ?? .null), at: i); i += 1 }
-                    for r in t.toOne { try s.bind(ValueEncoding.sql(values[r.name] ?? .null), at: i); i += 1 }
+                    let t = current!.table
+                    var end = k + 1
+                    while end < inserts.count && end - k < 32 && inserts[end].0.entity == id.entity { end += 1 }
+                    let s = end - k == 32 ? try db.prepare(t.insert32) : current!.statement
+                    if end - k != 32 { end = k + 1 }
+                    var i: Int32 = 1
+                    for (id, values) in inserts[k..<end] {
+                        if let r = run, r.entity == id.entity, r.last + 1 == id.number { run!.last = id.number } else {
+                            try flushRun()
+                            run = (id.entity, id.number, id.number)
+                        }
+                        try s.bind(.integer(id.number), at: i); i += 1
+                        for a in t.attributes { try s.bind(ValueEncoding.sql(values[a.name] ?? .null), at: i); i += 1 }
+                        for r in t.toOne { try s.bind(ValueEncoding.sql(values[r.name] ?? .null), at: i); i += 1 }
+                    }
                     while try s.step() {}
                     s.reset()
-                    if !t.manyToMany.isEmpty { try writeJoins(db, t, id, values, replacing: false) }
+                    if !t.manyToMany.isEmpty {
+                        for (id, values) in inserts[k..<end] { try writeJoins(db, t, id, values, replacing: false) }
+                    }
+                    k = end
                 }
                 try flushRun()
                 for (id, values) in batch.updates {
