@@ -21,7 +21,7 @@ enum HistorySchema {
     static let triggerPrefix = "_fetchd_trg_"
 
     static let tables = [
-        "CREATE TABLE IF NOT EXISTS \"\(transactions)\" (token INTEGER PRIMARY KEY AUTOINCREMENT, author TEXT, origin TEXT, time REAL)",
+        "CREATE TABLE IF NOT EXISTS \"\(transactions)\" (token INTEGER PRIMARY KEY, author TEXT, origin TEXT, time REAL)",
         // No AUTOINCREMENT: rows are appended at max(seq)+1 under the write lock, which is commit order.
         "CREATE TABLE IF NOT EXISTS \"\(history)\" (seq INTEGER PRIMARY KEY, txn INTEGER, time REAL, entity TEXT NOT NULL, pk INTEGER NOT NULL, op TEXT NOT NULL, keys TEXT, version INTEGER, old TEXT, other INTEGER)",
     ]
