@@ -17,7 +17,7 @@ import Predicates
         let store = try Store.open(model: model) { try SQLFunctions.register(on: $0) }
         var batch = StoreBatch()
         for (i, v) in values.enumerated() {
-            let id = store.reserveID(for: "Item")
+            let id = try store.reserveID(for: "Item")
             #expect(id.number == Int64(i + 1))
             batch.inserts.append((id, ["value": .integer(v), "label": .string("L\(i + 1)")]))
         }

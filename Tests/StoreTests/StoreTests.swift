@@ -32,9 +32,9 @@ enum Models {
     let t1 = ObjectID(entity: "Tag", number: 1)
 
     private func seed(_ store: Store) throws {
-        #expect(store.reserveID(for: "Group") == g1)
-        #expect(store.reserveID(for: "Tag") == t1)
-        #expect(store.reserveID(for: "Contact") == c1)
+        #expect(try store.reserveID(for: "Group") == g1)
+        #expect(try store.reserveID(for: "Tag") == t1)
+        #expect(try store.reserveID(for: "Contact") == c1)
         try store.write(StoreBatch(inserts: [
             (c1, ["name": .string("Ana"), "age": .integer(30), "photo": .binary([1, 2]), "group": .object(g1), "tags": .objects([t1])]),
             (g1, ["title": .string("Friends")]),
@@ -81,7 +81,7 @@ enum Models {
         do {
             let store = try Store.open(path: file, model: Models.contacts)
             try seed(store)
-            _ = store.reserveID(for: "Contact") // reserved, never saved
+            _ = try store.reserveID(for: "Contact") // reserved, never saved
             try store.write(StoreBatch())
             store.close()
         }
@@ -90,13 +90,13 @@ enum Models {
         #expect(try store.read(c1)?.values["name"] == .string("Ana"))
         #expect(try store.read(t1)?.values["contacts"] == .objects([c1]))
         // Numbers are not reused, not even one that was only reserved.
-        #expect(store.reserveID(for: "Contact").number == 3)
+        #expect(try store.reserveID(for: "Contact").number == 3)
     }
 
     @Test func failedWriteLeavesStoreAsItWas() throws {
         let store = try Store.open(model: Models.contacts)
         try seed(store)
-        let c2 = store.reserveID(for: "Contact")
+        let c2 = try store.reserveID(for: "Contact")
         // The second insert points at a group that does not exist: the foreign key fails at COMMIT.
         #expect(throws: EngineError.self) {
             try store.write(StoreBatch(inserts: [(c2, ["name": .string("Bo")])],
@@ -119,7 +119,7 @@ enum Models {
         #expect(store.modelVersion == 2)
         #expect(try store.read(c1)?.values["score"] == .double(1.5))
         #expect(try store.read(g1)?.values["note"] == .null)
-        let n = store.reserveID(for: "Note")
+        let n = try store.reserveID(for: "Note")
         try store.write(StoreBatch(inserts: [(n, ["text": .string("hi")])]))
         #expect(try store.read(n)?.values["text"] == .string("hi"))
         store.close()
@@ -143,7 +143,7 @@ enum Models {
         #expect(store.migrated)
         #expect(try store.read(g1)?.values["leader"] == .null)
         #expect(try store.read(c1)?.values["leads"] == .objects([]))
-        let label = store.reserveID(for: "Label")
+        let label = try store.reserveID(for: "Label")
         try store.write(StoreBatch(inserts: [(label, ["text": .string("x"), "groups": .objects([g1])])],
                                    updates: [(g1, ["title": .string("Friends"), "leader": .object(c1)])]))
         #expect(try store.read(c1)?.values["leads"] == .objects([g1]))

@@ -12,7 +12,7 @@ extension Context {
         var initial: Snapshot = Dictionary(minimumCapacity: entity.attributes.count + entity.relationships.count)
         for a in entity.attributes { initial[a.name] = values[a.name] ?? a.defaultValue ?? .null }
         for r in entity.relationships { initial[r.name] = r.toMany ? .objects([]) : .null }
-        let id = store.reserveID(for: entity.name)
+        let id = try store.reserveID(for: entity.name)
         if entity.relationships.allSatisfy({ values[$0.name] == nil }) {
             // Fast path (bulk inserts): nothing else to keep in step.
             try setPending(id, initial, isNew: true)

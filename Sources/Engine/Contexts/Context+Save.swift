@@ -61,7 +61,24 @@ extension Context {
 
     // MARK: Root save
 
+    /// Inside one write transaction (BEGIN IMMEDIATE): versions are read under the write
+    /// lock, so another process's commit since this context read an object goes through the
+    /// merge policy. A lock that stays taken is `storeBusy`; then, as on any failure, nothing
+    /// is written and the context is as before.
     private func writeToStore() throws(EngineError) -> SaveCounts {
+        guard pending.values.contains(where: \.isEffective) else { return try writeLocked() }
+        try store.beginWrite(author: transactionAuthor)
+        do throws(EngineError) {
+            let counts = try writeLocked()
+            try store.commitWrite()
+            return counts
+        } catch {
+            store.rollbackWrite()
+            throw error
+        }
+    }
+
+    private func writeLocked() throws(EngineError) -> SaveCounts {
         let entries = sortedPending()
         try validate(entries)
         let (resolved, conflicts) = try resolveConflicts(entries)
@@ -106,7 +123,9 @@ extension Context {
         // Here, an object the store now holds as this context showed it does not change (nor
         // in the children); only those settled otherwise are noted.
         for (id, final) in settled { try noteCurrent(id, next: final) }
+        batch.author = transactionAuthor
         try store.write(batch)
+        try store.commitWrite()
         clearPending()
         processPendingChanges(.save)
         for r in mergers {

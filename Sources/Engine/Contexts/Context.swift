@@ -16,6 +16,8 @@ public final class Context {
     /// them). Without it, other saves reach this context's objects only through conflicts.
     public let mergesChangesFromParent: Bool
     public let mergePolicy: MergePolicy
+    /// Recorded with this root's saves in the store's history (protocol.md §5).
+    public var transactionAuthor: String?
     /// Weak: the graph owns its contexts. A context outliving its graph still reads and
     /// writes its store, but delivers no change sets and merges into no one.
     weak var graph: ObjectGraph?

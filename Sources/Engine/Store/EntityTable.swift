@@ -16,8 +16,13 @@ final class EntityTable {
     let selectByID: String
     let selectVersion: String
     let insert: String
+    /// `insert` for 32 rows at once.
+    let insert32: String
     let update: String
     let delete: String
+    /// History rows of fetchd's own writes (HistorySchema).
+    let recordUpdate: String
+    let recordDelete: String
 
     init(_ e: Entity, in model: ObjectModel) {
         entity = e
@@ -43,9 +48,12 @@ final class EntityTable {
         selectVersion = "SELECT \(version) FROM \(table) WHERE \(pk) = ?"
         let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
         insert = "INSERT INTO \(table) (\(([pk] + columns).joined(separator: ", "))) VALUES (\(placeholders))"
+        insert32 = insert + String(repeating: ", (\(placeholders))", count: 31)
         let sets = (columns.map { "\($0) = ?" } + ["\(version) = \(version) + 1"]).joined(separator: ", ")
         update = "UPDATE \(table) SET \(sets) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"
+        recordUpdate = HistorySchema.recordUpdate(e)
+        recordDelete = HistorySchema.recordDelete(e)
     }
 
     /// The bound values of `insert`/`update` columns (without the primary key), from a snapshot.

@@ -24,7 +24,9 @@ enum Schema {
     }
 
     static func createTable(_ e: Entity) -> String {
-        var columns = ["\(SchemaNaming.quoted(SchemaNaming.primaryKey)) INTEGER PRIMARY KEY",
+        // AUTOINCREMENT: a number is never used twice, and one reserved by fetchd (protocol.md §5)
+        // is never taken by a plain client's insert.
+        var columns = ["\(SchemaNaming.quoted(SchemaNaming.primaryKey)) INTEGER PRIMARY KEY AUTOINCREMENT",
                        "\(SchemaNaming.quoted(SchemaNaming.version)) INTEGER NOT NULL DEFAULT 1"]
         columns += e.attributes.map(columnDefinition)
         columns += e.relationships.filter(SchemaNaming.hasColumn).map(columnDefinition)

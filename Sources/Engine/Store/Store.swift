@@ -15,11 +15,15 @@ public struct StoreBatch: Sendable {
     /// Full snapshots of changed objects; each row's version goes up by one.
     public var updates: [(ObjectID, Snapshot)] = []
     public var deletes: [ObjectID] = []
+    /// Recorded with the transaction in the history (a context's `transactionAuthor`).
+    public var author: String? = nil
 
-    public init(inserts: [(ObjectID, Snapshot)] = [], updates: [(ObjectID, Snapshot)] = [], deletes: [ObjectID] = []) {
+    public init(inserts: [(ObjectID, Snapshot)] = [], updates: [(ObjectID, Snapshot)] = [], deletes: [ObjectID] = [],
+                author: String? = nil) {
         self.inserts = inserts
         self.updates = updates
         self.deletes = deletes
+        self.author = author
     }
 
     public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
@@ -41,9 +45,20 @@ public final class Store {
     public let modelVersion: Int64
 
     private var handle: Connection?
-    private let tables: [String: EntityTable]
-    private var nextNumber: [String: Int64]
-    private var reservedSinceWrite = false
+    let tables: [String: EntityTable]
+    /// Ids reserved in the file and not yet handed out (IDAllocation.swift).
+    var idBlocks: [String: IDBlock] = [:]
+    /// The open write transaction's `_fetchd_transactions` token (WriteTransaction.swift).
+    var writeToken: Int64?
+    var busyTimeoutMilliseconds = 5000
+    /// Tells this store's transactions from other processes' in the history.
+    public let origin: String
+    /// `PRAGMA data_version` when the history was last read (History.swift).
+    var seenDataVersion: Int64 = 0
+    /// The history token up to which external transactions were merged (ObjectGraph).
+    public var mergeCursor: Int64 = 0
+    /// While set, reads answer as the store was before the merged transactions (PriorView.swift).
+    public var overlay: [ObjectID: StoredObject?]? = nil
 
     /// Opens (or creates) the store at `path` for `model`. `configure` runs on the new
     /// connection before any query: the place to register SQL functions and collations.
@@ -59,6 +74,12 @@ public final class Store {
             throw EngineError(.storeError, "configuring the connection failed: \(error)", [("path", .string(path))])
         }
         let (migrated, version) = try prepareSchema(db, model: model, path: path)
+        do {
+            try upgradeIDs(db, model: model)
+            try db.transaction { try HistorySchema.install(db, model: model) }
+            // The triggers are for other writers: this connection records its own rows.
+            db.setTriggersEnabled(false)
+        } catch { throw storeError(error, "cannot install the change history of \(path)") }
         return try Store(db, path: path, model: model, migrated: migrated, modelVersion: version)
     }
 
@@ -69,16 +90,11 @@ public final class Store {
         self.migrated = migrated
         self.modelVersion = modelVersion
         var tables: [String: EntityTable] = [:]
-        var next: [String: Int64] = [:]
-        for e in model.entities {
-            tables[e.name] = EntityTable(e, in: model)
-            let maxPK = try Self.scalar(db, "SELECT max(\(SchemaNaming.quoted(SchemaNaming.primaryKey))) FROM \(SchemaNaming.quoted(e.name))") ?? 0
-            let saved = try Self.scalar(db, "SELECT value FROM \(SchemaNaming.quoted(SchemaNaming.metadataTable)) WHERE key = ?",
-                                        [.text(Self.nextKey(e.name))]) ?? 1
-            next[e.name] = max(maxPK + 1, saved)
-        }
+        for e in model.entities { tables[e.name] = EntityTable(e, in: model) }
         self.tables = tables
-        self.nextNumber = next
+        self.origin = Self.newOrigin()
+        self.seenDataVersion = (try? Self.dataVersion(db)) ?? 0
+        self.mergeCursor = try currentToken
     }
 
     deinit { handle = nil }
@@ -94,30 +110,22 @@ public final class Store {
     public var isOpen: Bool { handle != nil }
 
     /// Finalizes statements and closes the file (a WAL file is checkpointed and removed).
-    /// Numbers reserved since the last write are recorded first, so a later process does
-    /// not hand them out again.
+    /// Reserved numbers never handed out go back to the file first.
     public func close() {
-        // Closing cannot fail: without the record, the next open starts past the highest saved
-        // number, so only numbers of objects never saved could be handed out again.
-        if reservedSinceWrite { try? write(StoreBatch()) }
+        rollbackWrite()
+        returnUnusedIDs()
         handle = nil
-    }
-
-    // MARK: Ids
-
-    /// A new permanent id. Numbers are never handed out twice, even when the object is
-    /// discarded: the counter is saved with every write.
-    public func reserveID(for entity: String) -> ObjectID {
-        let n = nextNumber[entity] ?? 1
-        nextNumber[entity] = n + 1
-        reservedSinceWrite = true
-        return ObjectID(entity: entity, number: n)
     }
 
     // MARK: Reading
 
     /// The object's values and version, or nil when the store has no such object.
     public func read(_ id: ObjectID) throws(EngineError) -> StoredObject? {
+        if let overlay { return try readBefore(id, overlay) }
+        return try readCurrent(id)
+    }
+
+    func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject? {
         guard let t = tables[id.entity] else { return nil }
         let db = try connection
         do {
@@ -144,6 +152,11 @@ public final class Store {
 
     /// The destinations of a to-many relationship of a stored object, ascending.
     public func relatedIDs(of id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
+        if let overlay { return try relatedBefore(id, relationship, overlay) }
+        return try relatedCurrent(id, relationship)
+    }
+
+    func relatedCurrent(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
         guard let t = tables[id.entity], let (r, sql) = t.toMany.first(where: { $0.relationship.name == relationship }) else { return [] }
         do {
             let m = try connection.prepare(sql)
@@ -157,6 +170,7 @@ public final class Store {
 
     /// The row's version, or nil when the store has no such object.
     public func version(of id: ObjectID) throws(EngineError) -> Int64? {
+        if let overlay, let entry = overlay[id] { return entry?.version }
         guard let t = tables[id.entity] else { return nil }
         do {
             let s = try connection.prepare(t.selectVersion)
@@ -168,32 +182,65 @@ public final class Store {
 
     // MARK: Writing
 
-    /// Writes the batch in one transaction: all of it or, on any failure, nothing.
+    /// Writes the batch in one transaction: all of it or, on any failure, nothing. Inside a
+    /// transaction begun with `beginWrite`, it becomes part of that one (committed by
+    /// `commitWrite`; on failure here it is rolled back).
     public func write(_ batch: StoreBatch) throws(EngineError) {
-        guard !batch.isEmpty || reservedSinceWrite else { return }
+        guard !batch.isEmpty else { return }
         let db = try connection
+        let own = !isWriting
+        if own { try beginWrite(author: batch.author) }
         do {
-            try db.transaction {
+            do {
                 // One statement per entity for the whole batch (no cache lookup per row).
                 var current: (entity: String, table: EntityTable, statement: Statement)? = nil
-                for (id, values) in batch.inserts {
+                // The history: this transaction's rows, a run of inserted numbers as one row.
+                let txn = SQLValue.integer(writeToken ?? 0)
+                var run: (entity: String, first: Int64, last: Int64)? = nil
+                func flushRun() throws {
+                    guard let r = run else { return }
+                    try db.prepare(HistorySchema.recordInserts)
+                        .run([txn, .text(r.entity), .integer(r.first), r.last == r.first ? .null : .integer(r.last)])
+                    run = nil
+                }
+                // Up to 32 rows of one entity per statement: AUTOINCREMENT's bookkeeping is per
+                // statement, not per row.
+                var k = 0
+                let inserts = batch.inserts
+                while k < inserts.count {
+                    let id = inserts[k].0
                     if current?.entity != id.entity {
                         let t = try table(id)
                         current = (id.entity, t, try db.prepare(t.insert))
                     }
-                    let t = current!.table, s = current!.statement
-                    try s.bind(.integer(id.number), at: 1)
-                    var i: Int32 = 2
-                    for a in t.attributes { try s.bind(ValueEncoding.sql(values[a.name] ?? .null), at: i); i += 1 }
-                    for r in t.toOne { try s.bind(ValueEncoding.sql(values[r.name] ?? .null), at: i); i += 1 }
+                    let t = current!.table
+                    var end = k + 1
+                    while end < inserts.count && end - k < 32 && inserts[end].0.entity == id.entity { end += 1 }
+                    let s = end - k == 32 ? try db.prepare(t.insert32) : current!.statement
+                    if end - k != 32 { end = k + 1 }
+                    var i: Int32 = 1
+                    for (id, values) in inserts[k..<end] {
+                        if let r = run, r.entity == id.entity, r.last + 1 == id.number { run!.last = id.number } else {
+                            try flushRun()
+                            run = (id.entity, id.number, id.number)
+                        }
+                        try s.bind(.integer(id.number), at: i); i += 1
+                        for a in t.attributes { try s.bind(ValueEncoding.sql(values[a.name] ?? .null), at: i); i += 1 }
+                        for r in t.toOne { try s.bind(ValueEncoding.sql(values[r.name] ?? .null), at: i); i += 1 }
+                    }
                     while try s.step() {}
                     s.reset()
-                    if !t.manyToMany.isEmpty { try writeJoins(db, t, id, values, replacing: false) }
+                    if !t.manyToMany.isEmpty {
+                        for (id, values) in inserts[k..<end] { try writeJoins(db, t, id, values, replacing: false) }
+                    }
+                    k = end
                 }
+                try flushRun()
                 for (id, values) in batch.updates {
                     let t = try table(id)
                     let s = try db.prepare(t.update)
                     var bound = t.columnValues(values)
+                    try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound)
                     bound.append(.integer(id.number))
                     try s.run(bound)
                     guard db.changes == 1 else { throw EngineError(.storeError, "\(id) is not in the store", [("id", .string(id.description))]) }
@@ -201,21 +248,21 @@ public final class Store {
                 }
                 for id in batch.deletes {
                     let t = try table(id)
+                    try db.prepare(t.recordDelete).run([txn, .integer(id.number)])
                     for j in t.manyToMany {
+                        try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([txn, .integer(id.number)])
                         try db.prepare("DELETE FROM \(SchemaNaming.quoted(j.table)) WHERE \(SchemaNaming.quoted(j.selfColumn)) = ?")
                             .run([.integer(id.number)])
                     }
                     try db.prepare(t.delete).run([.integer(id.number)])
                 }
-                let save = try db.prepare("INSERT OR REPLACE INTO \(SchemaNaming.quoted(SchemaNaming.metadataTable)) (key, value) VALUES (?, ?)")
-                for (entity, n) in nextNumber.sorted(by: { $0.key < $1.key }) {
-                    try save.run([.text(Self.nextKey(entity)), .integer(n)])
-                }
             }
-            reservedSinceWrite = false
+            if own { try commitWrite() }
         } catch let e as EngineError {
+            rollbackWrite()
             throw e
         } catch {
+            rollbackWrite()
             throw Self.storeError(error, "the save was not written")
         }
     }
@@ -232,15 +279,22 @@ public final class Store {
             guard case .objects(let targets)? = values[j.relationship.name] else { continue }
             let me = SchemaNaming.quoted(j.selfColumn), other = SchemaNaming.quoted(j.otherColumn)
             let table = SchemaNaming.quoted(j.table)
-            if replacing { try db.prepare("DELETE FROM \(table) WHERE \(me) = ?").run([.integer(id.number)]) }
+            let txn = SQLValue.integer(writeToken ?? 0)
+            if replacing {
+                try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([txn, .integer(id.number)])
+                try db.prepare("DELETE FROM \(table) WHERE \(me) = ?").run([.integer(id.number)])
+            }
             let add = try db.prepare("INSERT OR IGNORE INTO \(table) (\(me), \(other)) VALUES (?, ?)")
-            for target in targets { try add.run([.integer(id.number), .integer(target.number)]) }
+            for target in targets {
+                try add.run([.integer(id.number), .integer(target.number)])
+                guard db.changes == 1 else { continue }
+                let (a, b) = j.selfColumn == "a" ? (id.number, target.number) : (target.number, id.number)
+                try db.prepare(HistorySchema.recordLink).run([txn, .text(j.table), .integer(a), .integer(b)])
+            }
         }
     }
 
     // MARK: Opening
-
-    private static func nextKey(_ entity: String) -> String { "next:\(entity)" }
 
     private static func prepareSchema(_ db: Connection, model: ObjectModel, path: String) throws(EngineError) -> (Bool, Int64) {
         let meta = SchemaNaming.quoted(SchemaNaming.metadataTable)
@@ -278,6 +332,8 @@ public final class Store {
             }
             let plan = try MigrationPlan(from: stored, to: model, existingColumns: columns)
             try db.transaction {
+                // The history triggers name columns a step may drop; they are made anew after.
+                try HistorySchema.dropTriggers(db)
                 for step in plan.steps {
                     switch step {
                     case .sql(let sql): try db.execute(sql)

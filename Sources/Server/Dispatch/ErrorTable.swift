@@ -22,6 +22,7 @@ public enum ErrorTable {
         (.migrationRefused, -32012),
         (.storeError, -32013),
         (.storeClosed, -32014),
+        (.storeBusy, -32015),
         // Names that do not resolve.
         (.unknownEntity, -32020),
         (.unknownKey, -32021),

@@ -1,0 +1,60 @@
+import Model
+import Store
+
+/// Commits made to the file by other processes (another fetchd, a script), read from the
+/// store's history (protocol.md §5) and merged as a sibling root's save is merged.
+extension ObjectGraph {
+    /// Whether another connection committed since the history was last read: one cheap
+    /// `PRAGMA data_version`, fit for polling.
+    public func hasExternalChanges() throws(EngineError) -> Bool {
+        try store.hasExternalChanges()
+    }
+
+    /// Merges every transaction committed after the store's `mergeCursor` by other stores or
+    /// plain clients, skipping this store's own, then moves the cursor past them: each
+    /// transaction is merged exactly once. All of them are coalesced into one change cycle
+    /// per context: each root that merges changes (and, through it, its children) sees
+    /// the objects go from their values before the first transaction to their values now;
+    /// its unsaved changes stay on top, based on the new versions. Returns the change sets
+    /// delivered, in order (also given to `onChangeSet`).
+    @discardableResult
+    public func mergeExternalChanges() throws(EngineError) -> [ChangeSet] {
+        guard !store.isWriting else { return [] }
+        let transactions = try store.history(after: store.mergeCursor)
+        guard let last = transactions.last else { return [] }
+        let foreign = transactions.filter { $0.origin != store.origin }
+        guard !foreign.isEmpty else {
+            store.mergeCursor = last.token
+            return []
+        }
+        let prior = try store.priorObjects(foreign)
+        let ids = prior.keys.sorted()
+        var now: [ObjectID: Snapshot?] = [:]
+        for id in ids { now[id] = try store.read(id)?.values }
+        let mergers = roots.filter(\.mergesChangesFromParent)
+
+        // Note what every merging context (and its children) showed, reading the store as
+        // it was; then the rebase and the cycles read it as it is.
+        store.overlay = prior
+        do throws(EngineError) {
+            for r in mergers {
+                for id in ids { try r.noteCurrent(id, next: now[id] ?? nil) }
+            }
+        } catch {
+            store.overlay = nil
+            throw error
+        }
+        store.overlay = nil
+        store.mergeCursor = last.token
+
+        var delivered: [ChangeSet] = []
+        let forward = onChangeSet
+        onChangeSet = { delivered.append($0); forward?($0) }
+        defer { onChangeSet = forward }
+        for r in mergers {
+            try r.rebase(on: ids)
+            r.processPendingChanges()
+        }
+        return delivered
+    }
+}

@@ -1,0 +1,81 @@
+import Model
+import SQLite
+
+extension EngineError.Kind {
+    /// Another connection (any process) held the write lock for longer than the store's busy
+    /// timeout; nothing was written.
+    public static let storeBusy = Self("storeBusy")
+}
+
+/// fetchd's write transactions: BEGIN IMMEDIATE takes the write lock first, so what a save
+/// reads inside it (versions) cannot change before its COMMIT; its `_fetchd_transactions`
+/// row (author, origin) gives the token its history rows carry.
+extension Store {
+    /// Whether a write transaction begun by `beginWrite` is open.
+    public var isWriting: Bool { writeToken != nil }
+
+    /// How long a write waits for another writer's lock before `storeBusy` (SQLite retries
+    /// meanwhile).
+    public var busyTimeout: Int {
+        get { busyTimeoutMilliseconds }
+        set {
+            busyTimeoutMilliseconds = newValue
+            try? connection.execute("PRAGMA busy_timeout=\(max(0, newValue))")
+        }
+    }
+
+    /// Begins a write transaction recorded in the history with `author`. Throws `storeBusy`
+    /// when the lock stays taken; nothing is open then.
+    public func beginWrite(author: String?) throws(EngineError) {
+        guard writeToken == nil else { return }
+        let db = try connection
+        try beginImmediate(db, "the save was not written")
+        do {
+            try db.prepare("INSERT INTO \"\(HistorySchema.transactions)\" (author, origin, time) VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)")
+                .run([author.map(SQLValue.text) ?? .null, .text(origin)])
+            writeToken = db.lastInsertRowID
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw Self.storeError(error, "the save was not written")
+        }
+    }
+
+    /// Commits the open write transaction; on failure (a deferred foreign key, I/O) it is
+    /// rolled back and nothing was written.
+    public func commitWrite() throws(EngineError) {
+        guard writeToken != nil else { return }
+        let db = try connection
+        writeToken = nil
+        do {
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw Self.storeError(error, "the save was not written")
+        }
+    }
+
+    /// Rolls back the open write transaction, if any.
+    public func rollbackWrite() {
+        guard writeToken != nil else { return }
+        writeToken = nil
+        try? connection.execute("ROLLBACK")
+    }
+
+    /// BEGIN IMMEDIATE, turning a lock that stays taken into `storeBusy`.
+    func beginImmediate(_ db: Connection, _ what: String) throws(EngineError) {
+        do { try db.execute("BEGIN IMMEDIATE") } catch {
+            if error.code & 0xff == 5 || error.code & 0xff == 6 {
+                throw EngineError(.storeBusy, "the store is locked by another writer; nothing was written",
+                                  [("path", .string(path)), ("timeoutMs", .int(Int64(busyTimeoutMilliseconds)))])
+            }
+            throw Self.storeError(error, what)
+        }
+    }
+
+    static func dataVersion(_ db: Connection) throws -> Int64 {
+        let s = try db.prepare("PRAGMA data_version")
+        defer { s.reset() }
+        _ = try s.step()
+        return s.int64(0)
+    }
+}
