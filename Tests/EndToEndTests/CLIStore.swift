@@ -1,0 +1,35 @@
+import Foundation
+import TestSupport
+
+/// A store file in a scratch directory, filled through `fetchd exec`, for the subcommands' tests.
+final class CLIStore {
+    let dir = TempDir()
+    var path: String { dir.file("contacts.db") }
+    var modelPath: String { dir.file("model.json") }
+
+    static let model = #"""
+        {"entities": [{"name": "Contact", "attributes": {"name": {"type": "string"},
+          "age": {"type": "integer", "default": 0}, "city": {"type": "string", "optional": true}}}]}
+        """#
+
+    /// Ana 31 "Lyon, FR", Bob "B" 25 (no city), Zoë 40 Oslo: ids Contact/1...3, saved.
+    static let seed = [
+        insert(#"{"name":"Ana","age":31,"city":"Lyon, FR"}"#, id: 1),
+        insert(#"{"name":"Bob \"B\"","age":25}"#, id: 2),
+        insert(#"{"name":"Zoë","age":40,"city":"Oslo"}"#, id: 3),
+        #"{"jsonrpc":"2.0","id":4,"method":"context/save","params":{"context":"main"}}"#,
+    ]
+
+    static func insert(_ values: String, id: Int) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"context/insert","params":{"context":"main","entity":"Contact","values":\#(values)}}"#
+    }
+
+    init() throws {
+        try Self.model.write(toFile: modelPath, atomically: true, encoding: .utf8)
+        let seeded = try FetchdProcess.run(["exec", "-", "--store", path, "--model", modelPath],
+                                           input: Self.seed.joined(separator: "\n") + "\n")
+        guard seeded.status == 0 else { throw SeedFailed(stderr: seeded.stderr) }
+    }
+
+    struct SeedFailed: Error { let stderr: String }
+}

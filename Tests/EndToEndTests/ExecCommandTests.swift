@@ -1,0 +1,36 @@
+import Foundation
+import JSON
+import Testing
+
+/// `fetchd exec`: the server's output for a file of requests, exit 1 when one failed.
+@Suite struct ExecCommandTests {
+    @Test func everyRequestSucceedingExits0() throws {
+        let store = try CLIStore()
+        let file = store.dir.file("requests.ndjson")
+        try (CLIStore.insert(#"{"name":"Dan","age":20}"#, id: 1) + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let (output, stderr, status) = try FetchdProcess.run(["exec", file, "--store", store.path], input: "")
+        #expect(status == 0, "\(stderr)")
+        #expect(output == #"{"jsonrpc":"2.0","result":{"object":{"id":"Contact/4","name":"Dan","age":20,"city":null}},"id":1}"# + "\n")
+    }
+
+    @Test func aFailingRequestExits1AfterTheRest() throws {
+        let store = try CLIStore()
+        let lines = [
+            #"{"jsonrpc":"2.0","id":1,"method":"context/get","params":{"context":"main","ids":["Contact/9"]}}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"context/count","params":{"context":"main","request":{"entity":"Contact"}}}"#,
+        ]
+        let (output, _, status) = try FetchdProcess.run(["exec", "-", "--store", store.path], input: lines.joined(separator: "\n"))
+        #expect(status == 1)
+        let replies = try output.split(separator: "\n").map { try JSON.parse(Array($0.utf8)) }
+        #expect(replies.count == 2)
+        #expect(replies.first?["error"]?["data"]?["kind"] == "unknownObject")
+        #expect(replies.last?["result"] == ["count": 3])
+    }
+
+    @Test func aMissingFileExits66() throws {
+        let store = try CLIStore()
+        let (_, stderr, status) = try FetchdProcess.run(["exec", store.dir.file("none.ndjson"), "--store", store.path], input: "")
+        #expect(status == 66)
+        #expect(stderr.contains("cannot read"))
+    }
+}
