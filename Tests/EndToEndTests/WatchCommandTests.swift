@@ -52,6 +52,32 @@ import Testing
         #expect(query.output == "id,name\nContact/2,\"Bob \"\"B\"\"\"\nContact/4,Kid\n")
     }
 
+    /// Not on a terminal, each redraw is the whole table after a blank line.
+    @Test func theTableIsRedrawnAfterEachCycle() throws {
+        let store = try CLIStore()
+        let input = CLIStore.insert(#"{"name":"Al","age":50,"city":"Oslo"}"#, id: 1) + "\n"
+        let (output, stderr, status) = try FetchdProcess.run(
+            ["watch", "--store", store.path, "--entity", "Contact", "--section", "city", "--predicate", "city != nil",
+             "--keys", "name", "--format", "table"], input: input)
+        #expect(status == 0, "\(stderr)")
+        #expect(output == """
+            cycle 0: 2 rows
+            section   id         name
+            --------  ---------  ----
+            Lyon, FR  Contact/1  Ana
+            Oslo      Contact/3  Zoë
+
+            cycle 1: 3 rows
+            section   id         name
+            --------  ---------  ----
+            Lyon, FR  Contact/1  Ana
+            Oslo      Contact/3  Zoë
+            Oslo      Contact/4  Al
+
+
+            """)
+    }
+
     @Test func aBadPredicateExits64BeforeWatching() throws {
         let store = try CLIStore()
         let (output, stderr, status) = try FetchdProcess.run(
