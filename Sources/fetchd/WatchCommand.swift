@@ -23,11 +23,10 @@ struct WatchCommand: ParsableCommand {
     var section: String?
 
     @Option(help: "ndjson (cycle 0: the rows; then one object per change cycle) or table.")
-    var format: RowFormat = .ndjson
+    var format: WatchFormat = .ndjson
 
     func validate() throws {
         if storeOptions.store == nil { throw ValidationError("watch needs --store") }
-        if format == .csv { throw ValidationError("watch prints ndjson or table") }
     }
 
     func run() throws {
@@ -56,4 +55,10 @@ struct WatchCommand: ParsableCommand {
         case .interrupted: throw ExitCode(128 + Signals.caught)
         }
     }
+}
+
+/// `watch --format`: NDJSON cycles, or a table redrawn after each.
+enum WatchFormat: String, ExpressibleByArgument, CaseIterable {
+    case ndjson
+    case table
 }

@@ -13,7 +13,7 @@ import Glibc
 final class WatchOutput {
     static let controller = "watch"
 
-    let format: RowFormat
+    let format: WatchFormat
     let printer: RowPrinter
     let server: Server
     let sectioned: Bool
@@ -23,9 +23,9 @@ final class WatchOutput {
     private var cycle = 0
     private var changes: [JSON]?
 
-    init(format: RowFormat, columns: [String], server: Server, sectioned: Bool, keys: [String]?) {
+    init(format: WatchFormat, columns: [String], server: Server, sectioned: Bool, keys: [String]?) {
         self.format = format
-        printer = RowPrinter(format: format, columns: columns)
+        printer = RowPrinter(format: format == .table ? .table : .ndjson, columns: columns)
         self.server = server
         self.sectioned = sectioned
         self.keys = keys
@@ -39,7 +39,7 @@ final class WatchOutput {
         switch format {
         case .table:
             draw(sections)
-        default:
+        case .ndjson:
             let line: JSON = ["cycle": 0, "sections": .array(sections.map { s in .object(s.info.merging("objects", .array(s.rows))) })]
             out.line(printer.ndjson(line))
         }
@@ -79,7 +79,7 @@ final class WatchOutput {
     private func printCycle(_ changes: [JSON]) throws {
         switch format {
         case .table: draw(try currentSections())
-        default: out.line(printer.ndjson(["cycle": .integer(Int64(cycle)), "changes": .array(changes)]))
+        case .ndjson: out.line(printer.ndjson(["cycle": .integer(Int64(cycle)), "changes": .array(changes)]))
         }
     }
 
