@@ -11,7 +11,10 @@ import Glibc
 /// as the server's own options are. Without `--model` the store must exist and is opened with
 /// the model it records (protocol.md §5).
 struct StoreOptions: ParsableArguments {
-    @Option(help: "SQLite store file. The server and exec create it with --model; query and watch need an existing one.")
+    @Option(help: """
+        SQLite store file. The server and exec create it with --model; query and watch need an \
+        existing one.
+        """)
     var store: String?
 
     @Option(help: """
@@ -59,7 +62,8 @@ struct StoreOptions: ParsableArguments {
     }
 
     private func call(_ server: Server, command: String, model: JSON, path: String) throws {
-        if case .failure(let error) = server.call(StoreDeclarations.open.name, ["path": .string(path), "model": model]) {
+        let params: JSON = ["path": .string(path), "model": model]
+        if case .failure(let error) = server.call(StoreDeclarations.open.name, params) {
             throw CLIExit.fail(command, error, code: CLIExit.badStore)
         }
     }

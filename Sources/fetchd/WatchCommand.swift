@@ -39,7 +39,8 @@ struct WatchCommand: ParsableCommand {
         if case .failure(let error) = server.call(ControllerDeclarations.create.name, .object(params)) {
             throw CLIExit.fail("watch", error, code: CLIExit.code(forRequestError: error))
         }
-        let output = WatchOutput(format: format, columns: Columns.of(entity: fetch.entity, keys: fetch.keyList, model: model),
+        let columns = Columns.of(entity: fetch.entity, keys: fetch.keyList, model: model)
+        let output = WatchOutput(format: format, columns: columns,
                                  server: server, sectioned: section != nil, keys: fetch.keyList)
         try output.printCurrent()
         Signals.install()

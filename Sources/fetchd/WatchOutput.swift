@@ -40,7 +40,8 @@ final class WatchOutput {
         case .table:
             draw(sections)
         case .ndjson:
-            let line: JSON = ["cycle": 0, "sections": .array(sections.map { s in .object(s.info.merging("objects", .array(s.rows))) })]
+            let withRows = sections.map { s in JSON.object(s.info.merging("objects", .array(s.rows))) }
+            let line: JSON = ["cycle": 0, "sections": .array(withRows)]
             out.line(printer.ndjson(line))
         }
         out.flush()
@@ -121,7 +122,8 @@ final class WatchOutput {
         for section in sections {
             for row in section.rows {
                 guard sectioned, case .object(let o) = row else { objects.append(row); continue }
-                objects.append(.object(JSONObject([("section", section.info["name"] ?? "")] + o.map { ($0.key, $0.value) })))
+                let name = section.info["name"] ?? ""
+                objects.append(.object(JSONObject([("section", name)] + o.map { ($0.key, $0.value) })))
             }
         }
         let columns = (sectioned ? ["section"] : []) + printer.columns

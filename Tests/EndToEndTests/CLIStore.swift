@@ -17,11 +17,20 @@ final class CLIStore {
         insert(#"{"name":"Ana","age":31,"city":"Lyon, FR"}"#, id: 1),
         insert(#"{"name":"Bob \"B\"","age":25}"#, id: 2),
         insert(#"{"name":"Zoë","age":40,"city":"Oslo"}"#, id: 3),
-        #"{"jsonrpc":"2.0","id":4,"method":"context/save","params":{"context":"main"}}"#,
+        request(4, "context/save", #"{"context":"main"}"#),
     ]
 
+    /// One NDJSON request line (no newline).
+    static func request(_ id: Int, _ method: String, _ params: String) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#
+    }
+
     static func insert(_ values: String, id: Int) -> String {
-        #"{"jsonrpc":"2.0","id":\#(id),"method":"context/insert","params":{"context":"main","entity":"Contact","values":\#(values)}}"#
+        request(id, "context/insert", #"{"context":"main","entity":"Contact","values":\#(values)}"#)
+    }
+
+    static func update(_ object: String, _ values: String, id: Int) -> String {
+        request(id, "context/update", #"{"context":"main","id":"\#(object)","values":\#(values)}"#)
     }
 
     init() throws {

@@ -64,7 +64,8 @@ import Testing
             ["query", "--store", store.path, "--entity", "Contact", "--predicate", predicate], input: "")
         #expect(status == 64)
         #expect(output.isEmpty)
-        let request = #"{"jsonrpc":"2.0","id":1,"method":"context/fetch","params":{"context":"main","request":{"entity":"Contact","predicate":"\#(predicate)"}}}"#
+        let params = #"{"context":"main","request":{"entity":"Contact","predicate":"\#(predicate)"}}"#
+        let request = CLIStore.request(1, "context/fetch", params)
         let wire = try FetchdProcess.run(["--store", store.path, "--model", store.modelPath], input: request + "\n")
         let error = try JSON.parse(Array(wire.output.utf8))["error"]
         let message = try #require(error?["message"]?.stringValue)
@@ -74,8 +75,8 @@ import Testing
 
     @Test func aSyntaxErrorAndAnUnknownSortKeyExit64() throws {
         let store = try CLIStore()
-        let syntax = try FetchdProcess.run(["query", "--store", store.path, "--entity", "Contact", "--predicate", "age >"],
-                                           input: "")
+        let syntax = try FetchdProcess.run(
+            ["query", "--store", store.path, "--entity", "Contact", "--predicate", "age >"], input: "")
         #expect(syntax.status == 64)
         #expect(syntax.stderr.contains("\"kind\":\"predicateSyntax\""), "\(syntax.stderr)")
         let sort = try FetchdProcess.run(["query", "--store", store.path, "--entity", "Contact", "--sort", "-height"],

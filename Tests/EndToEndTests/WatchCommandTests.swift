@@ -11,23 +11,34 @@ import Testing
         let store = try CLIStore()
         let watch = try FetchdProcess(Self.arguments + ["--store", store.path])
         defer { watch.stop() }
-        #expect(try watch.json(line: watch.line()) == JSON.parse(Array(#"""
+        #expect(try watch.json(line: watch.line()) == json(#"""
             {"cycle":0,"sections":[{"name":"","indexTitle":"","numberOfObjects":3,"objects":[
               {"id":"Contact/2","name":"Bob \"B\"","age":25},{"id":"Contact/1","name":"Ana","age":31},
               {"id":"Contact/3","name":"Zoë","age":40}]}]}
-            """#.utf8)))
+            """#))
         watch.write(CLIStore.insert(#"{"name":"Al","age":50}"#, id: 1) + "\n")
-        #expect(watch.line() == #"{"cycle":1,"changes":[{"type":"insert","id":"Contact/4","newIndexPath":[0,3],"object":{"id":"Contact/4","name":"Al","age":50}}]}"#)
+        #expect(try watch.json(line: watch.line()) == json(#"""
+            {"cycle":1,"changes":[{"type":"insert","id":"Contact/4","newIndexPath":[0,3],
+              "object":{"id":"Contact/4","name":"Al","age":50}}]}
+            """#))
         // A batch is one cycle: Ana moves to the front, Zoë goes.
-        watch.write(#"[{"jsonrpc":"2.0","id":2,"method":"context/update","params":{"context":"main","id":"Contact/1","values":{"age":10}}},{"jsonrpc":"2.0","id":3,"method":"context/delete","params":{"context":"main","id":"Contact/3"}}]"# + "\n")
-        #expect(watch.line() == #"{"cycle":2,"changes":[{"type":"delete","id":"Contact/3","indexPath":[0,2]},{"type":"move","id":"Contact/1","indexPath":[0,1],"newIndexPath":[0,0],"object":{"id":"Contact/1","name":"Ana","age":10}}]}"#)
+        let delete = CLIStore.request(3, "context/delete", #"{"context":"main","id":"Contact/3"}"#)
+        watch.write("[\(CLIStore.update("Contact/1", #"{"age":10}"#, id: 2)),\(delete)]\n")
+        #expect(try watch.json(line: watch.line()) == json(#"""
+            {"cycle":2,"changes":[{"type":"delete","id":"Contact/3","indexPath":[0,2]},
+              {"type":"move","id":"Contact/1","indexPath":[0,1],"newIndexPath":[0,0],
+               "object":{"id":"Contact/1","name":"Ana","age":10}}]}
+            """#))
         // Any change of a row is an update (§10.3), even of a key not printed.
-        watch.write(#"{"jsonrpc":"2.0","id":4,"method":"context/update","params":{"context":"main","id":"Contact/2","values":{"city":"Rome"}}}"# + "\n")
-        #expect(watch.line() == #"{"cycle":3,"changes":[{"type":"update","id":"Contact/2","indexPath":[0,1],"newIndexPath":[0,1],"object":{"id":"Contact/2","name":"Bob \"B\"","age":25}}]}"#)
+        watch.write(CLIStore.update("Contact/2", #"{"city":"Rome"}"#, id: 4) + "\n")
+        #expect(try watch.json(line: watch.line()) == json(#"""
+            {"cycle":3,"changes":[{"type":"update","id":"Contact/2","indexPath":[0,1],"newIndexPath":[0,1],
+              "object":{"id":"Contact/2","name":"Bob \"B\"","age":25}}]}
+            """#))
         // A failed request changes nothing and goes to stderr.
-        watch.write(#"{"jsonrpc":"2.0","id":5,"method":"context/update","params":{"context":"main","id":"Contact/2","values":{"age":"old"}}}"# + "\n")
+        watch.write(CLIStore.update("Contact/2", #"{"age":"old"}"#, id: 5) + "\n")
         // Messages are handled in order: once this cycle's line is out, the two above were handled.
-        watch.write(#"{"jsonrpc":"2.0","id":6,"method":"context/delete","params":{"context":"main","id":"Contact/4"}}"# + "\n")
+        watch.write(CLIStore.request(6, "context/delete", #"{"context":"main","id":"Contact/4"}"#) + "\n")
         #expect(watch.line() == #"{"cycle":4,"changes":[{"type":"delete","id":"Contact/4","indexPath":[0,2]}]}"#)
         kill(watch.process.processIdentifier, SIGTERM)
         let (rest, stderr, status) = watch.finish()
@@ -42,13 +53,17 @@ import Testing
         defer { watch.stop() }
         #expect(watch.line()?.hasPrefix(#"{"cycle":0,"#) == true)
         watch.write(CLIStore.insert(#"{"name":"Kid","age":5}"#, id: 1) + "\n")
-        watch.write(#"{"jsonrpc":"2.0","id":2,"method":"context/save","params":{"context":"main"}}"# + "\n")
+        watch.write(CLIStore.request(2, "context/save", #"{"context":"main"}"#) + "\n")
         watch.closeInput()
         let (rest, stderr, status) = watch.finish()
         #expect(status == 0, "\(stderr)")
-        #expect(rest == #"{"cycle":1,"changes":[{"type":"insert","id":"Contact/4","newIndexPath":[0,0],"object":{"id":"Contact/4","name":"Kid","age":5}}]}"# + "\n")
-        let query = try FetchdProcess.run(["query", "--store", store.path, "--entity", "Contact", "--predicate", "age < 30",
-                                           "--keys", "name", "--format", "csv"], input: "")
+        #expect(rest.hasSuffix("\n"))
+        #expect(try JSON.parse(Array(rest.utf8)) == json(#"""
+            {"cycle":1,"changes":[{"type":"insert","id":"Contact/4","newIndexPath":[0,0],
+              "object":{"id":"Contact/4","name":"Kid","age":5}}]}
+            """#))
+        let query = try FetchdProcess.run(["query", "--store", store.path, "--entity", "Contact",
+                                           "--predicate", "age < 30", "--keys", "name", "--format", "csv"], input: "")
         #expect(query.output == "id,name\nContact/2,\"Bob \"\"B\"\"\"\nContact/4,Kid\n")
     }
 
@@ -87,6 +102,9 @@ import Testing
         #expect(stderr.contains("fetchd watch: Cannot parse predicate"), "\(stderr)")
     }
 }
+
+/// A JSON text written over several lines in a test.
+func json(_ text: String) throws -> JSON { try JSON.parse(Array(text.utf8)) }
 
 extension FetchdProcess {
     /// One stdout line; a fetchd that writes none within `timeout` seconds is killed (the read

@@ -17,8 +17,9 @@ import Testing
         let model = try WireModel.decode(try Self.contacts)
         let encoded = WireModel.encode(model)
         #expect(try WireModel.decode(encoded) == model)
-        #expect(encoded["entities"]?.arrayValue?.first?["attributes"]?.objectValue?.keys == ["name", "phone", "age", "born"])
-        #expect(encoded["entities"]?.arrayValue?.first?["attributes"]?["born"]?["default"] == "2000-01-01T00:00:00.000Z")
+        let attributes = encoded["entities"]?.arrayValue?.first?["attributes"]
+        #expect(attributes?.objectValue?.keys == ["name", "phone", "age", "born"])
+        #expect(attributes?["born"]?["default"] == "2000-01-01T00:00:00.000Z")
     }
 
     @Test func aStoreFileGivesBackTheModelItWasOpenedWith() throws {
