@@ -29,12 +29,12 @@ struct ExecCommand: ParsableCommand {
         }
         let server = StoreOptions.makeServer("exec")
         try storeOptions.open(server, command: "exec", create: true)
-        let session = Session(handler: server, mode: .ndjson, logger: Logger(label: "fetchd.exec"))
+        let session = Session(handler: server, mode: .ndjson, logger: StoreOptions.logger("exec"))
         let failures = FailureCount()
         session.onWrite = { frame, _ in failures.note(frame) }
         Signals.install()
-        let end = StdioTransport(input: input, output: STDOUT_FILENO, interrupted: { Signals.caught != 0 })
-            .run(session)
+        let end = StdioTransport(input: input, output: STDOUT_FILENO, interrupted: { Signals.caught != 0 },
+                                 logger: StoreOptions.logger("transport")).run(session)
         server.close()
         switch end {
         case .interrupted: throw ExitCode(128 + Signals.caught)

@@ -23,13 +23,19 @@ struct StoreOptions: ParsableArguments {
         """)
     var model: String?
 
-    /// A server for a subcommand: logs to stderr at warning and above only.
+    /// A server for a subcommand; its logs go to stderr, warnings and above only.
     static func makeServer(_ label: String) -> Server {
-        Server(logger: Logger(label: "fetchd.\(label)", factory: { name in
+        Server(logger: logger(label))
+    }
+
+    /// Every logger of a subcommand is made here: swift-log's default handler writes to
+    /// stdout, which carries the subcommand's output.
+    static func logger(_ label: String) -> Logger {
+        Logger(label: "fetchd.\(label)", factory: { name in
             var handler = StreamLogHandler.standardError(label: name)
             handler.logLevel = .warning
             return handler
-        }))
+        })
     }
 
     /// Opens the store on `server`. `create`: a missing file is created (exec with --model);

@@ -44,7 +44,7 @@ struct WatchCommand: ParsableCommand {
                                  server: server, sectioned: section != nil, keys: fetch.keyList)
         try output.printCurrent()
         Signals.install()
-        let session = Session(handler: server, mode: .ndjson, logger: Logger(label: "fetchd.watch"))
+        let session = Session(handler: server, mode: .ndjson, logger: StoreOptions.logger("watch"))
         var failure: Error?
         let end = WatchLoop(server: server, session: session, tick: nil).run { messages in
             do { return try output.consume(messages) } catch { failure = error; return false }

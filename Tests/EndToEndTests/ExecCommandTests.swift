@@ -30,6 +30,20 @@ import Testing
         #expect(replies.last?["result"] == ["count": 3])
     }
 
+    /// stdout carries the server's messages only: what the session logs (here, a response
+    /// sent by the client, dropped at `notice`) goes to stderr, if anywhere.
+    @Test func stdoutCarriesOnlyTheServersMessages() throws {
+        let store = try CLIStore()
+        let lines = [
+            #"{"jsonrpc":"2.0","result":1,"id":9}"#,
+            CLIStore.request(1, "server/ping", "{}"),
+        ]
+        let (output, stderr, status) = try FetchdProcess.run(["exec", "-", "--store", store.path],
+                                                             input: lines.joined(separator: "\n") + "\n")
+        #expect(status == 0, "\(stderr)")
+        #expect(output == #"{"jsonrpc":"2.0","result":{},"id":1}"# + "\n")
+    }
+
     @Test func aMissingFileExits66() throws {
         let store = try CLIStore()
         let missing = store.dir.file("none.ndjson")
