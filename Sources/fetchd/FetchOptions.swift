@@ -10,6 +10,12 @@ struct FetchOptions: ParsableArguments {
     @Option(help: "A predicate in the request syntax (protocol.md §7), e.g. \"age > 30 AND name BEGINSWITH[c] 'a'\".")
     var predicate: String?
 
+    @Option(help: """
+        Values of the predicate's $variables, a JSON object: '{"p": "an"}'. Safer than pasting \
+        text into --predicate.
+        """)
+    var variables: String?
+
     @Option(parsing: .unconditional,
             help: "Sort keys, comma-separated; -key sorts descending, key:comparator picks a comparator (§8).")
     var sort: String?
@@ -23,14 +29,21 @@ struct FetchOptions: ParsableArguments {
     @Option(help: "Only these keys (comma-separated) after the id.")
     var keys: String?
 
+    func validate() throws {
+        if let variables, (try? JSON.parse(Array(variables.utf8)))?.objectValue == nil {
+            throw ValidationError("--variables must be a JSON object")
+        }
+    }
+
     var keyList: [String]? { keys.map { $0.split(separator: ",").map { String($0) } } }
 
-    /// `{entity, predicate?, sortDescriptors?, fetchLimit?, fetchOffset?}`. Nothing is checked
+    /// `{entity, predicate?, variables?, sortDescriptors?, fetchLimit?, fetchOffset?}`. Nothing is checked
     /// here: every problem (an empty or unknown sort key too) is the server's error.
     var request: JSON {
         get {
             var request: JSONObject = ["entity": .string(entity)]
             if let predicate { request["predicate"] = .string(predicate) }
+            if let variables, let values = try? JSON.parse(Array(variables.utf8)) { request["variables"] = values }
             if let sort { request["sortDescriptors"] = .array(Self.sortDescriptors(sort)) }
             if let limit { request["fetchLimit"] = .integer(Int64(limit)) }
             if let offset { request["fetchOffset"] = .integer(Int64(offset)) }

@@ -73,6 +73,23 @@ import Testing
         #expect(stderr.contains(error!.serializedString), "the error object, as on the wire")
     }
 
+    @Test func variablesAreAJSONObject() throws {
+        let store = try CLIStore()
+        let arguments = ["query", "--store", store.path, "--entity", "Contact", "--keys", "name",
+                         "--predicate", "name BEGINSWITH[cd] $p OR city IN $cities"]
+        let values = #"{"p": "z", "cities": ["Lyon, FR"]}"#
+        let found = try FetchdProcess.run(arguments + ["--variables", values], input: "")
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.output == #"{"id":"Contact/1","name":"Ana"}"# + "\n"
+            + #"{"id":"Contact/3","name":"Zoë"}"# + "\n")
+        let missing = try FetchdProcess.run(arguments + ["--variables", #"{"p": "z"}"#], input: "")
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains(#""kind":"missingVariable""#), "\(missing.stderr)")
+        let notAnObject = try FetchdProcess.run(arguments + ["--variables", "[1]"], input: "")
+        #expect(notAnObject.status == 64)
+        #expect(notAnObject.stderr.contains("--variables must be a JSON object"))
+    }
+
     @Test func aSyntaxErrorAndAnUnknownSortKeyExit64() throws {
         let store = try CLIStore()
         let syntax = try FetchdProcess.run(
