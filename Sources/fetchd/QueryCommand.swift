@@ -32,8 +32,7 @@ struct QueryCommand: ParsableCommand {
         case .failure(let error):
             throw CLIExit.fail("query", error, code: CLIExit.code(forRequestError: error))
         }
-        let printer = RowPrinter(format: format,
-                                 columns: Columns.of(entity: fetch.entity, keys: fetch.keyList, model: model))
+        let printer = RowPrinter(columns: Columns.of(entity: fetch.entity, keys: fetch.keyList, model: model))
         let out = Stdout()
         switch format {
         case .ndjson:

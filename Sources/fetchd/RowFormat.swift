@@ -63,9 +63,8 @@ enum Cell {
     }
 }
 
-/// Renders rows in a format.
+/// Renders rows as NDJSON, CSV or a table.
 struct RowPrinter {
-    let format: RowFormat
     let columns: [String]
 
     func ndjson(_ object: JSON) -> String { object.serializedString }

@@ -25,7 +25,7 @@ final class WatchOutput {
 
     init(format: WatchFormat, columns: [String], server: Server, sectioned: Bool, keys: [String]?) {
         self.format = format
-        printer = RowPrinter(format: format == .table ? .table : .ndjson, columns: columns)
+        printer = RowPrinter(columns: columns)
         self.server = server
         self.sectioned = sectioned
         self.keys = keys
@@ -127,7 +127,7 @@ final class WatchOutput {
             }
         }
         let columns = (sectioned ? ["section"] : []) + printer.columns
-        let table = RowPrinter(format: .table, columns: columns).table(objects)
+        let table = RowPrinter(columns: columns).table(objects)
         if terminal { out.text("\u{1B}[H\u{1B}[2J") }
         out.line("cycle \(cycle): \(objects.count) rows")
         for line in table { out.line(line) }
