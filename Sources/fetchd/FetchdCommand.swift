@@ -12,15 +12,15 @@ struct FetchdCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetchd",
         abstract: "NSFetchedResultsController as a JSON-RPC 2.0 backend on stdin/stdout.",
-        discussion: "Logs go to stderr; stdout carries protocol bytes only. See protocol.md.",
+        discussion: "Logs go to stderr; stdout carries protocol bytes only. See protocol.md.\n\n" + CLIExit.summary,
         version: FetchdVersion.current,
-        subcommands: [ReplayCommand.self, DescribeCommand.self])
+        subcommands: [ReplayCommand.self, DescribeCommand.self, QueryCommand.self, WatchCommand.self,
+                      ExecCommand.self])
 
-    @Option(help: "SQLite store to open at start-up (needs --model).")
-    var store: String?
-
-    @Option(help: "JSON model file; opens the store at start-up (in memory without --store).")
-    var model: String?
+    /// `--store/--model`, one group shared with the subcommands (which get these values).
+    @OptionGroup var storeOptions: StoreOptions
+    var store: String? { storeOptions.store }
+    var model: String? { storeOptions.model }
 
     @Option(help: "Message framing: auto (from the first byte), ndjson or lsp.")
     var framing: FramingMode = .auto
@@ -35,12 +35,13 @@ struct FetchdCommand: ParsableCommand {
     var record: String?
 
     func validate() throws {
-        if store != nil, model == nil { throw ValidationError("--store needs --model (the model to open it with)") }
         if maxMessageSize < 1 { throw ValidationError("--max-message-size must be positive") }
         if let model { _ = try Self.loadModel(model) }
     }
 
     func run() throws {
+        // Checked here, not in validate(), which also runs before a subcommand.
+        if store != nil, model == nil { throw ValidationError("--store needs --model (the model to open it with)") }
         // The real stdout is kept for protocol bytes; fd 1 becomes stderr so a stray print
         // can never corrupt the stream.
         let protocolOutput = dup(STDOUT_FILENO)
