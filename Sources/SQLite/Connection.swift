@@ -26,6 +26,8 @@ public final class Connection {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+        // Predicates with thousands of terms must prepare in linear time (see the shim).
+        _ = csqlite_disable_constant_factoring(db)
     }
 
     deinit {

@@ -13,7 +13,7 @@ import Model
 
     @Test func phases() throws {
         let l = try Sample.library()
-        for n in [2000, 4000, 8000] {
+        for n in [2000, 8000, 50000] {
             let text = Self.orTerms(n)
             var t = Date()
             let tree = try PredicateParser.parse(text)
