@@ -25,6 +25,10 @@ extension Server {
             state.endOfCycle()
             return []
         }
-        onClose { state.close() }
+        let logger = self.logger
+        onClose {
+            state.warnAboutUnsavedChanges(logger)
+            state.close()
+        }
     }
 }
