@@ -92,9 +92,11 @@ import TestSupport
     }
 
     @Test func tooLongNDJSONLinesAreJudgedOnTheirBytes() {
-        // A line of exactly the limit followed by \r\n, and one a byte longer, with a small limit.
-        let fits = Array((String(repeating: " ", count: 63) + "1\r\n" + Self.ping + "\n").utf8)
-        let over = Array((String(repeating: " ", count: 64) + "1\r\n" + Self.ping + "\n").utf8)
+        // After a first message (framing detected), a line of exactly the limit followed by
+        // \r\n, and one a byte longer, with a small limit (the ping itself fits).
+        let ping = #"{"jsonrpc":"2.0","method":"server/ping"}"#
+        let fits = Array((ping + "\n[" + String(repeating: " ", count: 62) + "]\r\n" + ping + "\n").utf8)
+        let over = Array((ping + "\n[" + String(repeating: " ", count: 63) + "]\r\n" + ping + "\n").utf8)
         for bytes in [fits, over] { Self.checkSplits(bytes, limit: 64, "limit 64") }
         let answers = String(decoding: Self.answers(over, reads: [over.count], limit: 64), as: UTF8.self)
         #expect(answers.contains("-32600") || answers.contains("too large"), "\(answers)")
