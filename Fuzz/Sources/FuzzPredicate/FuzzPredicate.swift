@@ -5,7 +5,7 @@ import Predicates
 /// The predicate parser and compiler on arbitrary text, against a small model with every
 /// attribute type and relationships of both kinds: no crash, and a predicate that compiles
 /// yields SQL.
-nonisolated(unsafe) private let compiler = RequestCompiler(model: ObjectModel(entities: [
+private let model = ObjectModel(entities: [
     Entity(name: "Author", attributes: [
         Attribute(name: "name", type: .string, optional: true),
         Attribute(name: "age", type: .integer, optional: true),
@@ -25,7 +25,7 @@ nonisolated(unsafe) private let compiler = RequestCompiler(model: ObjectModel(en
     ], relationships: [
         Relationship(name: "author", destination: "Author", toMany: false, inverse: "books"),
     ]),
-]))
+])
 
 @main enum FuzzPredicateMain {
     static func main() { runFuzzer { data, size in fuzzPredicate(data!, size) } }
@@ -34,6 +34,8 @@ nonisolated(unsafe) private let compiler = RequestCompiler(model: ObjectModel(en
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzPredicate(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    // A fresh compiler per input: its caches would keep every input's trees alive.
+    let compiler = RequestCompiler(model: model)
     guard let compiled = try? compiler.compile(FetchRequest(entity: "Author", predicate: text)) else { return 0 }
     if compiled.filter.sql(alias: "t").text.isEmpty { fatalError("empty SQL for \(text)") }
     return 0
