@@ -53,7 +53,7 @@ test-fuzz: deps
 fuzz: deps
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
-# The Swift test suite under the address and undefined-behaviour sanitizers (own build dirs).
+# The Swift test suite under the address sanitizer (own build dir; scripts/sanitize.sh thread: TSan).
 sanitize: deps
 	@scripts/sanitize.sh
 
