@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_BIN := .build/release/fetchd
 DEBUG_BIN := .build/debug/fetchd
 
-.PHONY: run test deps build release lint format test-swift test-transcripts test-interop test-python test-js test-bench-tools bench bench-transport clean
+.PHONY: run test deps build release lint format test-swift test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz fuzz sanitize bench bench-transport clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -21,7 +21,7 @@ run: release
 # Everything: Swift tests, transcript tests, the pygls interop client, Python, JS and Neovim client tests.
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) test-swift test-transcripts test-interop test-python test-js test-nvim test-bench-tools
+	$(MAKE) test-swift test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz
 
 # Swift style: `swift format` (shipped with the toolchain) with the checked-in .swift-format.
 SWIFT_SOURCES := Package.swift Sources Tests Benchmarks/Sources Benchmarks/Package.swift
@@ -55,6 +55,20 @@ test-nvim:
 # The benchmark tools' own unit tests (stdlib Python; no benchmark is run).
 test-bench-tools:
 	python3 -m unittest discover -s Benchmarks/python/tests -t Benchmarks/python
+
+# libFuzzer targets (Fuzz/: framing reader, JSON decoder, predicate parser) under the address
+# sanitizer, seeded from the transcripts: a short run in `make test`, a long one in `make fuzz`
+# (FUZZ_SECONDS per target). A failing input is kept in .build/fuzz/crash-*.
+FUZZ_SECONDS ?= 600
+test-fuzz: deps
+	@scripts/fuzz.sh 12
+
+fuzz: deps
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The Swift test suite under the address sanitizer (own build dir; scripts/sanitize.sh thread: TSan).
+sanitize: deps
+	@scripts/sanitize.sh
 
 bench: deps
 	@scripts/bench.sh

@@ -14,6 +14,8 @@ let package = Package(
     name: "fetchd",
     products: [
         .executable(name: "fetchd", targets: ["fetchd"]),
+        // For the fuzz targets in Fuzz/ (a separate package, built only by `make fuzz`).
+        .library(name: "FetchdModules", targets: ["JSON", "JSONRPC", "Model", "Predicates"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

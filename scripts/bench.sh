@@ -135,5 +135,10 @@ echo "fetchd benchmarks: $started, $(nproc) cores, load average before: $load_be
   --meta "cores=$(nproc)" --meta "loadavg_before=$load_before" \
   --meta "loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)" --meta "sizes=$SIZES" \
   --meta "nice=${BENCH_NICE:-0}" || STATUS=1
+if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
+  # Predicate size vs time: parsing, compiling and running are linear (protocol.md §7.4).
+  echo
+  "$PY" "$BENCH_PY/predicate_size.py" --fetchd "$FETCHD" --dir "$SCRATCH" || { log "predicate size bench failed"; STATUS=1; }
+fi
 echo "bench: results written to $OUT"
 exit $STATUS

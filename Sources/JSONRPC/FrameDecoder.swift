@@ -101,20 +101,25 @@ public struct FrameDecoder {
             case .line:
                 guard let newline = find(UInt8(ascii: "\n"), from: max(scan, start)) else {
                     scan = buffer.count
-                    if buffer.count - start > limits.maxMessageSize {
+                    // Too long as soon as the bytes so far (a trailing \r may still be the
+                    // line's end) exceed the limit: the same verdict a whole line gets below.
+                    var pending = buffer.count - start
+                    if pending > 0, buffer[buffer.count - 1] == 0x0D { pending -= 1 }
+                    if pending > limits.maxMessageSize {
                         start = buffer.count
                         state = .discardLine
                         return .error(.tooLarge(size: nil, limit: limits.maxMessageSize))
                     }
                     return nil
                 }
-                let range = trimmedLine(start, newline)
+                let lineStart = start
                 start = newline + 1
                 scan = start
-                guard let range else { continue }  // blank line
-                if range.count > limits.maxMessageSize {
+                let lineLength = newline - lineStart - (newline > lineStart && buffer[newline - 1] == 0x0D ? 1 : 0)
+                if lineLength > limits.maxMessageSize {
                     return .error(.tooLarge(size: nil, limit: limits.maxMessageSize))
                 }
+                guard let range = trimmedLine(lineStart, newline) else { continue }  // blank line
                 return .message(Array(buffer[range]))
 
             case .discardLine:
@@ -128,24 +133,25 @@ public struct FrameDecoder {
 
             case .header:
                 while start < buffer.count, Self.isWhitespace(buffer[start]) { start += 1 }
-                guard let end = findHeaderEnd() else {
+                // A header block longer than the limit is rejected whether or not its blank
+                // line has arrived yet, so the verdict depends on the bytes, not on the reads.
+                let end = findHeaderEnd()
+                if (end ?? (buffer.count - 3)) - start > FramingLimits.maxHeaderSize {
+                    resynchronise(after: nil, from: start + 1)
+                    return .error(.malformedHeader("no blank line within \(FramingLimits.maxHeaderSize) bytes of header"))
+                }
+                guard let end else {
                     scan = max(start, buffer.count - 3)
-                    if buffer.count - start > FramingLimits.maxHeaderSize {
-                        start = buffer.count
-                        state = .resync
-                        return .error(.malformedHeader("no blank line within \(FramingLimits.maxHeaderSize) bytes of header"))
-                    }
                     return nil
                 }
                 let header = buffer[start..<end]
-                start = end + 4
-                scan = start
                 switch Self.parseHeader(header) {
-                case .failure(let error):
-                    rejectedHeader = Array(header) + [0x0D, 0x0A, 0x0D, 0x0A]
-                    state = .resync
-                    return .error(error)
+                case .failure(let failure):
+                    resynchronise(after: end, from: failure.badLine.map { $0 + 1 } ?? start + 1)
+                    return .error(failure.error)
                 case .success(let (length, badCharset)):
+                    start = end + 4
+                    scan = start
                     if length > limits.maxMessageSize {
                         state = .discard(remaining: length)
                         return .error(.tooLarge(size: length, limit: limits.maxMessageSize))
@@ -154,10 +160,8 @@ public struct FrameDecoder {
                 }
 
             case .body(let length, let badCharset):
-                guard buffer.count - start >= length else {
-                    buffer.reserveCapacity(start + length)
-                    return nil
-                }
+                // The buffer grows with the bytes that arrive, never with the announced length.
+                guard buffer.count - start >= length else { return nil }
                 let body = start..<(start + length)
                 start += length
                 scan = start
@@ -181,7 +185,7 @@ public struct FrameDecoder {
                 // Skip to the next "Content-Length" (any case): the start of the next message.
                 if let found = findContentLength() {
                     start = found
-                    scan = start
+                    scan = max(scan, start)
                     state = .header
                 } else {
                     // Keep a tail that may hold the beginning of the name.
@@ -190,6 +194,28 @@ public struct FrameDecoder {
                 }
             }
         }
+    }
+
+    /// After a rejected header block at `start`: resume at the last `Content-Length` in the
+    /// block past the start of the line that broke it (`searchFrom`), so a message glued to
+    /// garbage (the rest of a body longer than its announced length, say) is still found while
+    /// the bad block's own headers are not reused; with none, at the next one after the block.
+    /// Each block is thus parsed at most twice. `end` is where the block's blank line starts,
+    /// when it has one. The bytes skipped are kept for a recorder.
+    private mutating func resynchronise(after end: Int?, from searchFrom: Int) {
+        let from = start
+        start = searchFrom
+        state = .resync
+        guard let end else { return }
+        let limit = end + 4
+        if let found = findLastContentLength(before: limit) {
+            rejectedHeader = Array(buffer[from..<found])
+            start = found
+        } else {
+            rejectedHeader = Array(buffer[from..<limit])
+            start = limit
+        }
+        scan = max(scan, start)
     }
 
     // MARK: - Scanning
@@ -226,8 +252,26 @@ public struct FrameDecoder {
         return nil
     }
 
+    private static let contentLength = Array("content-length".utf8)
+
+    private func matchesContentLength(at i: Int) -> Bool {
+        for j in 0..<Self.contentLength.count where Self.lowercased(buffer[i + j]) != Self.contentLength[j] {
+            return false
+        }
+        return true
+    }
+
+    private func findLastContentLength(before limit: Int) -> Int? {
+        var i = limit - Self.contentLength.count
+        while i >= start {
+            if matchesContentLength(at: i) { return i }
+            i -= 1
+        }
+        return nil
+    }
+
     private func findContentLength() -> Int? {
-        let name = Array("content-length".utf8)
+        let name = Self.contentLength
         var i = start
         while i + name.count <= buffer.count {
             var matched = true
@@ -247,14 +291,32 @@ public struct FrameDecoder {
 
     // MARK: - Header parsing
 
+    /// A rejected header block: the error, and where (an index into the buffer) the line that
+    /// broke it starts; nil when no single line did (no Content-Length at all).
+    private struct HeaderFailureBox: Error {
+        var error: FramingError
+        var badLine: Int?
+    }
+
     /// Header names match case-insensitively, in any order; only Content-Length is required.
-    private static func parseHeader(_ header: ArraySlice<UInt8>) -> Result<(Int, String?), FramingError> {
+    private static func parseHeader(_ header: ArraySlice<UInt8>) -> Result<(Int, String?), HeaderFailureBox> {
         var length: Int?
         var badCharset: String?
-        let text = String(decoding: header, as: UTF8.self)
-        for line in text.split(separator: "\r\n", omittingEmptySubsequences: false) {
+        var lineStart = header.startIndex
+        while lineStart <= header.endIndex {
+            var lineEnd = lineStart
+            while lineEnd < header.endIndex, !(header[lineEnd] == 0x0D && lineEnd + 1 < header.endIndex
+                                                && header[lineEnd + 1] == 0x0A) {
+                lineEnd += 1
+            }
+            let at = lineStart
+            func failure(_ reason: String) -> Result<(Int, String?), HeaderFailureBox> {
+                .failure(HeaderFailureBox(error: .malformedHeader(reason), badLine: at))
+            }
+            let line = Substring(String(decoding: header[lineStart..<lineEnd], as: UTF8.self))
+            lineStart = lineEnd + 2
             guard let colon = line.firstIndex(of: ":") else {
-                return .failure(.malformedHeader("header line without a colon: \(quoted(line))"))
+                return failure("header line without a colon: \(quoted(line))")
             }
             let name = line[..<colon].trimmingASCIIWhitespace().lowercased()
             let value = line[line.index(after: colon)...].trimmingASCIIWhitespace()
@@ -262,10 +324,10 @@ public struct FrameDecoder {
             case "content-length":
                 guard !value.isEmpty, value.count <= 18, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
                       let n = Int(value) else {
-                    return .failure(.malformedHeader("Content-Length is not a decimal byte count: \(quoted(value))"))
+                    return failure("Content-Length is not a decimal byte count: \(quoted(value))")
                 }
                 if let length, length != n {
-                    return .failure(.malformedHeader("two different Content-Length headers"))
+                    return failure("two different Content-Length headers")
                 }
                 length = n
             case "content-type":
@@ -273,12 +335,14 @@ public struct FrameDecoder {
                     badCharset = charset
                 }
             case "":
-                return .failure(.malformedHeader("header line without a name: \(quoted(line))"))
+                return failure("header line without a name: \(quoted(line))")
             default:
                 break
             }
         }
-        guard let length else { return .failure(.malformedHeader("no Content-Length header")) }
+        guard let length else {
+            return .failure(HeaderFailureBox(error: .malformedHeader("no Content-Length header"), badLine: nil))
+        }
         return .success((length, badCharset))
     }
 

@@ -26,6 +26,8 @@ public final class Connection {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+        // Predicates with thousands of terms must prepare in linear time (see the shim).
+        _ = csqlite_disable_constant_factoring(db)
     }
 
     deinit {
@@ -61,9 +63,18 @@ public final class Connection {
             return cached
         }
         let statement = try Statement(connection: self, sql: sql)
+        // Bounded, so a client sending ever new predicates cannot grow it without end; a
+        // statement still in use stays alive with its user.
+        if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
         cache[sql] = statement
         return statement
     }
+
+    /// Prepared statements kept; the cache starts over when it is full.
+    public static let cacheLimit = 512
+
+    /// How many prepared statements the cache holds now.
+    public var cachedStatementCount: Int { cache.count }
 
     /// A statement that is not cached (for one-off SQL such as schema changes).
     public func prepareUncached(_ sql: String) throws(SQLiteError) -> Statement {

@@ -23,7 +23,7 @@ extension ObjectModel {
         // Attributes and relationships share the table's columns, which ignore case.
         var keys: Set<String> = []
         for a in entity.attributes {
-            let path = "\(at).attributes.\(a.name)"
+            let path = "\(at).attributes.\(Self.shown(a.name))"
             try Self.checkName(a.name, path: path, entity: false)
             guard keys.insert(a.name.lowercased()).inserted else { throw Self.invalid(path, "duplicate key") }
             if let d = a.defaultValue, !d.isNull, !d.fits(a.type) {
@@ -31,7 +31,7 @@ extension ObjectModel {
             }
         }
         for r in entity.relationships {
-            let path = "\(at).relationships.\(r.name)"
+            let path = "\(at).relationships.\(Self.shown(r.name))"
             try Self.checkName(r.name, path: path, entity: false)
             guard keys.insert(r.name.lowercased()).inserted else { throw Self.invalid(path, "duplicate key") }
             guard let destination = self.entity(r.destination) else {
@@ -50,9 +50,17 @@ extension ObjectModel {
         }
     }
 
-    /// Names become SQL identifiers, wire keys and the `Entity` of `Entity/N`.
+    /// The longest entity, attribute or relationship name, in characters (protocol.md §5).
+    public static let maxNameLength = 64
+
+    /// Names become SQL identifiers, wire keys and the `Entity` of `Entity/N`. The store's own
+    /// tables and columns (`_pk`, `_version`, `_join_...`, `_fetchd...`) start with `_`, which
+    /// no name may; SQLite reserves `sqlite_` for its own tables.
     private static func checkName(_ name: String, path: String, entity: Bool) throws(EngineError) {
         guard let first = name.unicodeScalars.first else { throw invalid(path, "empty name") }
+        guard name.unicodeScalars.count <= maxNameLength else {
+            throw invalid(path, "name longer than \(maxNameLength) characters: \(shown(name))")
+        }
         let isLetter = ("a"..."z").contains(first) || ("A"..."Z").contains(first)
         let ok = isLetter && name.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
@@ -60,12 +68,14 @@ extension ObjectModel {
         guard ok else {
             throw invalid(path, "invalid name \(name): use a letter, then letters, digits or _")
         }
-        if entity {
-            guard !name.lowercased().hasPrefix("sqlite_") else { throw invalid(path, "reserved name \(name)") }
-        } else {
-            // `id` is the wire object's own key.
-            guard name != "id" else { throw invalid(path, "reserved name id") }
-        }
+        guard !name.lowercased().hasPrefix("sqlite_") else { throw invalid(path, "reserved name \(name)") }
+        // `id` is the wire object's own key.
+        if !entity, name == "id" { throw invalid(path, "reserved name id") }
+    }
+
+    /// A name as errors show it: cut after `maxNameLength` characters.
+    private static func shown(_ name: String) -> String {
+        name.unicodeScalars.count <= maxNameLength ? name : String(name.unicodeScalars.prefix(maxNameLength)) + "..."
     }
 
     private static func invalid(_ path: String, _ reason: String) -> EngineError {

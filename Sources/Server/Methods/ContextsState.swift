@@ -53,6 +53,7 @@ public final class ContextsState: ServerObserver {
     }
 
     public func serverWillClose(_ server: Server) {
+        warnAboutUnsavedChanges(server.logger)
         graph?.close()
         graph = nil
         compiler = nil

@@ -8,11 +8,16 @@ import Model
 public struct PredicateParser {
     /// Deepest nesting of parentheses, NOTs, lists and subqueries accepted.
     public static let maxDepth = 100
+    /// Most terms (comparisons, TRUEPREDICATE/FALSEPREDICATE, list items) in one predicate:
+    /// compiling and running are linear in this, so the limit bounds the work one request
+    /// can ask for.
+    public static let maxTerms = 100_000
 
     private let source: String
     private let tokens: [Token]
     private var position = 0
     private var depth = 0
+    private var terms = 0
 
     private init(source: String, tokens: [Token]) {
         self.source = source
@@ -50,6 +55,13 @@ public struct PredicateParser {
         guard take(symbol) else { throw error(expected: what) }
     }
 
+    private mutating func countTerm() throws(EngineError) {
+        terms += 1
+        if terms > PredicateParser.maxTerms {
+            throw error(expected: "at most \(PredicateParser.maxTerms) terms")
+        }
+    }
+
     private mutating func nest() throws(EngineError) {
         depth += 1
         if depth > PredicateParser.maxDepth {
@@ -84,6 +96,7 @@ public struct PredicateParser {
             try expect(.closeParen, "')'")
             return inner
         }
+        try countTerm()
         if take(.truePredicate) { return .constant(true) }
         if take(.falsePredicate) { return .constant(false) }
         return .comparison(try comparison())
@@ -161,7 +174,10 @@ public struct PredicateParser {
             defer { depth -= 1 }
             var items: [ExpressionSyntax] = []
             if !take(.closeBrace) {
-                repeat { items.append(try expression()) } while take(.comma)
+                repeat {
+                    try countTerm()
+                    items.append(try expression())
+                } while take(.comma)
                 try expect(.closeBrace, "',' or '}'")
             }
             return .list(items, offset: start)

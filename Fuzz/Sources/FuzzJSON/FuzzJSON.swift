@@ -1,0 +1,18 @@
+import FuzzDriver
+import JSON
+
+/// The JSON decoder on arbitrary bytes: no crash; what parses serializes to text that parses
+/// back to the same value, and serializing that again gives the same bytes.
+@main enum FuzzJSONMain {
+    static func main() { runFuzzer { data, size in fuzzJSON(data!, size) } }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let raw = UnsafeRawBufferPointer(start: data, count: size)
+    guard let value = try? JSON.parse(raw) else { return 0 }
+    let text = value.serialized
+    guard let again = try? JSON.parse(text) else { fatalError("serialized JSON does not parse: \(text)") }
+    if again.serialized != text { fatalError("serialization is not stable: \(text)") }
+    return 0
+}
