@@ -21,10 +21,10 @@ run: release
 # Everything: Swift tests, transcript tests, the pygls interop client, Python, JS and Neovim client tests.
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) test-swift test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz
+	$(MAKE) lint test-swift test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz
 
 # Swift style: `swift format` (shipped with the toolchain) with the checked-in .swift-format.
-SWIFT_SOURCES := Package.swift Sources Tests Benchmarks/Sources Benchmarks/Package.swift
+SWIFT_SOURCES := Package.swift Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift
 
 lint:
 	$(SWIFT) format lint --strict --parallel -r $(SWIFT_SOURCES)

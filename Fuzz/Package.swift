@@ -12,11 +12,14 @@ let package = Package(
     dependencies: [.package(name: "fetchd", path: "..")],
     targets: [
         .target(name: "FuzzDriver", swiftSettings: fuzzer),
-        .executableTarget(name: "FuzzFraming", dependencies: ["FuzzDriver", .product(name: "FetchdModules", package: "fetchd")],
-                          swiftSettings: fuzzer, linkerSettings: fuzzerLink),
-        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzDriver", .product(name: "FetchdModules", package: "fetchd")],
-                          swiftSettings: fuzzer, linkerSettings: fuzzerLink),
-        .executableTarget(name: "FuzzPredicate", dependencies: ["FuzzDriver", .product(name: "FetchdModules", package: "fetchd")],
-                          swiftSettings: fuzzer, linkerSettings: fuzzerLink),
+        .executableTarget(
+            name: "FuzzFraming", dependencies: ["FuzzDriver", .product(name: "FetchdModules", package: "fetchd")],
+            swiftSettings: fuzzer, linkerSettings: fuzzerLink),
+        .executableTarget(
+            name: "FuzzJSON", dependencies: ["FuzzDriver", .product(name: "FetchdModules", package: "fetchd")],
+            swiftSettings: fuzzer, linkerSettings: fuzzerLink),
+        .executableTarget(
+            name: "FuzzPredicate", dependencies: ["FuzzDriver", .product(name: "FetchdModules", package: "fetchd")],
+            swiftSettings: fuzzer, linkerSettings: fuzzerLink),
     ]
 )

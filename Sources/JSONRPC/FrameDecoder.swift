@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A problem with the byte stream itself, found before any JSON is parsed.
@@ -119,7 +119,7 @@ public struct FrameDecoder {
                 if lineLength > limits.maxMessageSize {
                     return .error(.tooLarge(size: nil, limit: limits.maxMessageSize))
                 }
-                guard let range = trimmedLine(lineStart, newline) else { continue }  // blank line
+                guard let range = trimmedLine(lineStart, newline) else { continue } // blank line
                 return .message(Array(buffer[range]))
 
             case .discardLine:
@@ -138,7 +138,8 @@ public struct FrameDecoder {
                 let end = findHeaderEnd()
                 if (end ?? (buffer.count - 3)) - start > FramingLimits.maxHeaderSize {
                     resynchronise(after: nil, from: start + 1)
-                    return .error(.malformedHeader("no blank line within \(FramingLimits.maxHeaderSize) bytes of header"))
+                    return .error(
+                        .malformedHeader("no blank line within \(FramingLimits.maxHeaderSize) bytes of header"))
                 }
                 guard let end else {
                     scan = max(start, buffer.count - 3)
@@ -167,7 +168,7 @@ public struct FrameDecoder {
                 scan = start
                 state = .header
                 if let badCharset { return .error(.unsupportedCharset(badCharset)) }
-                if length == 0 { continue }  // nothing to answer; as sourcekit-lsp, skip it
+                if length == 0 { continue } // nothing to answer; as sourcekit-lsp, skip it
                 return .message(Array(buffer[body]))
 
             case .discard(let remaining):
@@ -305,8 +306,10 @@ public struct FrameDecoder {
         var lineStart = header.startIndex
         while lineStart <= header.endIndex {
             var lineEnd = lineStart
-            while lineEnd < header.endIndex, !(header[lineEnd] == 0x0D && lineEnd + 1 < header.endIndex
-                                                && header[lineEnd + 1] == 0x0A) {
+            while lineEnd < header.endIndex,
+                !(header[lineEnd] == 0x0D && lineEnd + 1 < header.endIndex
+                    && header[lineEnd + 1] == 0x0A)
+            {
                 lineEnd += 1
             }
             let at = lineStart
@@ -323,7 +326,8 @@ public struct FrameDecoder {
             switch name {
             case "content-length":
                 guard !value.isEmpty, value.count <= 18, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                      let n = Int(value) else {
+                    let n = Int(value)
+                else {
                     return failure("Content-Length is not a decimal byte count: \(quoted(value))")
                 }
                 if let length, length != n {

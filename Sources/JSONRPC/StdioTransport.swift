@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs a Session over file descriptors: large blocking reads, each frame out in one write(2).
 /// Single-threaded on purpose: same input bytes, same output bytes.
@@ -25,8 +26,10 @@ public struct StdioTransport {
     public var readSize: Int
     private var logger: Logger
 
-    public init(input: Int32, output: Int32, interrupted: @escaping () -> Bool = { false }, readSize: Int = 1 << 20,
-                logger: Logger = Logger(label: "fetchd.transport")) {
+    public init(
+        input: Int32, output: Int32, interrupted: @escaping () -> Bool = { false }, readSize: Int = 1 << 20,
+        logger: Logger = Logger(label: "fetchd.transport")
+    ) {
         self.input = input
         self.output = output
         self.interrupted = interrupted

@@ -5,7 +5,8 @@ extension ContextsState {
     /// changes are about to be dropped, so a client that forgot `context/save` can tell.
     func warnAboutUnsavedChanges(_ logger: Logger) {
         for u in graph?.unsavedChanges ?? [] {
-            logger.warning("""
+            logger.warning(
+                """
                 closing with unsaved changes in context \(u.context): \(u.inserted) inserted, \
                 \(u.updated) updated, \(u.deleted) deleted; they are dropped
                 """)

@@ -1,8 +1,9 @@
 import ArgumentParser
 import JSON
 import JSONRPC
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The exit codes of `query`, `watch` and `exec` (protocol.md §1.7). Stable: scripts test them.

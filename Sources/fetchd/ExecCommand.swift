@@ -3,8 +3,9 @@ import JSON
 import JSONRPC
 import Logging
 import Server
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `fetchd exec FILE`: the server's session over a file of requests instead of a client
@@ -33,8 +34,10 @@ struct ExecCommand: ParsableCommand {
         let failures = FailureCount()
         session.onWrite = { frame, _ in failures.note(frame) }
         Signals.install()
-        let end = StdioTransport(input: input, output: STDOUT_FILENO, interrupted: { Signals.caught != 0 },
-                                 logger: StoreOptions.logger("transport")).run(session)
+        let end = StdioTransport(
+            input: input, output: STDOUT_FILENO, interrupted: { Signals.caught != 0 },
+            logger: StoreOptions.logger("transport")
+        ).run(session)
         server.close()
         switch end {
         case .interrupted: throw ExitCode(128 + Signals.caught)

@@ -3,8 +3,9 @@ import JSON
 import JSONRPC
 import Logging
 import Server
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @main
@@ -14,8 +15,10 @@ struct FetchdCommand: ParsableCommand {
         abstract: "NSFetchedResultsController as a JSON-RPC 2.0 backend on stdin/stdout.",
         discussion: "Logs go to stderr; stdout carries protocol bytes only. See protocol.md.\n\n" + CLIExit.summary,
         version: FetchdVersion.current,
-        subcommands: [ReplayCommand.self, DescribeCommand.self, QueryCommand.self, WatchCommand.self,
-                      ExecCommand.self])
+        subcommands: [
+            ReplayCommand.self, DescribeCommand.self, QueryCommand.self, WatchCommand.self,
+            ExecCommand.self,
+        ])
 
     /// `--store/--model`, one group shared with the subcommands (which get these values).
     @OptionGroup var storeOptions: StoreOptions
@@ -62,9 +65,10 @@ struct FetchdCommand: ParsableCommand {
         }
 
         Signals.install()
-        let session = Session(handler: server, mode: framing,
-                              limits: FramingLimits(maxMessageSize: maxMessageSize),
-                              logger: Logger(label: "fetchd.jsonrpc"))
+        let session = Session(
+            handler: server, mode: framing,
+            limits: FramingLimits(maxMessageSize: maxMessageSize),
+            logger: Logger(label: "fetchd.jsonrpc"))
         var recorder: TranscriptRecorder?
         if let record {
             guard let opened = TranscriptRecorder(path: record) else {
@@ -74,8 +78,10 @@ struct FetchdCommand: ParsableCommand {
             opened.attach(to: session)
             recorder = opened
         }
-        let end = StdioTransport(input: STDIN_FILENO, output: protocolOutput, interrupted: { Signals.caught != 0 },
-                                 logger: Logger(label: "fetchd.transport")).run(session)
+        let end = StdioTransport(
+            input: STDIN_FILENO, output: protocolOutput, interrupted: { Signals.caught != 0 },
+            logger: Logger(label: "fetchd.transport")
+        ).run(session)
         server.close()
         let status: Int32
         switch end {
@@ -130,4 +136,6 @@ struct FetchdCommand: ParsableCommand {
 }
 
 extension FramingMode: ExpressibleByArgument {}
+// swift-format-ignore: AvoidRetroactiveConformances
+// `--log-level` parses straight into swift-log's own level type; nothing else conforms it.
 extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -17,7 +17,8 @@ enum Columns {
     static func of(entity: String, keys: [String]?, model: JSON?) -> [String] {
         if let keys { return ["id"] + keys }
         guard case .array(let entities)? = model?["entities"],
-              let e = entities.first(where: { $0["name"] == .string(entity) }) else { return ["id"] }
+            let e = entities.first(where: { $0["name"] == .string(entity) })
+        else { return ["id"] }
         return ["id"] + (e["attributes"]?.objectValue?.keys ?? []) + (e["relationships"]?.objectValue?.keys ?? [])
     }
 }
@@ -54,7 +55,8 @@ enum Cell {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Buffered output to stdout for the subcommands. A reader that went away (`fetchd query |

@@ -3,24 +3,27 @@ import JSON
 import JSONRPC
 import Logging
 import Server
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--store PATH [--model FILE]` for `query`, `watch` and `exec`, opened through `store/open`
 /// as the server's own options are. Without `--model` the store must exist and is opened with
 /// the model it records (protocol.md §5).
 struct StoreOptions: ParsableArguments {
-    @Option(help: """
-        SQLite store file. The server and exec create it with --model; query and watch need an \
-        existing one.
-        """)
+    @Option(
+        help: """
+            SQLite store file. The server and exec create it with --model; query and watch need an \
+            existing one.
+            """)
     var store: String?
 
-    @Option(help: """
-        JSON model file. The server opens the store with it (in memory without --store); \
-        query, watch and exec default to the model the store records.
-        """)
+    @Option(
+        help: """
+            JSON model file. The server opens the store with it (in memory without --store); \
+            query, watch and exec default to the model the store records.
+            """)
     var model: String?
 
     /// A server for a subcommand; its logs go to stderr, warnings and above only.
@@ -31,11 +34,13 @@ struct StoreOptions: ParsableArguments {
     /// Every logger of a subcommand is made here: swift-log's default handler writes to
     /// stdout, which carries the subcommand's output.
     static func logger(_ label: String) -> Logger {
-        Logger(label: "fetchd.\(label)", factory: { name in
-            var handler = StreamLogHandler.standardError(label: name)
-            handler.logLevel = .warning
-            return handler
-        })
+        Logger(
+            label: "fetchd.\(label)",
+            factory: { name in
+                var handler = StreamLogHandler.standardError(label: name)
+                handler.logLevel = .warning
+                return handler
+            })
     }
 
     /// Opens the store on `server`. `create`: a missing file is created (exec with --model);
@@ -44,7 +49,7 @@ struct StoreOptions: ParsableArguments {
     @discardableResult
     func open(_ server: Server, command: String, create: Bool) throws -> JSON? {
         guard let store else {
-            guard let model else { return nil }  // exec without a store: the file may call store/open
+            guard let model else { return nil } // exec without a store: the file may call store/open
             let json = try FetchdCommand.loadModel(model)
             try call(server, command: command, model: json, path: ":memory:")
             return json

@@ -40,14 +40,18 @@ struct WatchCommand: ParsableCommand {
             throw CLIExit.fail("watch", error, code: CLIExit.code(forRequestError: error))
         }
         let columns = Columns.of(entity: fetch.entity, keys: fetch.keyList, model: model)
-        let output = WatchOutput(format: format, columns: columns,
-                                 server: server, sectioned: section != nil, keys: fetch.keyList)
+        let output = WatchOutput(
+            format: format, columns: columns,
+            server: server, sectioned: section != nil, keys: fetch.keyList)
         try output.printCurrent()
         Signals.install()
         let session = Session(handler: server, mode: .ndjson, logger: StoreOptions.logger("watch"))
         var failure: Error?
         let end = WatchLoop(server: server, session: session, tick: nil).run { messages in
-            do { return try output.consume(messages) } catch { failure = error; return false }
+            do { return try output.consume(messages) } catch {
+                failure = error
+                return false
+            }
         }
         if let failure { throw failure }
         switch end {

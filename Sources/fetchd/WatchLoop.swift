@@ -1,8 +1,9 @@
 import JSON
 import JSONRPC
 import Server
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `fetchd watch`'s read loop: requests on stdin run through the server's session as a

@@ -1,7 +1,8 @@
 import JSON
 import Server
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `fetchd watch` prints (protocol.md §1.7). NDJSON: first
@@ -121,7 +122,10 @@ final class WatchOutput {
         var objects: [JSON] = []
         for section in sections {
             for row in section.rows {
-                guard sectioned, case .object(let o) = row else { objects.append(row); continue }
+                guard sectioned, case .object(let o) = row else {
+                    objects.append(row)
+                    continue
+                }
                 let name = section.info["name"] ?? ""
                 objects.append(.object(JSONObject([("section", name)] + o.map { ($0.key, $0.value) })))
             }

@@ -35,8 +35,9 @@ final class CLIStore {
 
     init() throws {
         try Self.model.write(toFile: modelPath, atomically: true, encoding: .utf8)
-        let seeded = try FetchdProcess.run(["exec", "-", "--store", path, "--model", modelPath],
-                                           input: Self.seed.joined(separator: "\n") + "\n")
+        let seeded = try FetchdProcess.run(
+            ["exec", "-", "--store", path, "--model", modelPath],
+            input: Self.seed.joined(separator: "\n") + "\n")
         guard seeded.status == 0 else { throw SeedFailed(stderr: seeded.stderr) }
     }
 

@@ -21,8 +21,9 @@ import Testing
             CLIStore.request(1, "context/get", #"{"context":"main","ids":["Contact/9"]}"#),
             CLIStore.request(2, "context/count", #"{"context":"main","request":{"entity":"Contact"}}"#),
         ]
-        let (output, _, status) = try FetchdProcess.run(["exec", "-", "--store", store.path],
-                                                        input: lines.joined(separator: "\n"))
+        let (output, _, status) = try FetchdProcess.run(
+            ["exec", "-", "--store", store.path],
+            input: lines.joined(separator: "\n"))
         #expect(status == 1)
         let replies = try output.split(separator: "\n").map { try JSON.parse(Array($0.utf8)) }
         #expect(replies.count == 2)
@@ -38,8 +39,9 @@ import Testing
             #"{"jsonrpc":"2.0","result":1,"id":9}"#,
             CLIStore.request(1, "server/ping", "{}"),
         ]
-        let (output, stderr, status) = try FetchdProcess.run(["exec", "-", "--store", store.path],
-                                                             input: lines.joined(separator: "\n") + "\n")
+        let (output, stderr, status) = try FetchdProcess.run(
+            ["exec", "-", "--store", store.path],
+            input: lines.joined(separator: "\n") + "\n")
         #expect(status == 0, "\(stderr)")
         #expect(output == #"{"jsonrpc":"2.0","result":{},"id":1}"# + "\n")
     }

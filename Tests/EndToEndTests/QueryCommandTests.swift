@@ -10,12 +10,13 @@ import Testing
         let (output, stderr, status) = try FetchdProcess.run(
             ["query", "--store", store.path, "--entity", "Contact", "--sort", "-age", "--keys", "name,age"], input: "")
         #expect(status == 0, "\(stderr)")
-        #expect(output == """
-            {"id":"Contact/3","name":"Zoë","age":40}
-            {"id":"Contact/1","name":"Ana","age":31}
-            {"id":"Contact/2","name":"Bob \\"B\\"","age":25}
+        #expect(
+            output == """
+                {"id":"Contact/3","name":"Zoë","age":40}
+                {"id":"Contact/1","name":"Ana","age":31}
+                {"id":"Contact/2","name":"Bob \\"B\\"","age":25}
 
-            """)
+                """)
     }
 
     @Test func csvHasAHeaderAndRFC4180Quoting() throws {
@@ -23,35 +24,41 @@ import Testing
         let (output, stderr, status) = try FetchdProcess.run(
             ["query", "--store", store.path, "--entity", "Contact", "--sort", "name", "--format", "csv"], input: "")
         #expect(status == 0, "\(stderr)")
-        #expect(output == #"""
-            id,name,age,city
-            Contact/1,Ana,31,"Lyon, FR"
-            Contact/2,"Bob ""B""",25,
-            Contact/3,Zoë,40,Oslo
+        #expect(
+            output == #"""
+                id,name,age,city
+                Contact/1,Ana,31,"Lyon, FR"
+                Contact/2,"Bob ""B""",25,
+                Contact/3,Zoë,40,Oslo
 
-            """#)
+                """#)
     }
 
     @Test func tableAlignsColumns() throws {
         let store = try CLIStore()
         let (output, stderr, status) = try FetchdProcess.run(
-            ["query", "--store", store.path, "--entity", "Contact", "--predicate", "age > 26", "--keys", "name,city",
-             "--format", "table"], input: "")
+            [
+                "query", "--store", store.path, "--entity", "Contact", "--predicate", "age > 26", "--keys", "name,city",
+                "--format", "table",
+            ], input: "")
         #expect(status == 0, "\(stderr)")
-        #expect(output == """
-            id         name  city
-            ---------  ----  --------
-            Contact/1  Ana   Lyon, FR
-            Contact/3  Zoë   Oslo
+        #expect(
+            output == """
+                id         name  city
+                ---------  ----  --------
+                Contact/1  Ana   Lyon, FR
+                Contact/3  Zoë   Oslo
 
-            """)
+                """)
     }
 
     @Test func limitAndOffsetCutTheSortedRows() throws {
         let store = try CLIStore()
         let (output, stderr, status) = try FetchdProcess.run(
-            ["query", "--store", store.path, "--entity", "Contact", "--sort", "age", "--offset", "1", "--limit", "1",
-             "--keys", "name", "--format", "csv"], input: "")
+            [
+                "query", "--store", store.path, "--entity", "Contact", "--sort", "age", "--offset", "1", "--limit", "1",
+                "--keys", "name", "--format", "csv",
+            ], input: "")
         #expect(status == 0, "\(stderr)")
         #expect(output == "id,name\nContact/1,Ana\n")
     }
@@ -75,13 +82,16 @@ import Testing
 
     @Test func variablesAreAJSONObject() throws {
         let store = try CLIStore()
-        let arguments = ["query", "--store", store.path, "--entity", "Contact", "--keys", "name",
-                         "--predicate", "name BEGINSWITH[cd] $p OR city IN $cities"]
+        let arguments = [
+            "query", "--store", store.path, "--entity", "Contact", "--keys", "name",
+            "--predicate", "name BEGINSWITH[cd] $p OR city IN $cities",
+        ]
         let values = #"{"p": "z", "cities": ["Lyon, FR"]}"#
         let found = try FetchdProcess.run(arguments + ["--variables", values], input: "")
         #expect(found.status == 0, "\(found.stderr)")
-        #expect(found.output == #"{"id":"Contact/1","name":"Ana"}"# + "\n"
-            + #"{"id":"Contact/3","name":"Zoë"}"# + "\n")
+        #expect(
+            found.output == #"{"id":"Contact/1","name":"Ana"}"# + "\n"
+                + #"{"id":"Contact/3","name":"Zoë"}"# + "\n")
         let missing = try FetchdProcess.run(arguments + ["--variables", #"{"p": "z"}"#], input: "")
         #expect(missing.status == 64)
         #expect(missing.stderr.contains(#""kind":"missingVariable""#), "\(missing.stderr)")
@@ -96,8 +106,9 @@ import Testing
             ["query", "--store", store.path, "--entity", "Contact", "--predicate", "age >"], input: "")
         #expect(syntax.status == 64)
         #expect(syntax.stderr.contains("\"kind\":\"predicateSyntax\""), "\(syntax.stderr)")
-        let sort = try FetchdProcess.run(["query", "--store", store.path, "--entity", "Contact", "--sort", "-height"],
-                                         input: "")
+        let sort = try FetchdProcess.run(
+            ["query", "--store", store.path, "--entity", "Contact", "--sort", "-height"],
+            input: "")
         #expect(sort.status == 64)
         #expect(sort.stderr.contains("\"kind\":\"unknownKey\""), "\(sort.stderr)")
     }
@@ -105,7 +116,8 @@ import Testing
     @Test func noSuchStoreExits66AndCreatesNothing() throws {
         let store = try CLIStore()
         let missing = store.dir.file("missing.db")
-        let (_, stderr, status) = try FetchdProcess.run(["query", "--store", missing, "--entity", "Contact"], input: "")
+        let (_, stderr, status) = try FetchdProcess.run(
+            ["query", "--store", missing, "--entity", "Contact"], input: "")
         #expect(status == 66)
         #expect(stderr.contains("no such store"))
         #expect(!FileManager.default.fileExists(atPath: missing))

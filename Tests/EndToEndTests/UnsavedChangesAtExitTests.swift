@@ -4,7 +4,8 @@ import Testing
 /// Closing stdin with unsaved changes still exits 0, but each context with some is named in
 /// one warning at the default log level (protocol.md §2).
 @Suite struct UnsavedChangesAtExitTests {
-    static let open = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":{"model":{"entities":[{"name":"Note","attributes":{"title":{"type":"string"}}}]}}}"#
+    static let open =
+        #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":{"model":{"entities":[{"name":"Note","attributes":{"title":{"type":"string"}}}]}}}"#
 
     static func insert(_ id: Int, _ context: String, _ title: String) -> String {
         #"{"jsonrpc":"2.0","id":\#(id),"method":"context/insert","params":{"context":"\#(context)","entity":"Note","values":{"title":"\#(title)"}}}"#
@@ -28,8 +29,10 @@ import Testing
     }
 
     @Test func savedChangesGiveNoWarning() throws {
-        let lines = [Self.open, Self.insert(2, "main", "a"),
-                     #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#]
+        let lines = [
+            Self.open, Self.insert(2, "main", "a"),
+            #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#,
+        ]
         let r = try FetchdProcess.run(input: lines.joined(separator: "\n") + "\n")
         #expect(r.status == 0)
         #expect(!r.stderr.contains("unsaved changes"), "\(r.stderr)")

@@ -11,30 +11,42 @@ import Testing
         let store = try CLIStore()
         let watch = try FetchdProcess(Self.arguments + ["--store", store.path])
         defer { watch.stop() }
-        #expect(try watch.json(line: watch.line()) == json(#"""
-            {"cycle":0,"sections":[{"name":"","indexTitle":"","numberOfObjects":3,"objects":[
-              {"id":"Contact/2","name":"Bob \"B\"","age":25},{"id":"Contact/1","name":"Ana","age":31},
-              {"id":"Contact/3","name":"Zoë","age":40}]}]}
-            """#))
+        #expect(
+            try watch.json(line: watch.line())
+                == json(
+                    #"""
+                    {"cycle":0,"sections":[{"name":"","indexTitle":"","numberOfObjects":3,"objects":[
+                      {"id":"Contact/2","name":"Bob \"B\"","age":25},{"id":"Contact/1","name":"Ana","age":31},
+                      {"id":"Contact/3","name":"Zoë","age":40}]}]}
+                    """#))
         watch.write(CLIStore.insert(#"{"name":"Al","age":50}"#, id: 1) + "\n")
-        #expect(try watch.json(line: watch.line()) == json(#"""
-            {"cycle":1,"changes":[{"type":"insert","id":"Contact/4","newIndexPath":[0,3],
-              "object":{"id":"Contact/4","name":"Al","age":50}}]}
-            """#))
+        #expect(
+            try watch.json(line: watch.line())
+                == json(
+                    #"""
+                    {"cycle":1,"changes":[{"type":"insert","id":"Contact/4","newIndexPath":[0,3],
+                      "object":{"id":"Contact/4","name":"Al","age":50}}]}
+                    """#))
         // A batch is one cycle: Ana moves to the front, Zoë goes.
         let delete = CLIStore.request(3, "context/delete", #"{"context":"main","id":"Contact/3"}"#)
         watch.write("[\(CLIStore.update("Contact/1", #"{"age":10}"#, id: 2)),\(delete)]\n")
-        #expect(try watch.json(line: watch.line()) == json(#"""
-            {"cycle":2,"changes":[{"type":"delete","id":"Contact/3","indexPath":[0,2]},
-              {"type":"move","id":"Contact/1","indexPath":[0,1],"newIndexPath":[0,0],
-               "object":{"id":"Contact/1","name":"Ana","age":10}}]}
-            """#))
+        #expect(
+            try watch.json(line: watch.line())
+                == json(
+                    #"""
+                    {"cycle":2,"changes":[{"type":"delete","id":"Contact/3","indexPath":[0,2]},
+                      {"type":"move","id":"Contact/1","indexPath":[0,1],"newIndexPath":[0,0],
+                       "object":{"id":"Contact/1","name":"Ana","age":10}}]}
+                    """#))
         // Any change of a row is an update (§10.3), even of a key not printed.
         watch.write(CLIStore.update("Contact/2", #"{"city":"Rome"}"#, id: 4) + "\n")
-        #expect(try watch.json(line: watch.line()) == json(#"""
-            {"cycle":3,"changes":[{"type":"update","id":"Contact/2","indexPath":[0,1],"newIndexPath":[0,1],
-              "object":{"id":"Contact/2","name":"Bob \"B\"","age":25}}]}
-            """#))
+        #expect(
+            try watch.json(line: watch.line())
+                == json(
+                    #"""
+                    {"cycle":3,"changes":[{"type":"update","id":"Contact/2","indexPath":[0,1],"newIndexPath":[0,1],
+                      "object":{"id":"Contact/2","name":"Bob \"B\"","age":25}}]}
+                    """#))
         // A failed request changes nothing and goes to stderr.
         watch.write(CLIStore.update("Contact/2", #"{"age":"old"}"#, id: 5) + "\n")
         // Messages are handled in order: once this cycle's line is out, the two above were handled.
@@ -58,12 +70,18 @@ import Testing
         let (rest, stderr, status) = watch.finish()
         #expect(status == 0, "\(stderr)")
         #expect(rest.hasSuffix("\n"))
-        #expect(try JSON.parse(Array(rest.utf8)) == json(#"""
-            {"cycle":1,"changes":[{"type":"insert","id":"Contact/4","newIndexPath":[0,0],
-              "object":{"id":"Contact/4","name":"Kid","age":5}}]}
-            """#))
-        let query = try FetchdProcess.run(["query", "--store", store.path, "--entity", "Contact",
-                                           "--predicate", "age < 30", "--keys", "name", "--format", "csv"], input: "")
+        #expect(
+            try JSON.parse(Array(rest.utf8))
+                == json(
+                    #"""
+                    {"cycle":1,"changes":[{"type":"insert","id":"Contact/4","newIndexPath":[0,0],
+                      "object":{"id":"Contact/4","name":"Kid","age":5}}]}
+                    """#))
+        let query = try FetchdProcess.run(
+            [
+                "query", "--store", store.path, "--entity", "Contact",
+                "--predicate", "age < 30", "--keys", "name", "--format", "csv",
+            ], input: "")
         #expect(query.output == "id,name\nContact/2,\"Bob \"\"B\"\"\"\nContact/4,Kid\n")
     }
 
@@ -72,25 +90,29 @@ import Testing
         let store = try CLIStore()
         let input = CLIStore.insert(#"{"name":"Al","age":50,"city":"Oslo"}"#, id: 1) + "\n"
         let (output, stderr, status) = try FetchdProcess.run(
-            ["watch", "--store", store.path, "--entity", "Contact", "--section", "city", "--predicate", "city != nil",
-             "--keys", "name", "--format", "table"], input: input)
+            [
+                "watch", "--store", store.path, "--entity", "Contact", "--section", "city", "--predicate",
+                "city != nil",
+                "--keys", "name", "--format", "table",
+            ], input: input)
         #expect(status == 0, "\(stderr)")
-        #expect(output == """
-            cycle 0: 2 rows
-            section   id         name
-            --------  ---------  ----
-            Lyon, FR  Contact/1  Ana
-            Oslo      Contact/3  Zoë
+        #expect(
+            output == """
+                cycle 0: 2 rows
+                section   id         name
+                --------  ---------  ----
+                Lyon, FR  Contact/1  Ana
+                Oslo      Contact/3  Zoë
 
-            cycle 1: 3 rows
-            section   id         name
-            --------  ---------  ----
-            Lyon, FR  Contact/1  Ana
-            Oslo      Contact/3  Zoë
-            Oslo      Contact/4  Al
+                cycle 1: 3 rows
+                section   id         name
+                --------  ---------  ----
+                Lyon, FR  Contact/1  Ana
+                Oslo      Contact/3  Zoë
+                Oslo      Contact/4  Al
 
 
-            """)
+                """)
     }
 
     @Test func aBadPredicateExits64BeforeWatching() throws {
@@ -113,7 +135,10 @@ extension FetchdProcess {
         final class Box: @unchecked Sendable { var line: String? }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { box.line = self.readLine(); done.signal() }
+        DispatchQueue.global().async {
+            box.line = self.readLine()
+            done.signal()
+        }
         if done.wait(timeout: .now() + timeout) == .timedOut {
             Issue.record("no line from fetchd within \(timeout) s")
             kill(process.processIdentifier, SIGKILL)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import JSONRPC
+import Testing
 
 /// Replays Fuzz/Regressions/FuzzFraming (inputs that once broke the framing property, kept
 /// for good) through the same check as the fuzz target: the events must not depend on how the

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import JSON
+import Testing
 
 /// Replays Fuzz/Regressions/FuzzJSON through the fuzz target's check: what parses serializes
 /// to text that parses back to the same bytes; what does not parse is an error, not a crash.

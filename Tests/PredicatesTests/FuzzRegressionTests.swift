@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Model
+import Testing
+
 @testable import Predicates
 
 /// Replays Fuzz/Regressions/FuzzPredicate through the fuzz target's check: a predicate either

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Model
+import Testing
+
 @testable import Predicates
 
 /// Big flat predicates (thousands of OR/AND terms, long IN lists) compile and run in SQL and
@@ -9,9 +10,11 @@ import Model
 /// figures as `PREDSIZE` lines.
 @Suite struct PredicateSizeTests {
     static func shapes(_ n: Int) -> [(String, String)] {
-        [("OR", (0..<n).map { "age == \($0)" }.joined(separator: " OR ")),
-         ("AND", (0..<n).map { "age != \($0 + 26)" }.joined(separator: " AND ")),
-         ("IN", "age IN {" + (0..<n).map { String($0 + 26) }.joined(separator: ", ") + "}")]
+        [
+            ("OR", (0..<n).map { "age == \($0)" }.joined(separator: " OR ")),
+            ("AND", (0..<n).map { "age != \($0 + 26)" }.joined(separator: " AND ")),
+            ("IN", "age IN {" + (0..<n).map { String($0 + 26) }.joined(separator: ", ") + "}"),
+        ]
     }
 
     @Test func flatPredicatesOfThousandsOfTermsAgreeInSQLAndMemory() throws {
@@ -57,11 +60,15 @@ import Model
             for (shape, text) in Self.shapes(n) {
                 let parse = try seconds { _ = try PredicateParser.parse(text) }
                 var compiled: CompiledRequest?
-                let compile = try seconds { compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: text)) }
+                let compile = try seconds {
+                    compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: text))
+                }
                 let sql = try seconds { _ = try l.sqlMatches(compiled!) }
                 let memory = seconds { _ = l.memoryMatches(compiled!) }
-                print(String(format: "PREDSIZE %@ %d terms: parse %.1f ms, compile %.1f ms, SQL %.1f ms, memory %.1f ms",
-                             shape, n, parse * 1000, compile * 1000, sql * 1000, memory * 1000))
+                print(
+                    String(
+                        format: "PREDSIZE %@ %d terms: parse %.1f ms, compile %.1f ms, SQL %.1f ms, memory %.1f ms",
+                        shape, n, parse * 1000, compile * 1000, sql * 1000, memory * 1000))
             }
         }
     }

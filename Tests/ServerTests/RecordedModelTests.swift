@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSON
 import JSONRPC
 import Model
 import TestSupport
 import Testing
+
 @testable import Server
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The model a store records, read back in its wire form: what `fetchd query --store PATH`
 /// opens an existing store with when no `--model` is given.

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import JSON
 import JSONRPC
 import Server
 import TestSupport
+import Testing
 
 /// protocol.md §1.1: a message may arrive split over any number of reads. Every recorded
 /// transcript's client bytes, and every hostile stream below, must get byte-identical answers
@@ -26,8 +26,9 @@ import TestSupport
 
     /// What a fresh server writes for `bytes` delivered in reads of the given sizes.
     static func answers(_ bytes: [UInt8], reads: [Int], limit: Int = FramingLimits.defaultMaxMessageSize) -> [UInt8] {
-        let session = Session(handler: Server(logger: TranscriptReplay.quietLogger), mode: .auto,
-                              limits: FramingLimits(maxMessageSize: limit), logger: TranscriptReplay.quietLogger)
+        let session = Session(
+            handler: Server(logger: TranscriptReplay.quietLogger), mode: .auto,
+            limits: FramingLimits(maxMessageSize: limit), logger: TranscriptReplay.quietLogger)
         var output: [UInt8] = []
         var offset = 0
         for n in reads {
@@ -71,15 +72,26 @@ import TestSupport
 
     /// Streams whose framing is wrong in some way, each followed by a valid ping.
     static let hostileStreams: [(String, [UInt8])] = [
-        ("a 9,000-byte header line", Array(("Content-Length: 2\r\nX-Pad: " + String(repeating: "p", count: 9000)
-                                            + "\r\n\r\n{}" + lsp(ping)).utf8)),
-        ("a header without its blank line", Array(("Content-Length: 2\r\n" + String(repeating: "X-A: b\r\n", count: 1200)
-                                                  + lsp(ping)).utf8)),
+        (
+            "a 9,000-byte header line",
+            Array(
+                ("Content-Length: 2\r\nX-Pad: " + String(repeating: "p", count: 9000)
+                    + "\r\n\r\n{}" + lsp(ping)).utf8)
+        ),
+        (
+            "a header without its blank line",
+            Array(
+                ("Content-Length: 2\r\n" + String(repeating: "X-A: b\r\n", count: 1200)
+                    + lsp(ping)).utf8)
+        ),
         ("a short Content-Length", Array(("Content-Length: 10\r\n\r\n" + ping + lsp(ping)).utf8)),
         ("a malformed header", Array(("Content-Length: x\r\n\r\n{}" + lsp(ping)).utf8)),
         ("two Content-Lengths", Array(("Content-Length: 1\r\nContent-Length: 2\r\n\r\n{}" + lsp(ping)).utf8)),
         ("an oversized LSP message", Array(("Content-Length: 300000000\r\n\r\n" + lsp(ping)).utf8)),
-        ("a foreign charset", Array(("Content-Length: 2\r\nContent-Type: a; charset=latin1\r\n\r\n{}" + lsp(ping)).utf8)),
+        (
+            "a foreign charset",
+            Array(("Content-Length: 2\r\nContent-Type: a; charset=latin1\r\n\r\n{}" + lsp(ping)).utf8)
+        ),
         ("NDJSON garbage and blank lines", Array(("\n  \r\n{\"a\":\n[1,2\n\r\n" + ping + "\n").utf8)),
         ("NDJSON with CRLF", Array((ping + "\r\n" + ping + "\r\n").utf8)),
         ("a stray first byte", Array(("x" + lsp(ping)).utf8)),

@@ -1,5 +1,5 @@
-import Testing
 import SQLite
+import Testing
 
 /// The prepared-statement cache is bounded: ever new SQL (a client sending ever new
 /// predicates) cannot grow it without end, and statements in use survive a reset of it.

@@ -21,7 +21,7 @@ func fuzzFraming(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var chunks: [Int] = []
     var remaining = bytes.count
     while remaining > 0 {
-        seed = seed &* 6364136223846793005 &+ 1442695040888963407
+        seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         let n = min(remaining, Int(seed >> 59) + 1)
         chunks.append(n)
         remaining -= n

@@ -6,25 +6,31 @@ import Predicates
 /// attribute type and relationships of both kinds: no crash, and a predicate that compiles
 /// yields SQL.
 private let model = ObjectModel(entities: [
-    Entity(name: "Author", attributes: [
-        Attribute(name: "name", type: .string, optional: true),
-        Attribute(name: "age", type: .integer, optional: true),
-        Attribute(name: "rating", type: .double, optional: true),
-        Attribute(name: "active", type: .boolean, optional: true),
-        Attribute(name: "born", type: .date, optional: true),
-        Attribute(name: "code", type: .uuid, optional: true),
-        Attribute(name: "photo", type: .binary, optional: true),
-    ], relationships: [
-        Relationship(name: "books", destination: "Book", toMany: true, inverse: "author"),
-        Relationship(name: "mentor", destination: "Author", toMany: false, inverse: "mentees"),
-        Relationship(name: "mentees", destination: "Author", toMany: true, inverse: "mentor"),
-    ]),
-    Entity(name: "Book", attributes: [
-        Attribute(name: "title", type: .string, optional: true),
-        Attribute(name: "pages", type: .integer, optional: true),
-    ], relationships: [
-        Relationship(name: "author", destination: "Author", toMany: false, inverse: "books"),
-    ]),
+    Entity(
+        name: "Author",
+        attributes: [
+            Attribute(name: "name", type: .string, optional: true),
+            Attribute(name: "age", type: .integer, optional: true),
+            Attribute(name: "rating", type: .double, optional: true),
+            Attribute(name: "active", type: .boolean, optional: true),
+            Attribute(name: "born", type: .date, optional: true),
+            Attribute(name: "code", type: .uuid, optional: true),
+            Attribute(name: "photo", type: .binary, optional: true),
+        ],
+        relationships: [
+            Relationship(name: "books", destination: "Book", toMany: true, inverse: "author"),
+            Relationship(name: "mentor", destination: "Author", toMany: false, inverse: "mentees"),
+            Relationship(name: "mentees", destination: "Author", toMany: true, inverse: "mentor"),
+        ]),
+    Entity(
+        name: "Book",
+        attributes: [
+            Attribute(name: "title", type: .string, optional: true),
+            Attribute(name: "pages", type: .integer, optional: true),
+        ],
+        relationships: [
+            Relationship(name: "author", destination: "Author", toMany: false, inverse: "books")
+        ]),
 ])
 
 @main enum FuzzPredicateMain {

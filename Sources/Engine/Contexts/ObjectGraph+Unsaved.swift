@@ -21,7 +21,13 @@ extension ObjectGraph {
         contexts.compactMap { c in
             var counts = UnsavedChanges(context: c.name, inserted: 0, updated: 0, deleted: 0)
             for change in c.pending.values where change.isEffective {
-                if change.isInsert { counts.inserted += 1 } else if change.isDelete { counts.deleted += 1 } else { counts.updated += 1 }
+                if change.isInsert {
+                    counts.inserted += 1
+                } else if change.isDelete {
+                    counts.deleted += 1
+                } else {
+                    counts.updated += 1
+                }
             }
             return counts.inserted + counts.updated + counts.deleted > 0 ? counts : nil
         }

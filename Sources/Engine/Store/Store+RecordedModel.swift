@@ -9,8 +9,9 @@ extension Store {
         let db: Connection
         do { db = try Connection(path: path) } catch { throw storeError(error, "cannot open \(path)") }
         defer { db.close() }
-        let notAStore = EngineError(.storeError, "\(path) is not a fetchd store (it records no model)",
-                                    [("path", .string(path))])
+        let notAStore = EngineError(
+            .storeError, "\(path) is not a fetchd store (it records no model)",
+            [("path", .string(path))])
         do {
             let s = try db.prepareUncached("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?")
             try s.bind(.text(SchemaNaming.metadataTable), at: 1)

@@ -23,8 +23,9 @@ public struct OpenStoreParams: PlainParams {
 
 public struct OpenStoreResult: RPCResult {
     public static let resultName = "opened"
-    public static let schema = Schema.object([("entities", .array(.string)), ("migrated", .boolean)],
-                                             required: ["entities", "migrated"], closed: true)
+    public static let schema = Schema.object(
+        [("entities", .array(.string)), ("migrated", .boolean)],
+        required: ["entities", "migrated"], closed: true)
     let entities: [String]
     let migrated: Bool
     public var json: JSON { .object(["entities": .array(entities.map(JSON.string)), "migrated": .bool(migrated)]) }

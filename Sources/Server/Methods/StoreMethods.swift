@@ -7,7 +7,7 @@ extension Server {
                 let model = try WireModel.decode(request.model)
                 let store = try state.open(path: request.path, model: model)
                 return OpenStoreResult(entities: model.entities.map(\.name), migrated: store.migrated)
-            },
+            }
         ]
     }
 }
