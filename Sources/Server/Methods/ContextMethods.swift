@@ -15,6 +15,7 @@ extension Server {
                 let context = try p.graph.createContext(p.name, parent: p.parent,
                                                         mergesChangesFromParent: p.mergesChangesFromParent,
                                                         mergePolicy: p.mergePolicy)
+                context.transactionAuthor = p.transactionAuthor
                 return Single(.string(context.name))
             },
             D.insert.handle(in: scope) { p in
