@@ -706,6 +706,11 @@ export class Client extends EventEmitter {
   shutdown(): Promise<number | string | null>;
   close(timeoutMs?: number): Promise<number | string | null>;
   openStore(model: Model, path?: string): Promise<StoreOpenResult>;
+  /** Merges other processes' commits now; their notifications are emitted first. */
+  checkExternalChanges(): Promise<StoreCheckExternalChangesResult>;
+  historyToken(): Promise<StoreHistoryTokenResult>;
+  history(after: number, options?: Omit<StoreHistoryParams, 'after'>): Promise<StoreHistoryResult>;
+  purgeHistory(before: number): Promise<StorePurgeHistoryResult>;
   context(name?: string): Context;
   createContext(name: string, options?: Omit<ContextCreateParams, 'name'>): Promise<Context>;
   controller(context: string | Context, name: string, request: FetchRequest, options?: ControllerOptions): Promise<Controller>;
