@@ -17,9 +17,13 @@ public protocol MessageHandler: AnyObject {
     func checkOutside()
     /// How long the transport waits for input before calling `checkOutside`; nil: for ever.
     var idleIntervalMilliseconds: Int32? { get }
+    /// A descriptor the transport waits on beside its input (while `idleIntervalMilliseconds`
+    /// is set): when it becomes readable, `checkOutside` is called (and reads it).
+    var wakeDescriptor: Int32? { get }
 }
 
 extension MessageHandler {
     public func checkOutside() {}
     public var idleIntervalMilliseconds: Int32? { nil }
+    public var wakeDescriptor: Int32? { nil }
 }

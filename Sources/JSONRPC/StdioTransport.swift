@@ -43,7 +43,8 @@ public struct StdioTransport {
             if !outputClosed, !self.writeAll(frame) { outputClosed = true }
         }
         while true {
-            if let wait = session.handler.idleIntervalMilliseconds, !inputReady(within: wait) {
+            if let wait = session.handler.idleIntervalMilliseconds,
+               !inputReady(within: wait, wake: session.handler.wakeDescriptor) {
                 if interrupted() { return .interrupted }
                 session.idle(emit: emit)
                 if outputClosed { return .outputClosed }
@@ -68,11 +69,14 @@ public struct StdioTransport {
         }
     }
 
-    /// poll(2) on the input: false when `milliseconds` passed (or a signal came) with
-    /// nothing to read; true when a read will not block (data, end of input or an error).
-    private func inputReady(within milliseconds: Int32) -> Bool {
-        var fd = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-        return poll(&fd, 1, milliseconds) > 0
+    /// poll(2) on the input (and `wake`): false when `milliseconds` passed, `wake` became
+    /// readable or a signal came, with nothing to read; true when a read will not block
+    /// (data, end of input or an error).
+    private func inputReady(within milliseconds: Int32, wake: Int32?) -> Bool {
+        var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0)]
+        guard poll(&fds, 2, milliseconds) > 0 else { return false }
+        return fds[0].revents != 0
     }
 
     /// One write(2) per frame; loops only if the kernel takes part of it (a signal, a full pipe).

@@ -37,6 +37,7 @@ public final class Server: MessageHandler {
     public private(set) var exitCode: Int32?
 
     private var observers: [ServerObserver] = []
+    let fileWatches = FileWatchHolder()
     private var closed = false
 
     public init(configuration: Configuration = Configuration(),
@@ -102,7 +103,9 @@ public final class Server: MessageHandler {
 
     public func checkOutside() { mergeWatchedChanges() }
 
-    public var idleIntervalMilliseconds: Int32? { isWatching ? Self.pollMilliseconds : nil }
+    public var idleIntervalMilliseconds: Int32? { idleWait }
+
+    public var wakeDescriptor: Int32? { fileWatch?.descriptor }
 
     func requestExit(_ code: Int32) { exitCode = code }
 

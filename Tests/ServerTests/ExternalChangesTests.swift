@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 import JSON
 import JSONRPC
 import SQLite
@@ -153,12 +156,34 @@ import TestSupport
         #expect(file.idleIntervalMilliseconds == nil)
         let h = Harness(.ndjson, server: file)
         _ = h.send([request(1, "server/ping")])
-        #expect(file.idleIntervalMilliseconds == Server.pollMilliseconds)
+        // inotify wakes the transport; the interval is only the fallback.
+        #expect(file.wakeDescriptor != nil)
+        #expect(file.idleIntervalMilliseconds == Server.fallbackMilliseconds)
         let m = Harness(.ndjson, server: memory)
         _ = m.send([request(1, "server/ping")])
         #expect(memory.idleIntervalMilliseconds == nil)
+        #expect(memory.wakeDescriptor == nil)
         _ = h.send([request(2, "shutdown")])
         #expect(file.idleIntervalMilliseconds == nil)
+        #expect(file.wakeDescriptor == nil)
+    }
+
+    @Test func autoWakesOnAnotherProcesssCommitAndMergesIt() throws {
+        let dir = TempDir()
+        let a = open(dir.file("s.sqlite"), watch: .auto), b = open(dir.file("s.sqlite"))
+        watchController(a)
+        let fd = try #require(a.server.wakeDescriptor)
+        a.session.idle { _ in }  // reads what opening wrote
+        var quiet = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&quiet, 1, 0) == 0)
+        insert(b, "x")
+        var woken = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&woken, 1, 2000) == 1)
+        var idle: [UInt8] = []
+        a.session.idle { idle += $0.contents }
+        #expect(methods(Harness.messages(idle, framing: .ndjson)).last == "store/didChangeExternally")
+        var drained = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&drained, 1, 0) == 0)
     }
 
     @Test func historyTokenHistoryFiltersAndPurge() throws {

@@ -21,7 +21,7 @@ def _spawn(path, watch):
 
 def test_a_watching_client_hears_another_fetchd_and_a_plain_writer(tmp_path):
     path = tmp_path / "shared.sqlite"
-    a = _spawn(path, "poll")
+    a = _spawn(path, "auto")  # inotify wakes it (poll where inotify is missing)
     b = _spawn(path, "off")
     try:
         heard = []
