@@ -37,7 +37,7 @@ public final class Server: MessageHandler {
     public private(set) var exitCode: Int32?
 
     private var observers: [ServerObserver] = []
-    let fileWatches = FileWatchHolder()
+    let watchState = WatchState()
     private var closed = false
 
     public init(configuration: Configuration = Configuration(),

@@ -15,14 +15,17 @@ public enum WatchMode: String, CaseIterable, Sendable {
     case auto
 }
 
-/// The inotify wake-up of the open store's files, made once per opened graph.
-final class FileWatchHolder {
+/// What watching keeps between checks: the inotify wake-up of the open store's files (made
+/// once per opened graph), the rechecks after a wake, a merge owed since `store/open`.
+final class WatchState {
     private weak var graph: ObjectGraph?
     private var watch: StoreFileWatch?
     /// Short checks still to make after a write event found nothing committed yet: a writer
     /// appends to the `-wal` before it publishes the commit in the shared index (which
     /// inotify does not see), so the commit may show a moment after the event.
     var rechecks = 0
+    /// `store/open` was given a `historyToken`: the next check merges without waiting for a commit.
+    var mergeOwed = false
 
     /// The watch of `graph`'s file (made on first use; nil where inotify is unavailable).
     func watch(for graph: ObjectGraph) -> StoreFileWatch? {
@@ -48,13 +51,13 @@ extension Server {
     var idleWait: Int32? {
         guard isWatching else { return nil }
         if fileWatch == nil { return Self.pollMilliseconds }
-        return fileWatches.rechecks > 0 ? Self.recheckMilliseconds : Self.fallbackMilliseconds
+        return watchState.rechecks > 0 ? Self.recheckMilliseconds : Self.fallbackMilliseconds
     }
 
     /// The inotify descriptor the transport waits on beside its input (`--watch auto`).
     var fileWatch: StoreFileWatch? {
         guard configuration.watch == .auto, isWatching, let graph = contexts.graph else { return nil }
-        return fileWatches.watch(for: graph)
+        return watchState.watch(for: graph)
     }
 
     /// Whether the open store is watched now. Nothing is sent before the first request was
@@ -75,13 +78,14 @@ extension Server {
         guard isWatching, let graph = contexts.graph else { return }
         let woken = fileWatch?.drain() ?? false
         do {
-            if try graph.hasExternalChanges() {
+            if try watchState.mergeOwed || graph.hasExternalChanges() {
+                watchState.mergeOwed = false
                 try mergeExternalChanges(graph)
-                fileWatches.rechecks = 0
+                watchState.rechecks = 0
             } else if woken {
-                fileWatches.rechecks = Self.rechecksAfterWake
-            } else if fileWatches.rechecks > 0 {
-                fileWatches.rechecks -= 1
+                watchState.rechecks = Self.rechecksAfterWake
+            } else if watchState.rechecks > 0 {
+                watchState.rechecks -= 1
             }
         } catch {
             logger.warning("merging external changes failed: \(error)")

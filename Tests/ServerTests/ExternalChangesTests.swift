@@ -228,4 +228,34 @@ import TestSupport
         // A had not merged token 2 when it was purged: only 3 and 4 reach it (protocol.md §5).
         #expect(merged.last?["result"] == ["merged": 2, "token": 4])
     }
+
+    @Test func storeOpenWithAHistoryTokenAnnouncesWhatHappenedSince() throws {
+        let dir = TempDir()
+        let first = open(dir.file("s.sqlite"))
+        _ = first.send([request(2, "context/create", ["name": "app", "transactionAuthor": "app"])])
+        insert(first, "before", context: "app")
+        let token = first.send([request(3, "store/historyToken")])[0]["result"]?["token"]
+        insert(first, "after", context: "app")
+        first.server.close()
+
+        // Watching: the merge owed is written before the first answer after the open.
+        let h = Harness(.ndjson, server: Server(configuration: .init(watch: .poll)))
+        _ = h.send([request(1, "store/open", ["path": .string(dir.file("s.sqlite")), "model": Self.model,
+                                              "historyToken": token ?? .null])])
+        let out = h.send([request(2, "server/ping")])
+        #expect(methods(out) == ["store/didChangeExternally", "response"])
+        let ts = out[0]["params"]?["transactions"]?.arrayValue ?? []
+        #expect(ts.map { $0["author"] } == ["app"])
+        #expect(ts.first?["changes"] == [["entity": "Note", "id": "Note/2", "type": "insert"]])
+        #expect(methods(h.send([request(3, "server/ping")])) == ["response"])
+
+        // Not watching: store/checkExternalChanges takes them; without a token nothing is owed.
+        let off = open(dir.file("s.sqlite"))
+        #expect(off.send([request(2, "store/checkExternalChanges")])[0]["result"]?["merged"] == 0)
+        let resumed = Harness(.ndjson, server: Server(configuration: .init(watch: .off)))
+        _ = resumed.send([request(1, "store/open", ["path": .string(dir.file("s.sqlite")), "model": Self.model,
+                                                    "historyToken": 0])])
+        let merged = resumed.send([request(2, "store/checkExternalChanges")])
+        #expect(merged.last?["result"]?["merged"] == 2)
+    }
 }

@@ -139,6 +139,8 @@ export interface StoreOpenParams {
   /** The SQLite file; ":memory:" by default. */
   path?: string;
   model: Model;
+  /** Merging of other processes' commits continues after this token (one saved before a restart). */
+  historyToken?: number;
 }
 export interface StoreOpenResult {
   entities: string[];
@@ -705,7 +707,7 @@ export class Client extends EventEmitter {
   /** `shutdown` then `exit`; resolves to the exit code when we spawned the process. */
   shutdown(): Promise<number | string | null>;
   close(timeoutMs?: number): Promise<number | string | null>;
-  openStore(model: Model, path?: string): Promise<StoreOpenResult>;
+  openStore(model: Model, path?: string, options?: { historyToken?: number }): Promise<StoreOpenResult>;
   /** Merges other processes' commits now; their notifications are emitted first. */
   checkExternalChanges(): Promise<StoreCheckExternalChangesResult>;
   historyToken(): Promise<StoreHistoryTokenResult>;

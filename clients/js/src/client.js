@@ -137,8 +137,9 @@ export class Client extends EventEmitter {
   }
 
   // -- store, contexts, controllers ----------------------------------------------------------
-  openStore(model, path) {
-    return this.request(...wire('store/open', { model, path }));
+  /** store/open. options: {historyToken} (merging resumes after it, protocol.md §5). */
+  openStore(model, path, { historyToken } = {}) {
+    return this.request(...wire('store/open', { model, path, historyToken }));
   }
 
   context(name = 'main') {

@@ -163,8 +163,9 @@ class AsyncClient(AsyncMethods):
         return seen[0]
 
     # -- handles --------------------------------------------------------------------------
-    async def open_store(self, model: Model, path: Optional[str] = None) -> StoreOpenResult:
-        return await self.store_open(model, path=path)
+    async def open_store(self, model: Model, path: Optional[str] = None,
+                         history_token: Optional[int] = None) -> StoreOpenResult:
+        return await self.store_open(model, path=path, history_token=history_token)
 
     def context(self, name: str = "main") -> "AsyncContext":
         return AsyncContext(self, name)

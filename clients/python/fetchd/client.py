@@ -200,9 +200,11 @@ class Client(SyncMethods):
         self.close()
 
     # -- handles --------------------------------------------------------------------------
-    def open_store(self, model: Model, path: Optional[str] = None) -> StoreOpenResult:
-        """``store/open`` (as ``store_open``); the context "main" exists afterwards."""
-        return self.store_open(model, path=path)
+    def open_store(self, model: Model, path: Optional[str] = None,
+                   history_token: Optional[int] = None) -> StoreOpenResult:
+        """``store/open`` (as ``store_open``); the context "main" exists afterwards.
+        ``history_token``: merging resumes after it (protocol.md §5)."""
+        return self.store_open(model, path=path, history_token=history_token)
 
     def context(self, name: str = "main") -> Context:
         """A handle on an existing context (no request is sent)."""

@@ -123,15 +123,18 @@ class Calls:
         return Call("server/echo", params)
 
     @staticmethod
-    def store_open(model: Model, *, path: Optional[str] = None) -> Call[StoreOpenResult]:
+    def store_open(model: Model, *, path: Optional[str] = None, history_token: Optional[int] = None) -> Call[StoreOpenResult]:
         """Opens (or creates, or migrates) the SQLite store for a model; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
+        history_token: Merging of other processes' commits continues after this token (one saved before a restart).
         """
         params: Dict[str, Any] = {}
         params["model"] = model
         if path is not None:
             params["path"] = path
+        if history_token is not None:
+            params["historyToken"] = history_token
         return Call("store/open", params)
 
     @staticmethod
@@ -456,12 +459,13 @@ class SyncMethods:
         """
         return self.call(Calls.server_echo(value))
 
-    def store_open(self, model: Model, *, path: Optional[str] = None) -> StoreOpenResult:
+    def store_open(self, model: Model, *, path: Optional[str] = None, history_token: Optional[int] = None) -> StoreOpenResult:
         """Opens (or creates, or migrates) the SQLite store for a model; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
+        history_token: Merging of other processes' commits continues after this token (one saved before a restart).
         """
-        return self.call(Calls.store_open(model, path=path))
+        return self.call(Calls.store_open(model, path=path, history_token=history_token))
 
     def store_check_external_changes(self) -> StoreCheckExternalChangesResult:
         """Merges now what other processes committed since the last merge; their notifications come first. (``store/checkExternalChanges``)"""
@@ -674,12 +678,13 @@ class AsyncMethods:
         """
         return await self.call(Calls.server_echo(value))
 
-    async def store_open(self, model: Model, *, path: Optional[str] = None) -> StoreOpenResult:
+    async def store_open(self, model: Model, *, path: Optional[str] = None, history_token: Optional[int] = None) -> StoreOpenResult:
         """Opens (or creates, or migrates) the SQLite store for a model; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
+        history_token: Merging of other processes' commits continues after this token (one saved before a restart).
         """
-        return await self.call(Calls.store_open(model, path=path))
+        return await self.call(Calls.store_open(model, path=path, history_token=history_token))
 
     async def store_check_external_changes(self) -> StoreCheckExternalChangesResult:
         """Merges now what other processes committed since the last merge; their notifications come first. (``store/checkExternalChanges``)"""

@@ -178,6 +178,7 @@ class _StoreOpenParamsRequired(TypedDict):
 class StoreOpenParams(_StoreOpenParamsRequired, total=False):
     """Params of store/open."""
     path: str
+    historyToken: int
 
 
 class StoreOpenResult(TypedDict):
