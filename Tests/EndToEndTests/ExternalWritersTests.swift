@@ -104,24 +104,29 @@ import JSON
             switch (roll, seeded.int(3)) {
             case (0..<2, 0):
                 // A's own save: notified as a request's cycle, never as external.
-                let o = try a.request("context/insert", #"{"context":"main","entity":"Note","values":{"title":"\#(title)"}}"#)
+                let o = try a.request("context/insert",
+                                      #"{"context":"main","entity":"Note","values":{"title":"\#(title)"}}"#)
                 _ = try a.request("context/save", #"{"context":"main"}"#)
                 live.append(Int64(o["object"]?["id"]?.stringValue?.split(separator: "/").last ?? "0") ?? 0)
                 wrote(try a.token(), external: false)
             case (0..<2, 1):
-                let o = try b.request("context/insert", #"{"context":"main","entity":"Note","values":{"title":"\#(title)","rank":\#(rank)}}"#)
+                let values = #"{"title":"\#(title)","rank":\#(rank)}"#
+                let o = try b.request("context/insert", #"{"context":"main","entity":"Note","values":\#(values)}"#)
                 _ = try b.request("context/save", #"{"context":"main"}"#)
                 live.append(Int64(o["object"]?["id"]?.stringValue?.split(separator: "/").last ?? "0") ?? 0)
                 wrote(try b.token())
             case (0..<2, _):
-                let (token, row) = try Self.plainWrite(path, "INSERT INTO Note (title, rank) VALUES (?, ?)", [title, rank])
+                let (token, row) = try Self.plainWrite(path, "INSERT INTO Note (title, rank) VALUES (?, ?)",
+                                                       [title, rank])
                 live.append(row)
                 wrote(token)
             case (2..<4, _):
-                let (token, _) = try Self.plainWrite(path, "UPDATE Note SET rank = ? WHERE _pk = ?", [rank, "\(target)"])
+                let (token, _) = try Self.plainWrite(path, "UPDATE Note SET rank = ? WHERE _pk = ?",
+                                                     [rank, "\(target)"])
                 wrote(token)
             case (4, _):
-                _ = try b.request("context/update", #"{"context":"main","id":"Note/\#(target)","values":{"title":"\#(title)"}}"#)
+                _ = try b.request("context/update",
+                                  #"{"context":"main","id":"Note/\#(target)","values":{"title":"\#(title)"}}"#)
                 _ = try b.request("context/save", #"{"context":"main"}"#)
                 wrote(try b.token())
             default:
@@ -131,7 +136,7 @@ import JSON
             }
             // A quiescent point: the watcher merges before reading its next message; every
             // third cycle asks explicitly instead (nothing is left to merge when watching).
-            if cycle % 3 == 0 { _ = try a.request("store/checkExternalChanges") } else { _ = try a.request("server/ping") }
+            _ = try a.request(cycle % 3 == 0 ? "store/checkExternalChanges" : "server/ping")
             var batch: [(method: String, params: JSON)] = []
             for n in a.pending {
                 switch n.method {

@@ -51,7 +51,8 @@ public struct HistoryParams: RPCParams {
         .required("after", .integer, "A token: transactions after it (0: from the start)."),
         .optional("limit", .integer, "At most this many transactions (100 by default)."),
         .optional("authors", .array(.string), "Only transactions of these transaction authors."),
-        .optional("entities", .array(.string), "Only changes of these entities (transactions without any are left out)."),
+        .optional("entities", .array(.string),
+                  "Only changes of these entities (transactions without any are left out)."),
     ]
     let graph: ObjectGraph
     let after: Int64
