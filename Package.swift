@@ -8,12 +8,14 @@ import PackageDescription
 
 /// The transport's hot path (one message at a time, single-threaded) skips the runtime
 /// exclusivity checks in release builds: they cost about 5% of a trivial request.
-let transportRelease: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+let transportRelease: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+]
 
 let package = Package(
     name: "fetchd",
     products: [
-        .executable(name: "fetchd", targets: ["fetchd"]),
+        .executable(name: "fetchd", targets: ["fetchd"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -21,36 +23,47 @@ let package = Package(
     ],
     targets: [
         // System libraries.
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson",
-                       providers: [.apt(["libjansson-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"])]),
 
         // Transport side.
         .target(name: "JSON", dependencies: ["CJansson"], path: "Sources/JSON", swiftSettings: transportRelease),
-        .target(name: "JSONRPC", dependencies: ["JSON", .product(name: "Logging", package: "swift-log")],
-                path: "Sources/JSONRPC", swiftSettings: transportRelease),
+        .target(
+            name: "JSONRPC", dependencies: ["JSON", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/JSONRPC", swiftSettings: transportRelease),
 
         // Engine side.
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Sources/SQLite"),
         .target(name: "Model", path: "Sources/Engine/Model"),
         .target(name: "Predicates", dependencies: ["Model", "SQLite"], path: "Sources/Engine/Predicates"),
         .target(name: "Store", dependencies: ["Model", "SQLite", "Predicates"], path: "Sources/Engine/Store"),
-        .target(name: "Contexts", dependencies: ["Model", "Predicates", "Store"],
-                path: "Sources/Engine/Contexts"),
-        .target(name: "Controllers", dependencies: ["Model", "Predicates", "Contexts"],
-                path: "Sources/Engine/Controllers"),
+        .target(
+            name: "Contexts", dependencies: ["Model", "Predicates", "Store"],
+            path: "Sources/Engine/Contexts"),
+        .target(
+            name: "Controllers", dependencies: ["Model", "Predicates", "Contexts"],
+            path: "Sources/Engine/Controllers"),
 
         // The translation between the two sides, and the executable.
-        .target(name: "Server",
-                dependencies: ["JSON", "JSONRPC", "Model", "Predicates", "Store", "Contexts", "Controllers",
-                               .product(name: "Logging", package: "swift-log")],
-                path: "Sources/Server", swiftSettings: transportRelease),
-        .executableTarget(name: "fetchd",
-                          dependencies: ["Server", "JSONRPC",
-                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                                         .product(name: "Logging", package: "swift-log")],
-                          path: "Sources/fetchd"),
+        .target(
+            name: "Server",
+            dependencies: [
+                "JSON", "JSONRPC", "Model", "Predicates", "Store", "Contexts", "Controllers",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Server", swiftSettings: transportRelease),
+        .executableTarget(
+            name: "fetchd",
+            dependencies: [
+                "Server", "JSONRPC",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/fetchd"),
 
         // Tests mirror the modules.
         // Helpers every test target may use (a seeded generator, scratch directories).
@@ -58,14 +71,21 @@ let package = Package(
         .testTarget(name: "ModelTests", dependencies: ["Model"], path: "Tests/ModelTests"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], path: "Tests/JSONTests"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], path: "Tests/JSONRPCTests"),
-        .testTarget(name: "PredicatesTests", dependencies: ["TestSupport", "Predicates", "Model", "SQLite"],
-                    path: "Tests/PredicatesTests"),
-        .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "Model", "SQLite"], path: "Tests/StoreTests"),
-        .testTarget(name: "ContextsTests", dependencies: ["TestSupport", "Contexts", "Store", "Model", "Predicates"],
-                    path: "Tests/ContextsTests"),
-        .testTarget(name: "ControllersTests", dependencies: ["TestSupport", "Controllers", "Contexts", "Store", "Model", "Predicates"],
-                    path: "Tests/ControllersTests"),
-        .testTarget(name: "ServerTests", dependencies: ["TestSupport", "Server", "JSON", "JSONRPC", "SQLite"], path: "Tests/ServerTests"),
+        .testTarget(
+            name: "PredicatesTests", dependencies: ["TestSupport", "Predicates", "Model", "SQLite"],
+            path: "Tests/PredicatesTests"),
+        .testTarget(
+            name: "StoreTests", dependencies: ["TestSupport", "Store", "Model", "SQLite"], path: "Tests/StoreTests"),
+        .testTarget(
+            name: "ContextsTests", dependencies: ["TestSupport", "Contexts", "Store", "Model", "Predicates"],
+            path: "Tests/ContextsTests"),
+        .testTarget(
+            name: "ControllersTests",
+            dependencies: ["TestSupport", "Controllers", "Contexts", "Store", "Model", "Predicates"],
+            path: "Tests/ControllersTests"),
+        .testTarget(
+            name: "ServerTests", dependencies: ["TestSupport", "Server", "JSON", "JSONRPC", "SQLite"],
+            path: "Tests/ServerTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "JSON"], path: "Tests/EndToEndTests"),
     ]
 )

@@ -8,10 +8,10 @@ import PackageDescription
 let package = Package(
     name: "fetchd-benchmarks",
     products: [
-        .executable(name: "grdb-baseline", targets: ["GRDBBaseline"]),
+        .executable(name: "grdb-baseline", targets: ["GRDBBaseline"])
     ],
     dependencies: [
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0")
     ],
     targets: [
         .executableTarget(
@@ -20,6 +20,6 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
-            path: "Sources/GRDBBaseline"),
+            path: "Sources/GRDBBaseline")
     ]
 )

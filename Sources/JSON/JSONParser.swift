@@ -28,9 +28,13 @@ extension JSON {
         let flags = Int(JSON_DECODE_ANY | JSON_ALLOW_NUL)
         let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
         // jansson wants a non-null pointer even for an empty buffer.
-        guard let root = withUnsafePointer(to: CChar(0), { empty in
-            json_loadb(base ?? empty, bytes.count, flags, &error)
-        }) else {
+        guard
+            let root = withUnsafePointer(
+                to: CChar(0),
+                { empty in
+                    json_loadb(base ?? empty, bytes.count, flags, &error)
+                })
+        else {
             throw JSONParseError(jansson: &error)
         }
         defer { json_decref(root) }

@@ -45,10 +45,13 @@ public struct JSONWriter {
     }
 
     public mutating func write(integer: Int64) {
-        if integer == 0 { bytes.append(UInt8(ascii: "0")); return }
+        if integer == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
         // Magnitude as unsigned so Int64.min needs no special case.
         var magnitude = integer.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes >= 20 digits
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // 24 bytes >= 20 digits
         withUnsafeMutableBytes(of: &digits) { buffer in
             var i = buffer.count
             while magnitude > 0 {
@@ -64,7 +67,10 @@ public struct JSONWriter {
     /// The shortest decimal text that reads back as the same double. JSON has no NaN or
     /// infinity; they are written as `null` (documented in protocol.md).
     public mutating func write(double: Double) {
-        guard double.isFinite else { writeRaw("null"); return }
+        guard double.isFinite else {
+            writeRaw("null")
+            return
+        }
         var text = double.description
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
@@ -74,7 +80,8 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
         string.withUTF8 { utf8 in
             var runStart = 0
-            for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for (i, byte) in utf8.enumerated()
+            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
                 appendEscape(byte)
                 runStart = i + 1

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A problem with the byte stream itself, found before any JSON is parsed.
@@ -111,7 +111,7 @@ public struct FrameDecoder {
                 let range = trimmedLine(start, newline)
                 start = newline + 1
                 scan = start
-                guard let range else { continue }  // blank line
+                guard let range else { continue } // blank line
                 if range.count > limits.maxMessageSize {
                     return .error(.tooLarge(size: nil, limit: limits.maxMessageSize))
                 }
@@ -133,7 +133,8 @@ public struct FrameDecoder {
                     if buffer.count - start > FramingLimits.maxHeaderSize {
                         start = buffer.count
                         state = .resync
-                        return .error(.malformedHeader("no blank line within \(FramingLimits.maxHeaderSize) bytes of header"))
+                        return .error(
+                            .malformedHeader("no blank line within \(FramingLimits.maxHeaderSize) bytes of header"))
                     }
                     return nil
                 }
@@ -163,7 +164,7 @@ public struct FrameDecoder {
                 scan = start
                 state = .header
                 if let badCharset { return .error(.unsupportedCharset(badCharset)) }
-                if length == 0 { continue }  // nothing to answer; as sourcekit-lsp, skip it
+                if length == 0 { continue } // nothing to answer; as sourcekit-lsp, skip it
                 return .message(Array(buffer[body]))
 
             case .discard(let remaining):
@@ -261,7 +262,8 @@ public struct FrameDecoder {
             switch name {
             case "content-length":
                 guard !value.isEmpty, value.count <= 18, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                      let n = Int(value) else {
+                    let n = Int(value)
+                else {
                     return .failure(.malformedHeader("Content-Length is not a decimal byte count: \(quoted(value))"))
                 }
                 if let length, length != n {

@@ -32,32 +32,41 @@ extension RPCError {
 
     /// Not JSON (or JSON fetchd cannot represent, such as an integer beyond 64 bits).
     public static func parseError(_ reason: String, _ extra: [(String, JSON)] = []) -> RPCError {
-        RPCError(code: parseErrorCode, message: "Parse error",
-                 data: .object(JSONObject([("kind", "parseError"), ("reason", .string(reason))] + extra)))
+        RPCError(
+            code: parseErrorCode, message: "Parse error",
+            data: .object(JSONObject([("kind", "parseError"), ("reason", .string(reason))] + extra)))
     }
 
     /// JSON, but not a valid Request object.
-    public static func invalidRequest(_ reason: String, kind: String = "invalidRequest",
-                                      _ extra: [(String, JSON)] = []) -> RPCError {
-        RPCError(code: invalidRequestCode, message: "Invalid Request",
-                 data: .object(JSONObject([("kind", .string(kind)), ("reason", .string(reason))] + extra)))
+    public static func invalidRequest(
+        _ reason: String, kind: String = "invalidRequest",
+        _ extra: [(String, JSON)] = []
+    ) -> RPCError {
+        RPCError(
+            code: invalidRequestCode, message: "Invalid Request",
+            data: .object(JSONObject([("kind", .string(kind)), ("reason", .string(reason))] + extra)))
     }
 
     public static func methodNotFound(_ method: String) -> RPCError {
-        RPCError(code: methodNotFoundCode, message: "Method not found",
-                 data: ["kind": "methodNotFound", "method": .string(method)])
+        RPCError(
+            code: methodNotFoundCode, message: "Method not found",
+            data: ["kind": "methodNotFound", "method": .string(method)])
     }
 
     /// A parameter is missing or has the wrong type. `param` is its path (`request.entity`).
     public static func invalidParams(param: String, expected: String, got: String) -> RPCError {
-        RPCError(code: invalidParamsCode, message: "Invalid params",
-                 data: ["kind": "invalidParams", "param": .string(param),
-                        "expected": .string(expected), "got": .string(got)])
+        RPCError(
+            code: invalidParamsCode, message: "Invalid params",
+            data: [
+                "kind": "invalidParams", "param": .string(param),
+                "expected": .string(expected), "got": .string(got),
+            ])
     }
 
     public static func internalError(_ reason: String) -> RPCError {
-        RPCError(code: internalErrorCode, message: "Internal error",
-                 data: ["kind": "internal", "reason": .string(reason)])
+        RPCError(
+            code: internalErrorCode, message: "Internal error",
+            data: ["kind": "internal", "reason": .string(reason)])
     }
 }
 
@@ -72,8 +81,9 @@ extension RPCError {
         case .tooLarge(let size, let limit):
             var extra: [(String, JSON)] = [("limit", .integer(Int64(limit)))]
             if let size { extra.insert(("size", .integer(Int64(size))), at: 0) }
-            self = .invalidRequest("message larger than the \(limit)-byte limit (--max-message-size)",
-                                   kind: "messageTooLarge", extra)
+            self = .invalidRequest(
+                "message larger than the \(limit)-byte limit (--max-message-size)",
+                kind: "messageTooLarge", extra)
         }
     }
 }

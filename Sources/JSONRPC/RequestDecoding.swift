@@ -20,8 +20,9 @@ extension IncomingMessage {
         var id: RequestID?
         if let rawID = object["id"] {
             guard let valid = RequestID(rawID) else {
-                self = .invalid(.invalidRequest("\"id\" must be a string, a number or null, not \(rawID.typeName)"),
-                                id: .null)
+                self = .invalid(
+                    .invalidRequest("\"id\" must be a string, a number or null, not \(rawID.typeName)"),
+                    id: .null)
                 return
             }
             id = valid
@@ -45,8 +46,9 @@ extension IncomingMessage {
         case .object(let o)?: params = .byName(o)
         case .array(let a)?: params = .byPosition(a)
         case let other?:
-            self = .invalid(.invalidRequest("\"params\" must be an object or an array, not \(other.typeName)"),
-                            id: id ?? .null)
+            self = .invalid(
+                .invalidRequest("\"params\" must be an object or an array, not \(other.typeName)"),
+                id: id ?? .null)
             return
         }
         self = .request(Request(method: method, params: params, id: id))

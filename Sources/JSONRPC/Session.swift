@@ -9,8 +9,10 @@ public final class Session {
     private var decoder: FrameDecoder
     private var logger: Logger
 
-    public init(handler: MessageHandler, mode: FramingMode = .auto, limits: FramingLimits = FramingLimits(),
-                logger: Logger = Logger(label: "fetchd.jsonrpc")) {
+    public init(
+        handler: MessageHandler, mode: FramingMode = .auto, limits: FramingLimits = FramingLimits(),
+        logger: Logger = Logger(label: "fetchd.jsonrpc")
+    ) {
         self.handler = handler
         self.decoder = FrameDecoder(mode: mode, limits: limits)
         self.logger = logger
@@ -90,10 +92,18 @@ public final class Session {
             json = try JSON.parse(bytes)
         } catch {
             logger.debug("parse error: \(error)")
-            return [.response(Response(id: .null, outcome: .failure(.parseError(error.reason, [
-                ("line", .integer(Int64(error.line))), ("column", .integer(Int64(error.column))),
-                ("position", .integer(Int64(error.position))),
-            ]))))]
+            return [
+                .response(
+                    Response(
+                        id: .null,
+                        outcome: .failure(
+                            .parseError(
+                                error.reason,
+                                [
+                                    ("line", .integer(Int64(error.line))), ("column", .integer(Int64(error.column))),
+                                    ("position", .integer(Int64(error.position))),
+                                ]))))
+            ]
         }
         switch json {
         case .array(let elements):
@@ -120,7 +130,9 @@ public final class Session {
         case .invalid(let error, let id):
             return Response(id: id, outcome: .failure(error))
         case .response(let id):
-            logger.notice("dropped a response from the client (id \(id.map { "\($0.json)" } ?? "none")): fetchd sends no requests")
+            logger.notice(
+                "dropped a response from the client (id \(id.map { "\($0.json)" } ?? "none")): fetchd sends no requests"
+            )
             return nil
         case .request(let request):
             // After `exit`, the rest of a batch is not run.

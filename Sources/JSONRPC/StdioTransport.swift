@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs a Session over file descriptors: large blocking reads, each frame out in one write(2).
 /// Single-threaded on purpose: same input bytes, same output bytes.
@@ -26,8 +27,10 @@ public struct StdioTransport {
     public var readSize: Int
     private var logger: Logger
 
-    public init(input: Int32, output: Int32, interrupted: @escaping () -> Bool = { false }, readSize: Int = 1 << 20,
-                logger: Logger = Logger(label: "fetchd.transport")) {
+    public init(
+        input: Int32, output: Int32, interrupted: @escaping () -> Bool = { false }, readSize: Int = 1 << 20,
+        logger: Logger = Logger(label: "fetchd.transport")
+    ) {
         self.input = input
         self.output = output
         self.interrupted = interrupted
@@ -44,7 +47,8 @@ public struct StdioTransport {
         }
         while true {
             if let wait = session.handler.idleIntervalMilliseconds,
-               !inputReady(within: wait, wake: session.handler.wakeDescriptor) {
+                !inputReady(within: wait, wake: session.handler.wakeDescriptor)
+            {
                 if interrupted() { return .interrupted }
                 session.idle(emit: emit)
                 if outputClosed { return .outputClosed }
@@ -73,8 +77,10 @@ public struct StdioTransport {
     /// readable or a signal came, with nothing to read; true when a read will not block
     /// (data, end of input or an error).
     private func inputReady(within milliseconds: Int32, wake: Int32?) -> Bool {
-        var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0),
+        ]
         guard poll(&fds, 2, milliseconds) > 0 else { return false }
         return fds[0].revents != 0
     }

@@ -62,7 +62,8 @@ public struct Transcript: Sendable {
             case ("send", .object), ("send", .array): steps.append((lineNumber, .send(value.serialized)))
             case ("sendBytes", .string(let raw)): steps.append((lineNumber, .sendBytes(Array(raw.utf8))))
             case ("expect", .object), ("expect", .array): steps.append((lineNumber, .expect(value)))
-            case ("exitCode", .integer(let code)): steps.append((lineNumber, .exitCode(Int32(truncatingIfNeeded: code))))
+            case ("exitCode", .integer(let code)):
+                steps.append((lineNumber, .exitCode(Int32(truncatingIfNeeded: code))))
             case ("comment", _): continue
             default:
                 throw FormatError(line: lineNumber, reason: "unknown or mistyped member \"\(key)\"")

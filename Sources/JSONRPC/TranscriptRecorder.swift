@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSON
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes the session a Session serves as a transcript (`fetchd --record FILE`): what the
 /// client sent as `send`, what fetchd wrote as `expect`, one line each, as it happens.
@@ -29,29 +30,53 @@ public final class TranscriptRecorder {
             case .error(let error):
                 let header = session.rejectedHeader
                 if !header.isEmpty {
-                    line { $0.writeRaw("{\"sendBytes\":"); $0.write(string: String(decoding: header, as: UTF8.self)); $0.writeRaw("}") }
+                    line {
+                        $0.writeRaw("{\"sendBytes\":")
+                        $0.write(string: String(decoding: header, as: UTF8.self))
+                        $0.writeRaw("}")
+                    }
                 } else {
-                    line { $0.writeRaw("{\"comment\":"); $0.write(string: "framing error: \(error)"); $0.writeRaw("}") }
+                    line {
+                        $0.writeRaw("{\"comment\":")
+                        $0.write(string: "framing error: \(error)")
+                        $0.writeRaw("}")
+                    }
                 }
             }
         }
         session.onWrite = { [unowned self] frame, framing in
             let body = framing == .ndjson ? frame.contents.dropLast() : frame.contents.drop { $0 != 0x7B && $0 != 0x5B }
-            line { $0.writeRaw("{\"expect\":"); $0.bytes += body; $0.writeRaw("}") }
+            line {
+                $0.writeRaw("{\"expect\":")
+                $0.bytes += body
+                $0.writeRaw("}")
+            }
         }
     }
 
     public func recordExit(_ code: Int32) {
-        line { $0.writeRaw("{\"exitCode\":"); $0.write(integer: Int64(code)); $0.writeRaw("}") }
+        line {
+            $0.writeRaw("{\"exitCode\":")
+            $0.write(integer: Int64(code))
+            $0.writeRaw("}")
+        }
     }
 
     private func writeFramingOnce(_ session: Session) {
         guard !wroteFraming, let framing = session.framing else { return }
         wroteFraming = true
-        line { $0.writeRaw("{\"framing\":"); $0.write(string: framing.rawValue); $0.writeRaw("}") }
+        line {
+            $0.writeRaw("{\"framing\":")
+            $0.write(string: framing.rawValue)
+            $0.writeRaw("}")
+        }
         let limit = session.limits.maxMessageSize
         if limit != FramingLimits.defaultMaxMessageSize {
-            line { $0.writeRaw("{\"maxMessageSize\":"); $0.write(integer: Int64(limit)); $0.writeRaw("}") }
+            line {
+                $0.writeRaw("{\"maxMessageSize\":")
+                $0.write(integer: Int64(limit))
+                $0.writeRaw("}")
+            }
         }
     }
 
@@ -59,10 +84,20 @@ public final class TranscriptRecorder {
     /// fetchd's own formatting); otherwise (not JSON, a bare scalar, spaces, escapes, duplicate
     /// keys ...) as its verbatim text, so a replay sends the very same bytes.
     private func recordSend(_ bytes: [UInt8]) {
-        if let json = try? JSON.parse(bytes), json.objectValue != nil || json.arrayValue != nil, json.serialized == bytes {
-            line { $0.writeRaw("{\"send\":"); $0.bytes += bytes; $0.writeRaw("}") }
+        if let json = try? JSON.parse(bytes), json.objectValue != nil || json.arrayValue != nil,
+            json.serialized == bytes
+        {
+            line {
+                $0.writeRaw("{\"send\":")
+                $0.bytes += bytes
+                $0.writeRaw("}")
+            }
         } else {
-            line { $0.writeRaw("{\"send\":"); $0.write(string: String(decoding: bytes, as: UTF8.self)); $0.writeRaw("}") }
+            line {
+                $0.writeRaw("{\"send\":")
+                $0.write(string: String(decoding: bytes, as: UTF8.self))
+                $0.writeRaw("}")
+            }
         }
     }
 

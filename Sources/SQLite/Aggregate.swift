@@ -19,16 +19,23 @@ private final class StateHolder {
 
 extension Connection {
     /// Registers a deterministic aggregate SQL function; `make` creates the state of each group.
-    public func createAggregate(_ name: String, arity: Int32,
-                                _ make: @escaping () -> any SQLAggregateState) throws(SQLiteError) {
+    public func createAggregate(
+        _ name: String, arity: Int32,
+        _ make: @escaping () -> any SQLAggregateState
+    ) throws(SQLiteError) {
         let box = AggregateBox(make)
         retained.append(box)
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
         let rc = sqlite3_create_function_v2(
             handle, name, arity, flags, Unmanaged.passUnretained(box).toOpaque(), nil,
             { ctx, argc, argv in
-                guard let slot = sqlite3_aggregate_context(ctx, Int32(MemoryLayout<UnsafeMutableRawPointer?>.size))?
-                    .assumingMemoryBound(to: UnsafeMutableRawPointer?.self) else { sqlite3_result_error_nomem(ctx); return }
+                guard
+                    let slot = sqlite3_aggregate_context(ctx, Int32(MemoryLayout<UnsafeMutableRawPointer?>.size))?
+                        .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+                else {
+                    sqlite3_result_error_nomem(ctx)
+                    return
+                }
                 if slot.pointee == nil {
                     let box = Unmanaged<AggregateBox>.fromOpaque(sqlite3_user_data(ctx)).takeUnretainedValue()
                     slot.pointee = Unmanaged.passRetained(StateHolder(box.make())).toOpaque()

@@ -112,7 +112,9 @@ private final class CollationBox {
 
 extension Connection {
     /// Registers a deterministic scalar SQL function. `arity` -1 accepts any count.
-    public func createFunction(_ name: String, arity: Int32, _ body: @escaping ([SQLValue]) -> SQLValue) throws(SQLiteError) {
+    public func createFunction(_ name: String, arity: Int32, _ body: @escaping ([SQLValue]) -> SQLValue)
+        throws(SQLiteError)
+    {
         let box = FunctionBox(body)
         retained.append(box)
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
@@ -130,16 +132,19 @@ extension Connection {
 
     /// Registers a collation over UTF-8 text. `compare` gets the two strings' bytes and
     /// returns <0, 0 or >0.
-    public func createCollation(_ name: String,
-                                _ compare: @escaping (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int32) throws(SQLiteError) {
+    public func createCollation(
+        _ name: String,
+        _ compare: @escaping (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int32
+    ) throws(SQLiteError) {
         let box = CollationBox(compare)
         retained.append(box)
         let rc = sqlite3_create_collation_v2(
             handle, name, SQLITE_UTF8, Unmanaged.passUnretained(box).toOpaque(),
             { ctx, n1, p1, n2, p2 in
                 let box = Unmanaged<CollationBox>.fromOpaque(ctx!).takeUnretainedValue()
-                return box.compare(UnsafeRawBufferPointer(start: p1, count: Int(n1)),
-                                   UnsafeRawBufferPointer(start: p2, count: Int(n2)))
+                return box.compare(
+                    UnsafeRawBufferPointer(start: p1, count: Int(n1)),
+                    UnsafeRawBufferPointer(start: p2, count: Int(n2)))
             }, nil)
         guard rc == SQLITE_OK else { throw lastError }
     }
@@ -156,7 +161,9 @@ extension SQLValue {
             self = .text(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
         case SQLITE_BLOB:
             let n = Int(sqlite3_value_bytes(value))
-            if n == 0 { self = .blob([]) } else {
+            if n == 0 {
+                self = .blob([])
+            } else {
                 let p = sqlite3_value_blob(value)!.assumingMemoryBound(to: UInt8.self)
                 self = .blob(Array(UnsafeBufferPointer(start: p, count: n)))
             }

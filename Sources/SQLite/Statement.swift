@@ -37,7 +37,11 @@ public final class Statement {
                 }
             }
         case .blob(let b):
-            rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), csqlite_transient()) }
+            rc = b.withUnsafeBytes {
+                sqlite3_bind_blob(
+                    handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count),
+                    csqlite_transient())
+            }
         }
         guard rc == SQLITE_OK else { throw connection.lastError }
     }
@@ -108,4 +112,5 @@ public final class Statement {
 }
 
 /// A non-null pointer for empty text: SQLite binds a NULL pointer as SQL NULL, not as ''.
-nonisolated(unsafe) let emptyText: UnsafePointer<CChar> = UnsafeRawPointer(("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+nonisolated(unsafe) let emptyText: UnsafePointer<CChar> = UnsafeRawPointer(("" as StaticString).utf8Start)
+    .assumingMemoryBound(to: CChar.self)

@@ -11,15 +11,18 @@ public struct Lifecycle: Sendable {
 
     /// A failed `initialize` (bad params) may be retried, so it does not count as a request.
     mutating func record(_ request: Request, succeeded: Bool) {
-        guard !request.isNotification, succeeded || request.method != LifecycleDeclarations.initialize.name else { return }
+        guard !request.isNotification, succeeded || request.method != LifecycleDeclarations.initialize.name else {
+            return
+        }
         requestCount += 1
     }
 
     /// Why a request may not run now, or nil.
     func refusal(of request: Request) -> RPCError? {
         if shutdownRequested, request.method != LifecycleDeclarations.exit.name {
-            return .invalidRequest("shutdown was requested: only exit is accepted", kind: "shutdownRequested",
-                                   [("method", .string(request.method))])
+            return .invalidRequest(
+                "shutdown was requested: only exit is accepted", kind: "shutdownRequested",
+                [("method", .string(request.method))])
         }
         if request.method == LifecycleDeclarations.initialize.name, !request.isNotification {
             if initialized {

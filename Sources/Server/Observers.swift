@@ -1,5 +1,5 @@
-import JSONRPC
 import Contexts
+import JSONRPC
 import Model
 
 /// What the server tells the parts registered with `Server.addObserver`, in registration order.

@@ -40,8 +40,10 @@ public final class Server: MessageHandler {
     let watchState = WatchState()
     private var closed = false
 
-    public init(configuration: Configuration = Configuration(),
-                logger: Logger = Logger(label: "fetchd.server")) {
+    public init(
+        configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "fetchd.server")
+    ) {
         self.configuration = configuration
         self.logger = logger
         controllers = ControllersState(outbox: outbox)

@@ -65,7 +65,8 @@ extension Server {
     /// `shutdown`.
     var isWatching: Bool {
         guard let graph = contexts.graph, graph.store.isOpen, lifecycle.requestCount > 0,
-              !lifecycle.shutdownRequested else { return false }
+            !lifecycle.shutdownRequested
+        else { return false }
         switch configuration.watch {
         case .off: return false
         case .poll: return true

@@ -3,8 +3,9 @@ import JSON
 import JSONRPC
 import Logging
 import Server
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @main
@@ -64,9 +65,10 @@ struct FetchdCommand: ParsableCommand {
         }
 
         Signals.install()
-        let session = Session(handler: server, mode: framing,
-                              limits: FramingLimits(maxMessageSize: maxMessageSize),
-                              logger: Logger(label: "fetchd.jsonrpc"))
+        let session = Session(
+            handler: server, mode: framing,
+            limits: FramingLimits(maxMessageSize: maxMessageSize),
+            logger: Logger(label: "fetchd.jsonrpc"))
         var recorder: TranscriptRecorder?
         if let record {
             guard let opened = TranscriptRecorder(path: record) else {
@@ -76,8 +78,10 @@ struct FetchdCommand: ParsableCommand {
             opened.attach(to: session)
             recorder = opened
         }
-        let end = StdioTransport(input: STDIN_FILENO, output: protocolOutput, interrupted: { Signals.caught != 0 },
-                                 logger: Logger(label: "fetchd.transport")).run(session)
+        let end = StdioTransport(
+            input: STDIN_FILENO, output: protocolOutput, interrupted: { Signals.caught != 0 },
+            logger: Logger(label: "fetchd.transport")
+        ).run(session)
         server.close()
         let status: Int32
         switch end {

@@ -1,8 +1,9 @@
 import ArgumentParser
 import JSONRPC
 import Server
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `fetchd replay FILE`: replays a transcript against a fresh in-process server; prints the

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SIGTERM/SIGINT stop the read loop so the store can be closed cleanly, without a poll(2) per
@@ -18,7 +18,7 @@ enum Signals {
             Signals.caught = signal
             if Signals.devNull >= 0 { dup2(Signals.devNull, STDIN_FILENO) }
         }
-        action.sa_flags = 0  // no SA_RESTART: a blocked read must return
+        action.sa_flags = 0 // no SA_RESTART: a blocked read must return
         sigemptyset(&action.sa_mask)
         sigaction(SIGTERM, &action, nil)
         sigaction(SIGINT, &action, nil)

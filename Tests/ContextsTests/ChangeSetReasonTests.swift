@@ -1,5 +1,6 @@
-import Testing
 import Model
+import Testing
+
 @testable import Contexts
 
 /// Every change set says why its cycle happened, in the context that had it and its children.

@@ -1,8 +1,9 @@
-import Testing
-import TestSupport
 import Model
 import SQLite
 import Store
+import TestSupport
+import Testing
+
 @testable import Contexts
 
 /// Merging commits of a plain SQLite client into contexts: one cycle, exact before and
@@ -15,7 +16,8 @@ import Store
         let (graph, rec) = try Fixture.graph(path: dir.file("m.sqlite"))
         let main = try graph.context("main")
         let child = try graph.createContext("child", parent: "main")
-        let g1 = try main.insert("Group", ["title": .string("one")]), g2 = try main.insert("Group", ["title": .string("two")])
+        let g1 = try main.insert("Group", ["title": .string("one")])
+        let g2 = try main.insert("Group", ["title": .string("two")])
         let t = try main.insert("Tag", ["label": .string("vip")])
         let c = try main.insert("Contact", ["name": .string("Ana"), "age": .integer(3), "group": .object(g1)])
         let d = try main.insert("Contact", ["name": .string("Bo"), "age": .integer(4)])
@@ -31,7 +33,8 @@ import Store
         for id in ids { before[id] = try main.object(id) }
 
         let raw = try Connection(path: dir.file("m.sqlite"))
-        try raw.execute("""
+        try raw.execute(
+            """
             BEGIN;
             UPDATE "Contact" SET "group" = \(g2.number), name = 'Ana B' WHERE _pk = \(c.number);
             UPDATE "Contact" SET name = 'Bob' WHERE _pk = \(d.number);

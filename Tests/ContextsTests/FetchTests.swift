@@ -1,5 +1,6 @@
-import Testing
 import Model
+import Testing
+
 @testable import Contexts
 
 @Suite struct FetchTests {
@@ -10,7 +11,9 @@ import Model
         let g = try main.insert("Group", ["title": .string("A")])
         var ids: [ObjectID] = []
         for (i, name) in ["e", "d", "c", "b", "a"].enumerated() {
-            ids.append(try main.insert("Contact", ["name": .string(name), "age": .integer(Int64(50 - 10 * i)), "group": .object(g)]))
+            ids.append(
+                try main.insert(
+                    "Contact", ["name": .string(name), "age": .integer(Int64(50 - 10 * i)), "group": .object(g)]))
         }
         try main.save()
         return (graph, main, ids, g)
@@ -22,7 +25,8 @@ import Model
         #expect(try main.fetch(entity: "Contact", ordering: byName) == ids.reversed())
         #expect(try main.fetch(entity: "Contact") == ids)
         #expect(try main.fetch(entity: "Contact", ordering: byName, limit: 2, offset: 1) == [ids[3], ids[2]])
-        let keys = try main.fetchKeys(entity: "Contact", filter: nil, ordering: ByAttribute(entity: "Contact", key: "age", ascending: false))
+        let keys = try main.fetchKeys(
+            entity: "Contact", filter: nil, ordering: ByAttribute(entity: "Contact", key: "age", ascending: false))
         #expect(keys.map(\.0) == ids)
         #expect(keys.map(\.1) == [[.integer(50)], [.integer(40)], [.integer(30)], [.integer(20)], [.integer(10)]])
     }
@@ -30,8 +34,8 @@ import Model
     @Test func pendingChangesAreIncluded() throws {
         let (_, main, ids, _) = try seeded()
         let byName = ByAttribute(entity: "Contact", key: "name")
-        try main.update(ids[0], ["name": .string("aa")])   // e -> aa: moves to second
-        try main.delete(ids[4])                             // a gone
+        try main.update(ids[0], ["name": .string("aa")]) // e -> aa: moves to second
+        try main.delete(ids[4]) // a gone
         let new = try main.insert("Contact", ["name": .string("bb"), "age": .integer(20)])
         #expect(try main.fetch(entity: "Contact", ordering: byName) == [ids[0], ids[3], new, ids[2], ids[1]])
         #expect(try main.fetch(entity: "Contact", ordering: byName, limit: 2, offset: 1) == [ids[3], new])
@@ -48,7 +52,9 @@ import Model
         let byName = ByAttribute(entity: "Contact", key: "name")
         func streamed() throws -> [(ObjectID, SortKey)] {
             var rows: [(ObjectID, SortKey)] = []
-            try main.forEachKey(filter: nil, ordering: byName) { rows.append((ObjectID(entity: "Contact", number: $0), $1)) }
+            try main.forEachKey(filter: nil, ordering: byName) {
+                rows.append((ObjectID(entity: "Contact", number: $0), $1))
+            }
             return rows
         }
         let saved = try main.fetchKeys(entity: "Contact", filter: nil, ordering: byName)
@@ -78,8 +84,10 @@ import Model
         let (graph, main, ids, g) = try seeded()
         let b = try main.insert("Group", ["title": .string("B")])
         try main.save()
-        let inA = RelatedEquals(entity: "Contact", relationship: "group", destination: "Group", key: "title", value: .string("A"))
-        let inZ = RelatedEquals(entity: "Contact", relationship: "group", destination: "Group", key: "title", value: .string("Z"))
+        let inA = RelatedEquals(
+            entity: "Contact", relationship: "group", destination: "Group", key: "title", value: .string("A"))
+        let inZ = RelatedEquals(
+            entity: "Contact", relationship: "group", destination: "Group", key: "title", value: .string("Z"))
         #expect(try main.count(entity: "Contact", filter: inA) == 5)
         // Renaming the group changes which contacts match, though no contact changed.
         try main.update(g, ["title": .string("Z")])
@@ -88,7 +96,9 @@ import Model
         // Moving one contact into B (renamed Z too) after the fact.
         try main.update(b, ["title": .string("Z")])
         try main.update(ids[2], ["group": .object(b)])
-        #expect(try main.fetch(entity: "Contact", filter: inZ, ordering: ByAttribute(entity: "Contact", key: "name")) == ids.reversed())
+        #expect(
+            try main.fetch(entity: "Contact", filter: inZ, ordering: ByAttribute(entity: "Contact", key: "name"))
+                == ids.reversed())
         let child = try graph.createContext("child", parent: "main")
         try child.update(g, ["title": .string("A")])
         #expect(try child.fetch(entity: "Contact", filter: inA) == [ids[0], ids[1], ids[3], ids[4]])
@@ -97,7 +107,9 @@ import Model
     @Test func requestsOnTheWrongEntityAreRefused() throws {
         let (_, main, _, _) = try seeded()
         #expect(engineError { _ = try main.fetch(entity: "Nope") }?.kind == .unknownEntity)
-        #expect(engineError { _ = try main.fetch(entity: "Group", ordering: ByAttribute(entity: "Contact", key: "name")) }?.kind == .invalidValue)
+        #expect(
+            engineError { _ = try main.fetch(entity: "Group", ordering: ByAttribute(entity: "Contact", key: "name")) }?
+                .kind == .invalidValue)
     }
 
     @Test func referrersFollowTheView() throws {

@@ -1,8 +1,9 @@
-import Testing
-import TestSupport
 import Model
 import SQLite
 import Store
+import TestSupport
+import Testing
+
 @testable import Contexts
 
 /// What a save costs with the history recorded (fetchd writes its rows itself; compare the
@@ -18,7 +19,10 @@ import Store
         let main = try g.context("main")
         var ids: [ObjectID] = []
         for i in 1...n {
-            ids.append(try main.insert("Item", ["name": .string("item \(i)"), "n": .integer(Int64(i % 97)), "score": .double(Double(i) / 3)]))
+            ids.append(
+                try main.insert(
+                    "Item",
+                    ["name": .string("item \(i)"), "n": .integer(Int64(i % 97)), "score": .double(Double(i) / 3)]))
         }
         var t0 = PerformanceTests.now()
         try main.save()

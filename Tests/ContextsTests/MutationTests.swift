@@ -1,5 +1,6 @@
-import Testing
 import Model
+import Testing
+
 @testable import Contexts
 
 @Suite struct MutationTests {
@@ -10,8 +11,11 @@ import Model
         let b = try main.insert("Contact", ["name": .string("Bo"), "age": .integer(7)])
         #expect(a == .contact(1))
         #expect(b == .contact(2))
-        #expect(try main.object(a) == ["name": .string("Ana"), "age": .integer(0), "group": .null,
-                                       "tags": .objects([]), "notes": .objects([]), "badge": .null])
+        #expect(
+            try main.object(a) == [
+                "name": .string("Ana"), "age": .integer(0), "group": .null,
+                "tags": .objects([]), "notes": .objects([]), "badge": .null,
+            ])
         // The id stays the same through the save.
         try main.save()
         #expect(try graph.store.read(a)?.values["name"] == .string("Ana"))
@@ -131,7 +135,10 @@ import Model
         try main.save()
 
         // deny: Contact.badge is deny, so the contact cannot go while it has a badge.
-        do { try main.delete(c); Issue.record("deny rule ignored") } catch {
+        do {
+            try main.delete(c)
+            Issue.record("deny rule ignored")
+        } catch {
             #expect(error.kind == .deleteDenied)
             #expect(error.detail("id") == .string(c.description))
             #expect(error.detail("relationship") == .string("badge"))
@@ -142,11 +149,22 @@ import Model
         // noAction: deleting the badge leaves the contact pointing at it; the save refuses.
         try main.delete(badge)
         #expect(try main.object(c)?["badge"] == .object(badge))
-        do { try main.save(); Issue.record("dangling reference saved") } catch {
+        do {
+            try main.save()
+            Issue.record("dangling reference saved")
+        } catch {
             #expect(error.kind == .validation)
-            guard case .list(let errors)? = error.detail("errors") else { Issue.record("no errors"); return }
-            #expect(errors == [.record([("id", .string(c.description)), ("key", .string("badge")),
-                                        ("reason", .string("refers to \(badge), which does not exist"))])])
+            guard case .list(let errors)? = error.detail("errors") else {
+                Issue.record("no errors")
+                return
+            }
+            #expect(
+                errors == [
+                    .record([
+                        ("id", .string(c.description)), ("key", .string("badge")),
+                        ("reason", .string("refers to \(badge), which does not exist")),
+                    ])
+                ])
         }
         try main.update(c, ["badge": .null])
         try main.save()

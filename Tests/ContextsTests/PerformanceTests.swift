@@ -1,12 +1,14 @@
-import Testing
 import Model
 import SQLite
 import Store
+import Testing
+
 @testable import Contexts
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Bulk insert + save against a raw prepared-statement loop in the same run, and reads by id.
@@ -14,8 +16,12 @@ import Darwin
 /// FETCHD_PERF_ASSERT=1 (release builds: debug Swift is several times slower than SQLite).
 @Suite struct PerformanceTests {
     static let model = ObjectModel(entities: [
-        Entity(name: "Item", attributes: [Attribute(name: "name", type: .string), Attribute(name: "n", type: .integer),
-                                          Attribute(name: "score", type: .double, optional: true)]),
+        Entity(
+            name: "Item",
+            attributes: [
+                Attribute(name: "name", type: .string), Attribute(name: "n", type: .integer),
+                Attribute(name: "score", type: .double, optional: true),
+            ])
     ])
 
     static func now() -> Double {
@@ -32,8 +38,10 @@ import Darwin
 
         // Best of three rounds each, interleaved: the machine is shared, so the best round is
         // the one least disturbed.
-        var rawSeconds = Double.infinity, insertSeconds = Double.infinity
-        var cycleSeconds = Double.infinity, saveSeconds = Double.infinity
+        var rawSeconds = Double.infinity
+        var insertSeconds = Double.infinity
+        var cycleSeconds = Double.infinity
+        var saveSeconds = Double.infinity
         var main: Context! = nil
         // The context holds its graph weakly; this keeps the last round's graph alive.
         var graph: ObjectGraph! = nil
@@ -56,7 +64,9 @@ import Darwin
             main = try graph.context("main")
             t0 = Self.now()
             for i in 1...n {
-                try main.insert("Item", ["name": .string("item \(i)"), "n": .integer(Int64(i % 97)), "score": .double(Double(i) / 3)])
+                try main.insert(
+                    "Item",
+                    ["name": .string("item \(i)"), "n": .integer(Int64(i % 97)), "score": .double(Double(i) / 3)])
             }
             insertSeconds = min(insertSeconds, Self.now() - t0)
             t0 = Self.now()
@@ -68,7 +78,8 @@ import Darwin
             #expect(counts.inserted == n)
         }
         #expect(try main.count(entity: "Item") == n)
-        #expect(try graph.store.read(ObjectID(entity: "Item", number: Int64(n)))?.values["n"] == .integer(Int64(n % 97)))
+        #expect(
+            try graph.store.read(ObjectID(entity: "Item", number: Int64(n)))?.values["n"] == .integer(Int64(n % 97)))
 
         // Reads by id, spread over the table.
         let reads = min(n, 100_000)
@@ -81,8 +92,11 @@ import Darwin
         let getMicros = (Self.now() - t0) / Double(reads) * 1e6
         #expect(found == reads)
 
-        let rawRate = Double(n) / rawSeconds, saveRate = Double(n) / saveSeconds
-        print("PERF n=\(n) raw=\(Int(rawRate))/s save=\(Int(saveRate))/s (ratio \((saveRate / rawRate * 100).rounded() / 100)) insert=\(Int(Double(n) / insertSeconds))/s cycle=\((cycleSeconds * 1000).rounded())ms get=\((getMicros * 100).rounded() / 100)us")
+        let rawRate = Double(n) / rawSeconds
+        let saveRate = Double(n) / saveSeconds
+        print(
+            "PERF n=\(n) raw=\(Int(rawRate))/s save=\(Int(saveRate))/s (ratio \((saveRate / rawRate * 100).rounded() / 100)) insert=\(Int(Double(n) / insertSeconds))/s cycle=\((cycleSeconds * 1000).rounded())ms get=\((getMicros * 100).rounded() / 100)us"
+        )
         if strict {
             #expect(saveRate >= rawRate / 2, "save \(saveRate)/s < half of raw \(rawRate)/s")
             #expect(getMicros <= 10, "get by id \(getMicros) us")

@@ -1,8 +1,9 @@
-import Testing
-import TestSupport
 import Model
 import SQLite
 import Store
+import TestSupport
+import Testing
+
 @testable import Contexts
 
 /// Saves when other writers share the file: a plain SQLite connection (a script) and a

@@ -1,12 +1,14 @@
-import TestSupport
-import Testing
 import Model
 import Store
+import TestSupport
+import Testing
+
 @testable import Contexts
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Random operation sequences over a root and a child context, checked after every step
@@ -15,10 +17,12 @@ import Darwin
 /// FETCHD_RANDOM_STEPS (and FETCHD_RANDOM_SEED) for longer runs.
 @Suite struct RandomizedTests {
     static let model = ObjectModel(entities: [
-        Entity(name: "Item", attributes: [Attribute(name: "name", type: .string), Attribute(name: "n", type: .integer)],
-               relationships: [Relationship(name: "box", destination: "Box", toMany: false, inverse: "items")]),
-        Entity(name: "Box", attributes: [Attribute(name: "label", type: .string)],
-               relationships: [Relationship(name: "items", destination: "Item", toMany: true, inverse: "box")]),
+        Entity(
+            name: "Item", attributes: [Attribute(name: "name", type: .string), Attribute(name: "n", type: .integer)],
+            relationships: [Relationship(name: "box", destination: "Box", toMany: false, inverse: "items")]),
+        Entity(
+            name: "Box", attributes: [Attribute(name: "label", type: .string)],
+            relationships: [Relationship(name: "items", destination: "Item", toMany: true, inverse: "box")]),
     ])
 
     typealias SplitMix = SplitMix64
@@ -26,7 +30,10 @@ import Darwin
     /// Stored values of one object (no one-to-many side: that is derived).
     typealias Row = Snapshot
 
-    struct Entry { var values: Row?; var base: Row? }
+    struct Entry {
+        var values: Row?
+        var base: Row?
+    }
 
     /// The reference: store rows, the root's and the child's pending changes.
     struct Reference {
@@ -130,14 +137,19 @@ import Darwin
             case 2:
                 let id = try c.insert("Box", ["label": .string("b\(rng.below(3))")])
                 ref.known.insert(id)
-                ref.set(id, ["label": .string("b\(0)")].merging(["label": try c.object(id)!["label"]!]) { $1 }, inChild: inChild, isNew: true)
+                ref.set(
+                    id, ["label": .string("b\(0)")].merging(["label": try c.object(id)!["label"]!]) { $1 },
+                    inChild: inChild, isNew: true)
                 log += "insert \(id)"
             case 3, 4, 5:
-                guard let id = rng.pick(ref.ids("Item", inChild: inChild)), var row = ref.row(id, inChild: inChild) else { continue }
+                guard let id = rng.pick(ref.ids("Item", inChild: inChild)), var row = ref.row(id, inChild: inChild)
+                else { continue }
                 var values: Snapshot = [:]
                 if rng.below(2) == 0 { values["name"] = .string("i\(rng.below(6))") }
                 if rng.below(2) == 0 { values["n"] = .integer(Int64(rng.below(4))) }
-                if rng.below(2) == 0 { values["box"] = rng.pick(ref.ids("Box", inChild: inChild)).map(Value.object) ?? .null }
+                if rng.below(2) == 0 {
+                    values["box"] = rng.pick(ref.ids("Box", inChild: inChild)).map(Value.object) ?? .null
+                }
                 try c.update(id, values)
                 for (k, v) in values { row[k] = v }
                 ref.set(id, row, inChild: inChild)
@@ -151,7 +163,8 @@ import Darwin
                 guard let id = rng.pick(ref.ids("Box", inChild: inChild)) else { continue }
                 try c.delete(id)
                 // Nullify: the box's items lose it.
-                for item in ref.ids("Item", inChild: inChild) where ref.row(item, inChild: inChild)?["box"] == .object(id) {
+                for item in ref.ids("Item", inChild: inChild)
+                where ref.row(item, inChild: inChild)?["box"] == .object(id) {
                     var row = ref.row(item, inChild: inChild)!
                     row["box"] = .null
                     ref.set(item, row, inChild: inChild)
@@ -165,7 +178,10 @@ import Darwin
                 } else if ref.rootSaveIsInvalid {
                     #expect(engineError { try root.save() }?.kind == .validation, "\(log) save must fail")
                 } else {
-                    if let e = engineError({ try root.save() }) { Issue.record("\(log) save failed: \(e.details)"); break }
+                    if let e = engineError({ try root.save() }) {
+                        Issue.record("\(log) save failed: \(e.details)")
+                        break
+                    }
                     ref.saveRoot()
                 }
                 log += "save"
@@ -189,13 +205,17 @@ import Darwin
                 }
                 let items = ref.ids("Item", inChild: isChild)
                 let byName = items.sorted {
-                    let a = ref.row($0, inChild: isChild)!["name"]!, b = ref.row($1, inChild: isChild)!["name"]!
+                    let a = ref.row($0, inChild: isChild)!["name"]!
+                    let b = ref.row($1, inChild: isChild)!["name"]!
                     let c = compareValues(a, b)
                     return c != 0 ? c < 0 : $0.number < $1.number
                 }
-                #expect(try context.fetch(entity: "Item", ordering: ByAttribute(entity: "Item", key: "name")) == byName, "\(log): \(name) fetch")
+                #expect(
+                    try context.fetch(entity: "Item", ordering: ByAttribute(entity: "Item", key: "name")) == byName,
+                    "\(log): \(name) fetch")
                 let k = Value.integer(Int64(step % 4))
-                #expect(try context.count(entity: "Item", filter: Equals(entity: "Item", key: "n", value: k))
+                #expect(
+                    try context.count(entity: "Item", filter: Equals(entity: "Item", key: "n", value: k))
                         == items.filter { ref.row($0, inChild: isChild)!["n"] == k }.count, "\(log): \(name) count")
             }
             #expect(mirrorErrors.isEmpty, "\(log): \(mirrorErrors)")
@@ -204,7 +224,9 @@ import Darwin
         }
         // Everything the root saved is in the store, as the reference says.
         for id in ref.known.sorted() {
-            #expect(try graph.store.read(id).flatMap { root.stored($0.values, of: id.entity) } == ref.store[id], "store \(id) \(String(describing: try? graph.store.read(id))) vs \(String(describing: ref.store[id]))")
+            #expect(
+                try graph.store.read(id).flatMap { root.stored($0.values, of: id.entity) } == ref.store[id],
+                "store \(id) \(String(describing: try? graph.store.read(id))) vs \(String(describing: ref.store[id]))")
         }
     }
 }

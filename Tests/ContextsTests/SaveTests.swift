@@ -1,7 +1,8 @@
-import Testing
-import TestSupport
 import Model
 import Store
+import TestSupport
+import Testing
+
 @testable import Contexts
 
 @Suite struct SaveTests {
@@ -133,7 +134,9 @@ import Store
     }
 
     /// Two roots without merging: `a` saves name, then `b` saves its own edits of the same object.
-    private func conflict(_ policy: MergePolicy, bEdits: Snapshot, deleteInB: Bool = false) throws -> (ObjectGraph, Context, ObjectID, EngineError?) {
+    private func conflict(_ policy: MergePolicy, bEdits: Snapshot, deleteInB: Bool = false) throws -> (
+        ObjectGraph, Context, ObjectID, EngineError?
+    ) {
         let (graph, _) = try Fixture.graph()
         let main = try graph.context("main")
         let a = try graph.createContext("a", mergesChangesFromParent: false)
@@ -149,10 +152,18 @@ import Store
     @Test func errorPolicyRefusesAndWritesNothing() throws {
         let (graph, b, c, error) = try conflict(.error, bEdits: ["name": .string("Bea")])
         #expect(error?.kind == .mergeConflict)
-        guard case .list(let conflicts)? = error?.detail("conflicts") else { Issue.record("no conflicts"); return }
-        #expect(conflicts == [.record([("id", .string(c.description)), ("keys", .list([.string("name"), .string("age")])),
-                                       ("ours", .record([("name", .string("Bea")), ("age", .int(1))])),
-                                       ("theirs", .record([("name", .string("Alice")), ("age", .int(2))]))])])
+        guard case .list(let conflicts)? = error?.detail("conflicts") else {
+            Issue.record("no conflicts")
+            return
+        }
+        #expect(
+            conflicts == [
+                .record([
+                    ("id", .string(c.description)), ("keys", .list([.string("name"), .string("age")])),
+                    ("ours", .record([("name", .string("Bea")), ("age", .int(1))])),
+                    ("theirs", .record([("name", .string("Alice")), ("age", .int(2))])),
+                ])
+            ])
         #expect(try graph.store.read(c)?.values["name"] == .string("Alice"))
         #expect(try b.object(c)?["name"] == .string("Bea"))
         #expect(b.hasChanges)
@@ -187,8 +198,11 @@ import Store
         try a.update(c, ["age": .integer(2)])
         try a.save()
         try b.save()
-        #expect(try graph.store.read(c)?.values == ["name": .string("Bea"), "age": .integer(2), "group": .null,
-                                                    "tags": .objects([]), "notes": .objects([]), "badge": .null])
+        #expect(
+            try graph.store.read(c)?.values == [
+                "name": .string("Bea"), "age": .integer(2), "group": .null,
+                "tags": .objects([]), "notes": .objects([]), "badge": .null,
+            ])
     }
 
     @Test func overwriteWritesOurWholeObject() throws {
@@ -227,9 +241,17 @@ import Store
         try main.update(ok, ["age": .integer(50)])
         let error = engineError { try main.save() }
         #expect(error?.kind == .validation)
-        guard case .list(let errors)? = error?.detail("errors") else { Issue.record("no errors"); return }
-        #expect(errors == [.record([("id", .string(bad.description)), ("key", .string("name")),
-                                    ("reason", .string("required value missing"))])])
+        guard case .list(let errors)? = error?.detail("errors") else {
+            Issue.record("no errors")
+            return
+        }
+        #expect(
+            errors == [
+                .record([
+                    ("id", .string(bad.description)), ("key", .string("name")),
+                    ("reason", .string("required value missing")),
+                ])
+            ])
         #expect(try graph.store.read(bad) == nil)
         #expect(try graph.store.read(ok)?.values["age"] == .integer(0))
         #expect(try graph.store.read(ok)?.version == 1)

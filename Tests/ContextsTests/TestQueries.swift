@@ -8,8 +8,9 @@ func compareValues(_ a: Value, _ b: Value) -> Int {
     case (.null, .null): return 0
     case (.null, _): return -1
     case (_, .null): return 1
-    case let (.integer(x), .integer(y)): return x < y ? -1 : (x > y ? 1 : 0)
-    case let (.string(x), .string(y)): return x.unicodeScalars.lexicographicallyPrecedes(y.unicodeScalars) ? -1 : (x == y ? 0 : 1)
+    case (.integer(let x), .integer(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+    case (.string(let x), .string(let y)):
+        return x.unicodeScalars.lexicographicallyPrecedes(y.unicodeScalars) ? -1 : (x == y ? 0 : 1)
     default: return 0
     }
 }
@@ -32,7 +33,9 @@ struct RelatedEquals: ObjectFilter {
     let key: String
     let value: Value
     func sql(alias: String) -> SQLFragment {
-        SQLFragment("(SELECT d.\(SchemaNaming.quoted(key)) FROM \(SchemaNaming.quoted(destination)) AS d WHERE d._pk = \(alias).\(SchemaNaming.quoted(relationship))) = ?", [value])
+        SQLFragment(
+            "(SELECT d.\(SchemaNaming.quoted(key)) FROM \(SchemaNaming.quoted(destination)) AS d WHERE d._pk = \(alias).\(SchemaNaming.quoted(relationship))) = ?",
+            [value])
     }
     func matches(_ id: ObjectID, _ values: Snapshot, in view: ObjectView) -> Bool {
         guard case .object(let target)? = values[relationship] else { return false }
@@ -46,7 +49,9 @@ struct ByAttribute: ObjectOrdering {
     let entity: String
     let key: String
     var ascending = true
-    func orderBy(alias: String) -> SQLFragment { SQLFragment("\(alias).\(SchemaNaming.quoted(key)) \(ascending ? "ASC" : "DESC")") }
+    func orderBy(alias: String) -> SQLFragment {
+        SQLFragment("\(alias).\(SchemaNaming.quoted(key)) \(ascending ? "ASC" : "DESC")")
+    }
     func keyColumns(alias: String) -> [SQLFragment] { [SQLFragment("\(alias).\(SchemaNaming.quoted(key))")] }
     func key(of id: ObjectID, _ values: Snapshot, in view: ObjectView) -> SortKey { [values[key] ?? .null] }
     func key(fromColumns columns: [Value]) -> SortKey { columns }

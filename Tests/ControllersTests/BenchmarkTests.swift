@@ -1,9 +1,10 @@
-import Testing
 import Model
+import Testing
+
 @testable import Controllers
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Measurements, run only with FETCHD_BENCH=1 (in a release build):
@@ -18,7 +19,9 @@ import Glibc
             id.number >= 1 && Int(id.number) <= values.count ? ["value": .integer(values[Int(id.number) - 1])] : nil
         }
         func referrers(of target: ObjectID, entity: String, relationship: String) -> [ObjectID] { [] }
-        func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
+        func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(
+            ObjectID, SortKey
+        )] {
             values.indices.sorted { values[$0] != values[$1] ? values[$0] < values[$1] : $0 < $1 }
                 .map { (ObjectID(entity: "Item", number: Int64($0 + 1)), [.integer(values[$0])]) }
         }
@@ -29,8 +32,10 @@ import Glibc
             for (i, v) in picks where values[i] != v && seen.insert(i).inserted {
                 let before: Snapshot = ["value": .integer(values[i])]
                 values[i] = v
-                changes.append(.init(id: ObjectID(entity: "Item", number: Int64(i + 1)), before: before,
-                                     after: ["value": .integer(v)], changedKeys: ["value"]))
+                changes.append(
+                    .init(
+                        id: ObjectID(entity: "Item", number: Int64(i + 1)), before: before,
+                        after: ["value": .integer(v)], changedKeys: ["value"]))
             }
             return ChangeSet(context: "bench", changes: changes)
         }
@@ -50,7 +55,9 @@ import Glibc
         var relationshipPaths: [[String]] { [] }
     }
 
-    static let model = ObjectModel(entities: [Entity(name: "Item", attributes: [Attribute(name: "value", type: .integer)])])
+    static let model = ObjectModel(entities: [
+        Entity(name: "Item", attributes: [Attribute(name: "value", type: .integer)])
+    ])
 
     static func now() -> Double {
         var t = timespec()
@@ -69,14 +76,18 @@ import Glibc
 
     /// FETCHD_BENCH_SIZES=1000000 picks the sizes; FETCHD_BENCH_BIG=0 skips the cycle that
     /// changes a fifth of the rows (so a profile shows the 10k-change cycles).
-    static let sizes = getenvString("FETCHD_BENCH_SIZES").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [10_000, 100_000, 1_000_000]
+    static let sizes =
+        getenvString("FETCHD_BENCH_SIZES").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [
+            10_000, 100_000, 1_000_000,
+        ]
 
     @Test(arguments: sizes)
     func oneChangedObject(n: Int) throws {
         var rng = SeededRandom(seed: UInt64(n))
         let source = IntSource(n: n, rng: &rng)
-        let c = FetchedResultsController(name: "bench", source: source, filter: TestFilter(entity: "Item"),
-                                         ordering: IntOrdering(), model: Self.model)
+        let c = FetchedResultsController(
+            name: "bench", source: source, filter: TestFilter(entity: "Item"),
+            ordering: IntOrdering(), model: Self.model)
         var t0 = Self.now()
         let fetched = try source.fetchKeys(filter: c.filter, ordering: c.ordering)
         let sourceTime = Self.now() - t0
@@ -85,7 +96,9 @@ import Glibc
         let fetchTime = Self.now() - t0 - sourceTime
         _ = fetched
         let bytes = Double(c.results.rows.footprint) / Double(n)
-        Self.report("n=\(n) bulk load (performFetch minus the source's sort) \(Self.fmt(fetchTime * 1000)) ms; tree \(Self.fmt(bytes)) bytes/row")
+        Self.report(
+            "n=\(n) bulk load (performFetch minus the source's sort) \(Self.fmt(fetchTime * 1000)) ms; tree \(Self.fmt(bytes)) bytes/row"
+        )
 
         var samples: [Double] = []
         for _ in 0..<3000 {
@@ -95,7 +108,9 @@ import Glibc
             samples.append(Self.now() - t)
             #expect(events.count == 3)
         }
-        Self.report("n=\(n) one changed object: p50 \(Self.fmt(Self.percentile(samples, 0.5) * 1e6)) us, p99 \(Self.fmt(Self.percentile(samples, 0.99) * 1e6)) us")
+        Self.report(
+            "n=\(n) one changed object: p50 \(Self.fmt(Self.percentile(samples, 0.5) * 1e6)) us, p99 \(Self.fmt(Self.percentile(samples, 0.99) * 1e6)) us"
+        )
 
         if n == 1_000_000 {
             // Five cycles: the median and the best (the machine is shared).
@@ -109,7 +124,9 @@ import Glibc
                 #expect(events.count > 2)
                 #expect(c.count == n)
             }
-            Self.report("n=\(n) 10k-change cycle: median \(Self.fmt(Self.percentile(cycles, 0.5) * 1000)) ms, best \(Self.fmt(cycles.min()! * 1000)) ms")
+            Self.report(
+                "n=\(n) 10k-change cycle: median \(Self.fmt(Self.percentile(cycles, 0.5) * 1000)) ms, best \(Self.fmt(cycles.min()! * 1000)) ms"
+            )
             guard getenvString("FETCHD_BENCH_BIG") != "0" else { return }
 
             // A cycle changing a fifth of the rows rebuilds; compare with a fresh performFetch.
@@ -121,7 +138,9 @@ import Glibc
             let bigEvents = c.apply(big)
             let bigCycle = Self.now() - tb
             #expect(bigEvents.count > 2 && c.count == n)
-            Self.report("n=\(n) \(big.changes.count)-change cycle\(c.lastCycleRebuilt ? " (rebuild)" : " (incremental)") \(Self.fmt(bigCycle * 1000)) ms vs performFetch \(Self.fmt(fullFetch * 1000)) ms: \(Self.fmt(bigCycle / fullFetch))x")
+            Self.report(
+                "n=\(n) \(big.changes.count)-change cycle\(c.lastCycleRebuilt ? " (rebuild)" : " (incremental)") \(Self.fmt(bigCycle * 1000)) ms vs performFetch \(Self.fmt(fullFetch * 1000)) ms: \(Self.fmt(bigCycle / fullFetch))x"
+            )
         }
     }
 }

@@ -1,8 +1,9 @@
-import Testing
+import Contexts
 import Model
 import Predicates
 import Store
-import Contexts
+import Testing
+
 @testable import Controllers
 
 /// The oracle over the real engine: a SQLite store, contexts (main, a child that saves into
@@ -19,39 +20,59 @@ import Contexts
     }
 
     static let specs: [Spec] = [
-        Spec(name: "byPrice", context: "main",
-             request: FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor(key: "price")])),
-        Spec(name: "yearSections", context: "main",
-             request: FetchRequest(entity: "Book", predicate: "price > 10",
-                                   sortDescriptors: [SortDescriptor(key: "title", ascending: false, comparator: .caseInsensitiveCompare)]),
-             section: "year"),
-        Spec(name: "window", context: "main",
-             request: FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor(key: "year"), SortDescriptor(key: "price", ascending: false)],
-                                   fetchLimit: 6, fetchOffset: 3)),
-        Spec(name: "byAuthorName", context: "main",
-             request: FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor(key: "title", comparator: .localizedStandardCompare)]),
-             section: "author.name"),
-        Spec(name: "rankedAuthors", context: "main",
-             request: FetchRequest(entity: "Book", predicate: "author.rank < 5",
-                                   sortDescriptors: [SortDescriptor(key: "author.name", ascending: false), SortDescriptor(key: "price")],
-                                   fetchLimit: 7)),
-        Spec(name: "flaggedAuthors", context: "main",
-             request: FetchRequest(entity: "Author", predicate: "ANY books.flag == YES",
-                                   sortDescriptors: [SortDescriptor(key: "name", comparator: .caseInsensitiveCompare)])),
-        Spec(name: "authorsByRank", context: "main",
-             request: FetchRequest(entity: "Author", sortDescriptors: [SortDescriptor(key: "name")], fetchLimit: 5, fetchOffset: 1),
-             section: "rank"),
-        Spec(name: "childCheap", context: "edit",
-             request: FetchRequest(entity: "Book", predicate: "price < 15 OR price == nil",
-                                   sortDescriptors: [SortDescriptor(key: "flag"), SortDescriptor(key: "title")]),
-             section: "flag"),
-        Spec(name: "siblingByYear", context: "other",
-             request: FetchRequest(entity: "Book", predicate: "year >= 2002",
-                                   sortDescriptors: [SortDescriptor(key: "price", ascending: false), SortDescriptor(key: "title")],
-                                   fetchLimit: 8),
-             section: "author.name"),
-        Spec(name: "siblingAuthors", context: "other",
-             request: FetchRequest(entity: "Author", sortDescriptors: [SortDescriptor(key: "rank"), SortDescriptor(key: "name")])),
+        Spec(
+            name: "byPrice", context: "main",
+            request: FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor(key: "price")])),
+        Spec(
+            name: "yearSections", context: "main",
+            request: FetchRequest(
+                entity: "Book", predicate: "price > 10",
+                sortDescriptors: [SortDescriptor(key: "title", ascending: false, comparator: .caseInsensitiveCompare)]),
+            section: "year"),
+        Spec(
+            name: "window", context: "main",
+            request: FetchRequest(
+                entity: "Book",
+                sortDescriptors: [SortDescriptor(key: "year"), SortDescriptor(key: "price", ascending: false)],
+                fetchLimit: 6, fetchOffset: 3)),
+        Spec(
+            name: "byAuthorName", context: "main",
+            request: FetchRequest(
+                entity: "Book", sortDescriptors: [SortDescriptor(key: "title", comparator: .localizedStandardCompare)]),
+            section: "author.name"),
+        Spec(
+            name: "rankedAuthors", context: "main",
+            request: FetchRequest(
+                entity: "Book", predicate: "author.rank < 5",
+                sortDescriptors: [SortDescriptor(key: "author.name", ascending: false), SortDescriptor(key: "price")],
+                fetchLimit: 7)),
+        Spec(
+            name: "flaggedAuthors", context: "main",
+            request: FetchRequest(
+                entity: "Author", predicate: "ANY books.flag == YES",
+                sortDescriptors: [SortDescriptor(key: "name", comparator: .caseInsensitiveCompare)])),
+        Spec(
+            name: "authorsByRank", context: "main",
+            request: FetchRequest(
+                entity: "Author", sortDescriptors: [SortDescriptor(key: "name")], fetchLimit: 5, fetchOffset: 1),
+            section: "rank"),
+        Spec(
+            name: "childCheap", context: "edit",
+            request: FetchRequest(
+                entity: "Book", predicate: "price < 15 OR price == nil",
+                sortDescriptors: [SortDescriptor(key: "flag"), SortDescriptor(key: "title")]),
+            section: "flag"),
+        Spec(
+            name: "siblingByYear", context: "other",
+            request: FetchRequest(
+                entity: "Book", predicate: "year >= 2002",
+                sortDescriptors: [SortDescriptor(key: "price", ascending: false), SortDescriptor(key: "title")],
+                fetchLimit: 8),
+            section: "author.name"),
+        Spec(
+            name: "siblingAuthors", context: "other",
+            request: FetchRequest(
+                entity: "Author", sortDescriptors: [SortDescriptor(key: "rank"), SortDescriptor(key: "name")])),
     ]
 
     final class Harness {
@@ -64,13 +85,15 @@ import Contexts
             self.spec = spec
             context = try graph.context(spec.context)
             compiled = try compiler.compile(spec.request, sectionNameKeyPath: spec.section)
-            controller = FetchedResultsController(name: spec.name, source: context, request: compiled, model: Library.model)
+            controller = FetchedResultsController(
+                name: spec.name, source: context, request: compiled, model: Library.model)
             try controller.performFetch()
             mirror = try fresh()
         }
         func fresh() throws -> Mirror {
-            try freshResults(context, filter: compiled.filter, ordering: compiled.ordering, sectioned: spec.section != nil,
-                             offset: spec.request.fetchOffset, limit: spec.request.fetchLimit)
+            try freshResults(
+                context, filter: compiled.filter, ordering: compiled.ordering, sectioned: spec.section != nil,
+                offset: spec.request.fetchOffset, limit: spec.request.fetchLimit)
         }
     }
 
@@ -87,7 +110,8 @@ import Contexts
 
     /// One random mutation through `context`.
     static func mutate(_ context: Context, _ rng: inout SeededRandom) throws {
-        let books = try context.fetch(entity: "Book"), authors = try context.fetch(entity: "Author")
+        let books = try context.fetch(entity: "Book")
+        let authors = try context.fetch(entity: "Author")
         let roll = rng.int(0..<100)
         switch roll {
         case 0..<18 where books.count < 60 || roll < 5:
@@ -99,10 +123,15 @@ import Contexts
             let key = ["title", "price", "year", "flag", "note", "author"][rng.int(0..<6)]
             try context.update(id, [key: bookValues(&rng, authors: authors)[key]!])
         case 72..<78 where authors.count < 8:
-            _ = try context.insert("Author", ["name": .string(Library.names[rng.int(0..<Library.names.count)]),
-                                              "rank": .integer(Int64(rng.int(0..<10)))])
+            _ = try context.insert(
+                "Author",
+                [
+                    "name": .string(Library.names[rng.int(0..<Library.names.count)]),
+                    "rank": .integer(Int64(rng.int(0..<10))),
+                ])
         case 78..<90 where !authors.isEmpty:
-            try context.update(authors[rng.int(0..<authors.count)], ["name": .string(Library.names[rng.int(0..<Library.names.count)])])
+            try context.update(
+                authors[rng.int(0..<authors.count)], ["name": .string(Library.names[rng.int(0..<Library.names.count)])])
         case 90..<96 where !authors.isEmpty:
             try context.update(authors[rng.int(0..<authors.count)], ["rank": .integer(Int64(rng.int(0..<10)))])
         case 96..<100 where authors.count > 2:
@@ -122,7 +151,8 @@ import Contexts
         // The sibling wins its conflicts, so both roots keep saving into one store.
         let other = try graph.createContext("other", mergePolicy: .objectTrump)
         for _ in 0..<5 {
-            _ = try main.insert("Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))])
+            _ = try main.insert(
+                "Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))])
         }
         let authors = try main.fetch(entity: "Author")
         for _ in 0..<30 { _ = try main.insert("Book", Self.bookValues(&rng, authors: authors)) }
@@ -163,7 +193,9 @@ import Contexts
             for h in harnesses {
                 let fresh = try h.fresh()
                 guard h.mirror == fresh else {
-                    Issue.record("seed \(seed) cycle \(cycle) \(h.spec.name): mirror \(h.mirror.sections.map { ($0.name, $0.rows.map(\.id.number)) }) != fresh \(fresh.sections.map { ($0.name, $0.rows.map(\.id.number)) })")
+                    Issue.record(
+                        "seed \(seed) cycle \(cycle) \(h.spec.name): mirror \(h.mirror.sections.map { ($0.name, $0.rows.map(\.id.number)) }) != fresh \(fresh.sections.map { ($0.name, $0.rows.map(\.id.number)) })"
+                    )
                     return
                 }
                 #expect(h.controller.sections.map(\.name) == fresh.sections.map(\.name))

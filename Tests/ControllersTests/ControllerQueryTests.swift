@@ -1,5 +1,6 @@
-import Testing
 import Model
+import Testing
+
 @testable import Controllers
 
 @Suite struct ControllerQueryTests {
@@ -17,16 +18,22 @@ import Model
 
     /// Contacts in sections A, a (its own section: names differ), B; window of 4 rows.
     func controller(offset: Int = 0, limit: Int? = nil) throws -> (TestStore, FetchedResultsController) {
-        let model = ObjectModel(entities: [Entity(name: "C", attributes: [
-            Attribute(name: "name", type: .string), Attribute(name: "initial", type: .string)])])
+        let model = ObjectModel(entities: [
+            Entity(
+                name: "C",
+                attributes: [
+                    Attribute(name: "name", type: .string), Attribute(name: "initial", type: .string),
+                ])
+        ])
         let store = TestStore(model: model)
         for name in ["Al", "Ann", "Ava", "al", "Bo", "Bea"] {
             store.insert("C", ["name": .string(name), "initial": .string(String(name.prefix(1)))])
         }
         _ = store.endCycle()
-        let c = FetchedResultsController(name: "c", source: store, filter: TestFilter(entity: "C"),
-                                         ordering: TestOrdering(entity: "C", section: ["initial"], sort: [(["name"], true)]),
-                                         sectionNameKeyPath: "initial", fetchLimit: limit, fetchOffset: offset, model: model)
+        let c = FetchedResultsController(
+            name: "c", source: store, filter: TestFilter(entity: "C"),
+            ordering: TestOrdering(entity: "C", section: ["initial"], sort: [(["name"], true)]),
+            sectionNameKeyPath: "initial", fetchLimit: limit, fetchOffset: offset, model: model)
         try c.performFetch()
         return (store, c)
     }
@@ -40,7 +47,7 @@ import Model
         #expect(try c.ids(section: 1, offset: 1, limit: 5).map(\.number) == [5])
         #expect(try c.object(at: IndexPath(section: 0, row: 0)).number == 3)
         #expect(c.indexPath(of: ObjectID(entity: "C", number: 5)) == IndexPath(section: 1, row: 1))
-        #expect(c.indexPath(of: ObjectID(entity: "C", number: 1)) == nil)  // before the window
+        #expect(c.indexPath(of: ObjectID(entity: "C", number: 1)) == nil) // before the window
         #expect(c.indexPath(of: ObjectID(entity: "Other", number: 5)) == nil)
         #expect(throws: EngineError.self) { try c.ids(section: 2) }
         #expect(throws: EngineError.self) { try c.object(at: IndexPath(section: 0, row: 1)) }
@@ -84,39 +91,56 @@ import Model
     /// A sort through two relationships: books by their author's publisher's name.
     @Test func changesTwoRelationshipsAwayReorderDependents() throws {
         let model = ObjectModel(entities: [
-            Entity(name: "Pub", attributes: [Attribute(name: "name", type: .string)],
-                   relationships: [Relationship(name: "authors", destination: "Au", toMany: true, inverse: "pub")]),
-            Entity(name: "Au", attributes: [Attribute(name: "name", type: .string)],
-                   relationships: [Relationship(name: "pub", destination: "Pub", toMany: false, inverse: "authors"),
-                                   Relationship(name: "books", destination: "Bk", toMany: true, inverse: "au")]),
-            Entity(name: "Bk", attributes: [Attribute(name: "title", type: .string)],
-                   relationships: [Relationship(name: "au", destination: "Au", toMany: false, inverse: "books")]),
+            Entity(
+                name: "Pub", attributes: [Attribute(name: "name", type: .string)],
+                relationships: [Relationship(name: "authors", destination: "Au", toMany: true, inverse: "pub")]),
+            Entity(
+                name: "Au", attributes: [Attribute(name: "name", type: .string)],
+                relationships: [
+                    Relationship(name: "pub", destination: "Pub", toMany: false, inverse: "authors"),
+                    Relationship(name: "books", destination: "Bk", toMany: true, inverse: "au"),
+                ]),
+            Entity(
+                name: "Bk", attributes: [Attribute(name: "title", type: .string)],
+                relationships: [Relationship(name: "au", destination: "Au", toMany: false, inverse: "books")]),
         ])
         let store = TestStore(model: model)
-        let p1 = store.insert("Pub", ["name": .string("A-pub")]), p2 = store.insert("Pub", ["name": .string("B-pub")])
+        let p1 = store.insert("Pub", ["name": .string("A-pub")])
+        let p2 = store.insert("Pub", ["name": .string("B-pub")])
         let a1 = store.insert("Au", ["name": .string("x"), "pub": .object(p1)])
         let a2 = store.insert("Au", ["name": .string("y"), "pub": .object(p2)])
         let b1 = store.insert("Bk", ["title": .string("one"), "au": .object(a1)])
         let b2 = store.insert("Bk", ["title": .string("two"), "au": .object(a2)])
         let b3 = store.insert("Bk", ["title": .string("three"), "au": .object(a2)])
         _ = store.endCycle()
-        let c = FetchedResultsController(name: "bk", source: store, filter: TestFilter(entity: "Bk"),
-                                         ordering: TestOrdering(entity: "Bk", sort: [(["au", "pub", "name"], true), (["title"], true)]),
-                                         model: model)
+        let c = FetchedResultsController(
+            name: "bk", source: store, filter: TestFilter(entity: "Bk"),
+            ordering: TestOrdering(entity: "Bk", sort: [(["au", "pub", "name"], true), (["title"], true)]),
+            model: model)
         try c.performFetch()
         #expect(try c.ids(section: 0) == [b1, b3, b2])
-        store.set(p1, "name", .string("C-pub"))  // b1 goes last; b2, b3 do not change
-        #expect(c.apply(store.endCycle()) == [
-            .willChangeContent,
-            .object(.move, b1, indexPath: IndexPath(section: 0, row: 0), newIndexPath: IndexPath(section: 0, row: 2)),
-            .didChangeContent,
-        ])
-        store.set(a2, "pub", .object(p1))  // the middle step changes: b2, b3 now read C-pub, still before b1 by title
+        store.set(p1, "name", .string("C-pub")) // b1 goes last; b2, b3 do not change
+        #expect(
+            c.apply(store.endCycle()) == [
+                .willChangeContent,
+                .object(
+                    .move, b1, indexPath: IndexPath(section: 0, row: 0), newIndexPath: IndexPath(section: 0, row: 2)),
+                .didChangeContent,
+            ])
+        store.set(a2, "pub", .object(p1)) // the middle step changes: b2, b3 now read C-pub, still before b1 by title
         let events = c.apply(store.endCycle())
-        #expect(events.contains { if case .object(_, b2, _, _) = $0 { return true }; return false })
-        #expect(events.contains { if case .object(_, b3, _, _) = $0 { return true }; return false })
+        #expect(
+            events.contains {
+                if case .object(_, b2, _, _) = $0 { return true }
+                return false
+            })
+        #expect(
+            events.contains {
+                if case .object(_, b3, _, _) = $0 { return true }
+                return false
+            })
         #expect(try c.ids(section: 0) == [b1, b3, b2])
-        store.set(p2, "name", .string("Z-pub"))  // nobody reads p2 any more
+        store.set(p2, "name", .string("Z-pub")) // nobody reads p2 any more
         #expect(c.apply(store.endCycle()) == [])
     }
 }

@@ -1,5 +1,6 @@
-import Testing
 import Model
+import Testing
+
 @testable import Controllers
 
 /// The tree against a sorted array, over thousands of random operations, with small node
@@ -14,7 +15,9 @@ import Model
     }
 
     static func makeTree(leaf: Int, inner: Int) -> CountedBTree {
-        CountedBTree(keyWidth: 2, leafCapacity: leaf, innerCapacity: inner) { compareKeys($0, $1, ascending: ascending) }
+        CountedBTree(keyWidth: 2, leafCapacity: leaf, innerCapacity: inner) {
+            compareKeys($0, $1, ascending: ascending)
+        }
     }
 
     /// Mostly integer keys with many ties; sometimes another type, so columns go mixed.
@@ -83,7 +86,8 @@ import Model
             let s = tree.select(r)
             #expect(s.id == model[r].id && same(s.key, model[r].key))
             #expect(tree.find(model[r].key, id: model[r].id) == r)
-            let lo = rng.int(0..<model.count), hi = min(model.count, lo + rng.int(0..<40))
+            let lo = rng.int(0..<model.count)
+            let hi = min(model.count, lo + rng.int(0..<40))
             #expect(tree.ids(in: lo..<hi) == model[lo..<hi].map(\.id))
         }
     }
@@ -145,7 +149,9 @@ func checkInvariants(_ tree: CountedBTree) -> [String] {
             problems.append("inner node arrays disagree")
             return 0
         }
-        if node.children.isEmpty || node.children.count > tree.innerCapacity { problems.append("inner size \(node.children.count)") }
+        if node.children.isEmpty || node.children.count > tree.innerCapacity {
+            problems.append("inner size \(node.children.count)")
+        }
         var total = 0
         for c in node.children.indices {
             let lo = c == 0 ? low : (node.entries.key(at: c), node.entries.ids[c])

@@ -1,10 +1,11 @@
-import Testing
-import TestSupport
+import Contexts
 import Model
 import Predicates
 import SQLite
 import Store
-import Contexts
+import TestSupport
+import Testing
+
 @testable import Controllers
 
 /// Controllers of one engine while another engine (a second fetchd) and a plain SQLite
@@ -21,7 +22,8 @@ import Contexts
             while try s.step() { out.append(s.int64(0)) }
             return out
         }
-        let books = try ids("Book"), authors = try ids("Author")
+        let books = try ids("Book")
+        let authors = try ids("Author")
         let statements = rng.int(1..<4)
         try db.execute("BEGIN IMMEDIATE")
         for _ in 0..<statements {
@@ -29,7 +31,8 @@ import Contexts
             switch rng.int(0..<10) {
             case 0..<3:
                 let title = Library.titles[rng.int(0..<Library.titles.count)].replacingOccurrences(of: "'", with: "''")
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO "Book" (title, price, year, flag, note, author)
                     VALUES ('\(title)', \(rng.int(0..<30)), \(2000 + rng.int(0..<5)), \(rng.int(0..<2)), 'n\(rng.int(0..<3))', \(author))
                     """)
@@ -37,13 +40,19 @@ import Contexts
                 try db.execute("DELETE FROM \"Book\" WHERE _pk = \(books[rng.int(0..<books.count)])")
             case 4..<8 where !books.isEmpty:
                 let id = books[rng.int(0..<books.count)]
-                let set = ["price = \(rng.int(0..<30))", "year = \(2000 + rng.int(0..<5))", "flag = 1 - flag",
-                           "author = \(author)", "title = '\(Library.titles[rng.int(0..<Library.titles.count)])'"][rng.int(0..<5)]
+                let set = [
+                    "price = \(rng.int(0..<30))", "year = \(2000 + rng.int(0..<5))", "flag = 1 - flag",
+                    "author = \(author)", "title = '\(Library.titles[rng.int(0..<Library.titles.count)])'",
+                ][rng.int(0..<5)]
                 try db.execute("UPDATE \"Book\" SET \(set) WHERE _pk = \(id)")
             case 8 where !authors.isEmpty:
-                try db.execute("UPDATE \"Author\" SET rank = \(rng.int(0..<10)), name = '\(Library.names[rng.int(0..<Library.names.count)])' WHERE _pk = \(authors[rng.int(0..<authors.count)])")
+                try db.execute(
+                    "UPDATE \"Author\" SET rank = \(rng.int(0..<10)), name = '\(Library.names[rng.int(0..<Library.names.count)])' WHERE _pk = \(authors[rng.int(0..<authors.count)])"
+                )
             default:
-                try db.execute("INSERT OR REPLACE INTO \"Author\" (_pk, name, rank) VALUES (\(authors.first ?? 1), 'Zed', \(rng.int(0..<10)))")
+                try db.execute(
+                    "INSERT OR REPLACE INTO \"Author\" (_pk, name, rank) VALUES (\(authors.first ?? 1), 'Zed', \(rng.int(0..<10)))"
+                )
             }
         }
         // Some scripts give up: nothing of theirs may show.
@@ -55,14 +64,17 @@ import Contexts
         let dir = TempDir()
         let file = dir.file("shared.sqlite")
         var rng = SeededRandom(seed: seed)
-        let a = ObjectGraph(store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
-        let b = ObjectGraph(store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
+        let a = ObjectGraph(
+            store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
+        let b = ObjectGraph(
+            store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
         let raw = try Connection(path: file)
         try raw.execute("PRAGMA busy_timeout=2000; PRAGMA foreign_keys=ON")
         let main = try a.context(ObjectGraph.mainContext)
         _ = try a.createContext("edit", parent: ObjectGraph.mainContext)
         for _ in 0..<4 {
-            _ = try main.insert("Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))])
+            _ = try main.insert(
+                "Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))])
         }
         let authors = try main.fetch(entity: "Author")
         for _ in 0..<20 { _ = try main.insert("Book", ContextOracleTests.bookValues(&rng, authors: authors)) }
@@ -106,11 +118,16 @@ import Contexts
             #expect(a.store.mergeCursor == (try a.store.currentToken))
             #expect(try !a.hasExternalChanges())
             // Exactly once: each foreign transaction's token is merged in one call only.
-            for t in pending { #expect(!merged.contains(t.token)); merged.append(t.token) }
+            for t in pending {
+                #expect(!merged.contains(t.token))
+                merged.append(t.token)
+            }
             for h in harnesses {
                 let fresh = try h.fresh()
                 guard h.mirror == fresh else {
-                    Issue.record("seed \(seed) cycle \(cycle) \(h.spec.name): mirror \(h.mirror.sections.map { ($0.name, $0.rows.map(\.id.number)) }) != fresh \(fresh.sections.map { ($0.name, $0.rows.map(\.id.number)) })")
+                    Issue.record(
+                        "seed \(seed) cycle \(cycle) \(h.spec.name): mirror \(h.mirror.sections.map { ($0.name, $0.rows.map(\.id.number)) }) != fresh \(fresh.sections.map { ($0.name, $0.rows.map(\.id.number)) })"
+                    )
                     return
                 }
             }

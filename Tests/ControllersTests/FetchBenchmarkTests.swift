@@ -1,13 +1,14 @@
-import Testing
 import CSQLite
+import Contexts
 import Model
 import Predicates
 import Store
-import Contexts
+import Testing
+
 @testable import Controllers
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// performFetch through a real context over an in-memory store against the floor: the C API
@@ -15,7 +16,9 @@ import Glibc
 /// with FETCHD_BENCH=1 in a release build (see BenchmarkTests); FETCHD_PERF_ASSERT=1 also
 /// asserts the goals of Benchmarks/README.md (fetch <= 2x the raw SELECT, <= 48 bytes of RSS per row).
 @Suite(.serialized, .enabled(if: getenvString("FETCHD_BENCH") == "1")) struct FetchBenchmarkTests {
-    static let model = ObjectModel(entities: [Entity(name: "Item", attributes: [Attribute(name: "value", type: .integer, indexed: true)])])
+    static let model = ObjectModel(entities: [
+        Entity(name: "Item", attributes: [Attribute(name: "value", type: .integer, indexed: true)])
+    ])
 
     /// A store of n `Item`s with random integer values, written with plain SQL (the context
     /// only reads here, so its bookkeeping of new numbers does not matter).
@@ -35,10 +38,13 @@ import Glibc
         let db = try store.connection.handle
         var s: OpaquePointer?
         let sql = "SELECT t.\"_pk\", t.\"value\" FROM \"Item\" AS t ORDER BY t.\"value\" ASC, t.\"_pk\""
-        guard sqlite3_prepare_v2(db, sql, -1, &s, nil) == SQLITE_OK else { throw EngineError(.storeError, "prepare failed") }
+        guard sqlite3_prepare_v2(db, sql, -1, &s, nil) == SQLITE_OK else {
+            throw EngineError(.storeError, "prepare failed")
+        }
         defer { sqlite3_finalize(s) }
         let t = BenchmarkTests.now()
-        var ids: [Int64] = [], keys: [Int64] = []
+        var ids: [Int64] = []
+        var keys: [Int64] = []
         ids.reserveCapacity(n)
         keys.reserveCapacity(n)
         while sqlite3_step(s) == SQLITE_ROW {
@@ -62,7 +68,10 @@ import Glibc
     }
 
     /// FETCHD_BENCH_SIZES=100000 picks the sizes (a focused run under callgrind or perf).
-    static let sizes = getenvString("FETCHD_BENCH_SIZES").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [100_000, 1_000_000]
+    static let sizes =
+        getenvString("FETCHD_BENCH_SIZES").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [
+            100_000, 1_000_000,
+        ]
 
     @Test(arguments: sizes)
     func performFetchAgainstRawSelect(n: Int) throws {
@@ -70,7 +79,8 @@ import Glibc
         let store = try Self.store(n: n)
         let graph = ObjectGraph(store: store)
         let main = try graph.context(ObjectGraph.mainContext)
-        let compiled = try RequestCompiler(model: Self.model).compile(FetchRequest(entity: "Item", sortDescriptors: [SortDescriptor(key: "value")]))
+        let compiled = try RequestCompiler(model: Self.model).compile(
+            FetchRequest(entity: "Item", sortDescriptors: [SortDescriptor(key: "value")]))
 
         // Memory first, on the first controller of the process: what a fetch leaves resident.
         let before = Self.rss()
@@ -79,10 +89,13 @@ import Glibc
         let perRow = Double(Self.rss() - before) / Double(n)
         let tree = Double(kept.results.rows.footprint) / Double(n)
         #expect(kept.count == n)
-        BenchmarkTests.report("fetch n=\(n) memory: RSS delta \(BenchmarkTests.fmt(perRow)) B/row, tree \(BenchmarkTests.fmt(tree)) B/row")
+        BenchmarkTests.report(
+            "fetch n=\(n) memory: RSS delta \(BenchmarkTests.fmt(perRow)) B/row, tree \(BenchmarkTests.fmt(tree)) B/row"
+        )
 
         // Best of five interleaved rounds each (CPU time of this thread): the machine is shared.
-        var raw = Double.infinity, fetch = Double.infinity
+        var raw = Double.infinity
+        var fetch = Double.infinity
         for _ in 0..<5 {
             raw = min(raw, try Self.rawSelect(store, n: n))
             let c = FetchedResultsController(name: "items", source: main, request: compiled, model: Self.model)
@@ -92,7 +105,9 @@ import Glibc
             #expect(c.count == n)
         }
         let ratio = fetch / raw
-        BenchmarkTests.report("fetch n=\(n) performFetch \(BenchmarkTests.fmt(fetch * 1000)) ms vs raw SELECT \(BenchmarkTests.fmt(raw * 1000)) ms: \(BenchmarkTests.fmt(ratio))x")
+        BenchmarkTests.report(
+            "fetch n=\(n) performFetch \(BenchmarkTests.fmt(fetch * 1000)) ms vs raw SELECT \(BenchmarkTests.fmt(raw * 1000)) ms: \(BenchmarkTests.fmt(ratio))x"
+        )
         if strict {
             #expect(ratio <= 2, "performFetch \(ratio)x the raw SELECT")
             if n >= 1_000_000 { #expect(perRow <= 48, "\(perRow) bytes of RSS per row") }

@@ -1,5 +1,6 @@
-import Testing
 import Model
+import Testing
+
 @testable import Controllers
 
 /// THE ORACLE: thousands of random change cycles against several controllers at once.
@@ -18,28 +19,43 @@ import Model
     }
 
     static let specs: [Spec] = [
-        Spec(name: "byPrice", filter: TestFilter(entity: "Book"),
-             ordering: TestOrdering(entity: "Book", sort: [(["price"], true)])),
-        Spec(name: "yearSections", filter: TestFilter(entity: "Book", terms: [.init(path: ["price"], op: .greater, value: .integer(10))]),
-             ordering: TestOrdering(entity: "Book", section: ["year"], sort: [(["title"], false)]), section: ["year"]),
-        Spec(name: "window", filter: TestFilter(entity: "Book"),
-             ordering: TestOrdering(entity: "Book", sort: [(["year"], true), (["price"], false)]), offset: 3, limit: 6),
-        Spec(name: "byAuthorName", filter: TestFilter(entity: "Book"),
-             ordering: TestOrdering(entity: "Book", section: ["author", "name"], sort: [(["title"], true)]),
-             section: ["author", "name"]),
-        Spec(name: "rankedAuthors", filter: TestFilter(entity: "Book", terms: [.init(path: ["author", "rank"], op: .less, value: .integer(5))]),
-             ordering: TestOrdering(entity: "Book", sort: [(["author", "name"], false), (["price"], true)]), limit: 7),
-        Spec(name: "flagOffset", filter: TestFilter(entity: "Book", terms: [.init(path: ["flag"], op: .equal, value: .bool(true))]),
-             ordering: TestOrdering(entity: "Book", sort: [(["title"], true)]), offset: 2),
-        Spec(name: "authors", filter: TestFilter(entity: "Author"),
-             ordering: TestOrdering(entity: "Author", section: ["rank"], sort: [(["name"], true)]), section: ["rank"],
-             offset: 1, limit: 5),
-        Spec(name: "sectionWindow", filter: TestFilter(entity: "Book"),
-             ordering: TestOrdering(entity: "Book", section: ["year"], sort: [(["price"], false)]), section: ["year"],
-             offset: 4, limit: 8),
-        Spec(name: "yearDescending", filter: TestFilter(entity: "Book", terms: [.init(path: ["year"], op: .notEqual, value: .integer(2002))]),
-             ordering: TestOrdering(entity: "Book", section: ["year"], sort: [(["year"], false), (["flag"], true)]), section: ["year"],
-             limit: 12),
+        Spec(
+            name: "byPrice", filter: TestFilter(entity: "Book"),
+            ordering: TestOrdering(entity: "Book", sort: [(["price"], true)])),
+        Spec(
+            name: "yearSections",
+            filter: TestFilter(entity: "Book", terms: [.init(path: ["price"], op: .greater, value: .integer(10))]),
+            ordering: TestOrdering(entity: "Book", section: ["year"], sort: [(["title"], false)]), section: ["year"]),
+        Spec(
+            name: "window", filter: TestFilter(entity: "Book"),
+            ordering: TestOrdering(entity: "Book", sort: [(["year"], true), (["price"], false)]), offset: 3, limit: 6),
+        Spec(
+            name: "byAuthorName", filter: TestFilter(entity: "Book"),
+            ordering: TestOrdering(entity: "Book", section: ["author", "name"], sort: [(["title"], true)]),
+            section: ["author", "name"]),
+        Spec(
+            name: "rankedAuthors",
+            filter: TestFilter(
+                entity: "Book", terms: [.init(path: ["author", "rank"], op: .less, value: .integer(5))]),
+            ordering: TestOrdering(entity: "Book", sort: [(["author", "name"], false), (["price"], true)]), limit: 7),
+        Spec(
+            name: "flagOffset",
+            filter: TestFilter(entity: "Book", terms: [.init(path: ["flag"], op: .equal, value: .bool(true))]),
+            ordering: TestOrdering(entity: "Book", sort: [(["title"], true)]), offset: 2),
+        Spec(
+            name: "authors", filter: TestFilter(entity: "Author"),
+            ordering: TestOrdering(entity: "Author", section: ["rank"], sort: [(["name"], true)]), section: ["rank"],
+            offset: 1, limit: 5),
+        Spec(
+            name: "sectionWindow", filter: TestFilter(entity: "Book"),
+            ordering: TestOrdering(entity: "Book", section: ["year"], sort: [(["price"], false)]), section: ["year"],
+            offset: 4, limit: 8),
+        Spec(
+            name: "yearDescending",
+            filter: TestFilter(entity: "Book", terms: [.init(path: ["year"], op: .notEqual, value: .integer(2002))]),
+            ordering: TestOrdering(entity: "Book", section: ["year"], sort: [(["year"], false), (["flag"], true)]),
+            section: ["year"],
+            limit: 12),
     ]
 
     final class Harness {
@@ -53,12 +69,14 @@ import Model
                 sectionNameKeyPath: spec.section?.joined(separator: "."), fetchLimit: spec.limit,
                 fetchOffset: spec.offset, model: Library.model)
             try controller.performFetch()
-            mirror = try freshResults(store, filter: spec.filter, ordering: spec.ordering, sectioned: spec.section != nil,
-                                  offset: spec.offset, limit: spec.limit)
+            mirror = try freshResults(
+                store, filter: spec.filter, ordering: spec.ordering, sectioned: spec.section != nil,
+                offset: spec.offset, limit: spec.limit)
         }
         func fresh(_ store: TestStore) throws -> Mirror {
-            try freshResults(store, filter: spec.filter, ordering: spec.ordering, sectioned: spec.section != nil,
-                         offset: spec.offset, limit: spec.limit)
+            try freshResults(
+                store, filter: spec.filter, ordering: spec.ordering, sectioned: spec.section != nil,
+                offset: spec.offset, limit: spec.limit)
         }
     }
 
@@ -76,7 +94,8 @@ import Model
 
     /// One random operation on the store.
     static func randomOperation(_ rng: inout SeededRandom, _ store: TestStore) {
-        let books = store.ids(of: "Book"), authors = store.ids(of: "Author")
+        let books = store.ids(of: "Book")
+        let authors = store.ids(of: "Author")
         let roll = rng.int(0..<100)
         switch roll {
         case 0..<18 where books.count < 70 || roll < 6:
@@ -90,10 +109,15 @@ import Model
             // Sometimes write the value it already has: no change.
             store.set(id, key, rng.chance(0.15) ? store.snapshot(of: id)![key]! : fresh[key]!)
         case 70..<76 where authors.count < 8:
-            store.insert("Author", ["name": .string(Library.names[rng.int(0..<Library.names.count)]),
-                                    "rank": .integer(Int64(rng.int(0..<10)))])
+            store.insert(
+                "Author",
+                [
+                    "name": .string(Library.names[rng.int(0..<Library.names.count)]),
+                    "rank": .integer(Int64(rng.int(0..<10))),
+                ])
         case 76..<88 where !authors.isEmpty:
-            store.set(authors[rng.int(0..<authors.count)], "name", .string(Library.names[rng.int(0..<Library.names.count)]))
+            store.set(
+                authors[rng.int(0..<authors.count)], "name", .string(Library.names[rng.int(0..<Library.names.count)]))
         case 88..<96 where !authors.isEmpty:
             store.set(authors[rng.int(0..<authors.count)], "rank", .integer(Int64(rng.int(0..<10))))
         case 96..<100 where authors.count > 2:
@@ -107,7 +131,10 @@ import Model
     func randomCyclesMatchFreshFetch(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed)
         let store = TestStore(model: Library.model)
-        for _ in 0..<5 { store.insert("Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))]) }
+        for _ in 0..<5 {
+            store.insert(
+                "Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))])
+        }
         for _ in 0..<40 { store.insert("Book", Self.randomBookValues(&rng, store)) }
         _ = store.endCycle()
         let harnesses = try Self.specs.map { try Harness($0, store) }
@@ -132,7 +159,9 @@ import Model
                 }
                 let fresh = try h.fresh(store)
                 if h.mirror != fresh {
-                    Issue.record("\(context): mirror \(h.mirror.sections.map { ($0.name, $0.rows.map(\.id.number)) }) != fresh \(fresh.sections.map { ($0.name, $0.rows.map(\.id.number)) }); events \(events)")
+                    Issue.record(
+                        "\(context): mirror \(h.mirror.sections.map { ($0.name, $0.rows.map(\.id.number)) }) != fresh \(fresh.sections.map { ($0.name, $0.rows.map(\.id.number)) }); events \(events)"
+                    )
                     return
                 }
                 // The controller's own answers agree with the fresh fetch.
@@ -151,24 +180,31 @@ import Model
                 // pushed across a window edge.
                 var readChanges = 0
                 for event in events {
-                    guard case let .object(type, id, _, _) = event else { continue }
+                    guard case .object(let type, let id, _, _) = event else { continue }
                     stats.events += 1
                     if type == .move { stats.moves += 1 }
                     if byID[id] != nil { continue }
                     let values = store.snapshot(of: id)!
-                    let readChanged = h.spec.ordering.key(of: id, values, in: oldView) != h.spec.ordering.key(of: id, values, in: store)
-                        || h.spec.filter.matches(id, values, in: oldView) != h.spec.filter.matches(id, values, in: store)
+                    let readChanged =
+                        h.spec.ordering.key(of: id, values, in: oldView)
+                        != h.spec.ordering.key(of: id, values, in: store)
+                        || h.spec.filter.matches(id, values, in: oldView)
+                            != h.spec.filter.matches(id, values, in: store)
                     let windowed = h.spec.offset > 0 || h.spec.limit != nil
                     if readChanged { readChanges += 1 }
                     if !readChanged {
-                        #expect(windowed && (type == .insert || type == .delete), "\(context): untouched \(id) reported \(type)")
+                        #expect(
+                            windowed && (type == .insert || type == .delete),
+                            "\(context): untouched \(id) reported \(type)")
                         stats.windowEdges += 1
                     }
                 }
                 // A cycle that changed nothing a client sees (ids, values, sections) sends
                 // nothing, unless a value read through a key path changed (then updates).
                 if before == fresh {
-                    #expect(events.isEmpty || readChanges == events.count - 2, "\(context): events for a no-op cycle: \(events)")
+                    #expect(
+                        events.isEmpty || readChanges == events.count - 2,
+                        "\(context): events for a no-op cycle: \(events)")
                 }
                 if Self.checkFewestMoves(events, before: before, fresh: fresh, store: store, context: context) {
                     stats.bruteForced += 1
@@ -182,13 +218,21 @@ import Model
     /// Tries every choice of which reported survivors move (up to 10 of them) and checks
     /// that the engine's choice is valid, has the fewest moves, and among those keeps the
     /// rows earliest in new order. Returns whether the check ran.
-    static func checkFewestMoves(_ events: [ControllerEvent], before: Mirror, fresh: Mirror, store: TestStore,
-                                 context: String) -> Bool {
+    static func checkFewestMoves(
+        _ events: [ControllerEvent], before: Mirror, fresh: Mirror, store: TestStore,
+        context: String
+    ) -> Bool {
         var survivors: [(id: ObjectID, old: IndexPath, new: IndexPath, moved: Bool)] = []
-        for case let .object(type, id, old?, new?) in events { survivors.append((id, old, new, type == .move)) }
+        for case .object(let type, let id, let old?, let new?) in events {
+            survivors.append((id, old, new, type == .move))
+        }
         guard !survivors.isEmpty, survivors.count <= 10 else { return false }
         survivors.sort { $0.new < $1.new }
-        let others = events.filter { if case .object(.move, _, _, _) = $0 { return false }; if case .object(.update, _, _, _) = $0 { return false }; return true }
+        let others = events.filter {
+            if case .object(.move, _, _, _) = $0 { return false }
+            if case .object(.update, _, _, _) = $0 { return false }
+            return true
+        }
         var best: (moves: Int, stayers: [IndexPath])?
         for mask in 0..<(1 << survivors.count) {
             var trial = others
@@ -202,11 +246,16 @@ import Model
             var mirror = before
             guard (try? mirror.apply(trial) { store.snapshot(of: $0) }) != nil, mirror == fresh else { continue }
             let count = mask.nonzeroBitCount
-            if let b = best, b.moves < count || (b.moves == count && !stayers.lexicographicallyPrecedes(b.stayers)) { continue }
+            if let b = best, b.moves < count || (b.moves == count && !stayers.lexicographicallyPrecedes(b.stayers)) {
+                continue
+            }
             best = (count, stayers)
         }
         let engineStayers = survivors.filter { !$0.moved }.map(\.new)
-        #expect(best?.moves == survivors.filter(\.moved).count, "\(context): not the fewest moves: \(events) before \(before.sections.map { ($0.name, $0.rows.map(\.id.number)) }) after \(fresh.sections.map { ($0.name, $0.rows.map(\.id.number)) })")
+        #expect(
+            best?.moves == survivors.filter(\.moved).count,
+            "\(context): not the fewest moves: \(events) before \(before.sections.map { ($0.name, $0.rows.map(\.id.number)) }) after \(fresh.sections.map { ($0.name, $0.rows.map(\.id.number)) })"
+        )
         #expect(best?.stayers == engineStayers, "\(context): tie not resolved by new order")
         return true
     }

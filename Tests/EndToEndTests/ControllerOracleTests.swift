@@ -1,7 +1,7 @@
-import TestSupport
 import Foundation
-import Testing
 import JSON
+import TestSupport
+import Testing
 
 /// The oracle over the real binary: random change cycles sent as JSON-RPC (single requests
 /// and batches), every controller notification applied to a table mirror, and after every
@@ -9,28 +9,46 @@ import JSON
 /// controller's own sections. FETCHD_ORACLE_CYCLES runs it longer.
 @Suite(.serialized) struct ControllerOracleTests {
     static let model = """
-    {"entities": [
-      {"name": "Author", "attributes": {"name": {"type": "string"}, "rank": {"type": "integer", "default": 0}},
-       "relationships": {"books": {"destination": "Book", "toMany": true, "inverse": "author", "deleteRule": "nullify"}}},
-      {"name": "Book", "attributes": {"title": {"type": "string"}, "price": {"type": "integer", "optional": true},
-                                      "year": {"type": "integer", "default": 2000}, "note": {"type": "string", "optional": true}},
-       "relationships": {"author": {"destination": "Author", "toMany": false, "inverse": "books", "deleteRule": "nullify"}}}
-    ]}
-    """
+        {"entities": [
+          {"name": "Author", "attributes": {"name": {"type": "string"}, "rank": {"type": "integer", "default": 0}},
+           "relationships": {"books": {"destination": "Book", "toMany": true, "inverse": "author", "deleteRule": "nullify"}}},
+          {"name": "Book", "attributes": {"title": {"type": "string"}, "price": {"type": "integer", "optional": true},
+                                          "year": {"type": "integer", "default": 2000}, "note": {"type": "string", "optional": true}},
+           "relationships": {"author": {"destination": "Author", "toMany": false, "inverse": "books", "deleteRule": "nullify"}}}
+        ]}
+        """
 
     struct Spec {
         var name: String
         var request: String
         var section: String?
         /// The same request for context/fetch: the section key sorts first (protocol.md §8).
-        var fetch: String { section.map { request.replacingOccurrences(of: #""sortDescriptors":["#, with: #""sortDescriptors":[{"key":"\#($0)"},"#) } ?? request }
+        var fetch: String {
+            section.map {
+                request.replacingOccurrences(
+                    of: #""sortDescriptors":["#, with: #""sortDescriptors":[{"key":"\#($0)"},"#)
+            } ?? request
+        }
     }
     static let specs = [
         Spec(name: "byPrice", request: #"{"entity":"Book","sortDescriptors":[{"key":"price"}]}"#),
-        Spec(name: "years", request: #"{"entity":"Book","predicate":"price > 5","sortDescriptors":[{"key":"title","ascending":false}]}"#, section: "year"),
-        Spec(name: "window", request: #"{"entity":"Book","sortDescriptors":[{"key":"year"},{"key":"price","ascending":false}],"fetchLimit":5,"fetchOffset":2}"#),
-        Spec(name: "byAuthor", request: #"{"entity":"Book","sortDescriptors":[{"key":"title","comparator":"caseInsensitiveCompare"}]}"#, section: "author.name"),
-        Spec(name: "authors", request: #"{"entity":"Author","predicate":"ANY books.price > 20","sortDescriptors":[{"key":"name"}]}"#),
+        Spec(
+            name: "years",
+            request:
+                #"{"entity":"Book","predicate":"price > 5","sortDescriptors":[{"key":"title","ascending":false}]}"#,
+            section: "year"),
+        Spec(
+            name: "window",
+            request:
+                #"{"entity":"Book","sortDescriptors":[{"key":"year"},{"key":"price","ascending":false}],"fetchLimit":5,"fetchOffset":2}"#
+        ),
+        Spec(
+            name: "byAuthor",
+            request: #"{"entity":"Book","sortDescriptors":[{"key":"title","comparator":"caseInsensitiveCompare"}]}"#,
+            section: "author.name"),
+        Spec(
+            name: "authors",
+            request: #"{"entity":"Author","predicate":"ANY books.price > 20","sortDescriptors":[{"key":"name"}]}"#),
     ]
 
     final class Client {
@@ -67,7 +85,10 @@ import JSON
         let model = Self.model.split(separator: "\n").joined(separator: " ")
         _ = try client.request("store/open", #"{"model":\#(model)}"#)
         var seeded = Seeded(seed: 31)
-        for i in 0..<4 { _ = try client.request("context/insert", #"{"context":"main","entity":"Author","values":{"name":"A\#(i % 3)","rank":\#(i)}}"#) }
+        for i in 0..<4 {
+            _ = try client.request(
+                "context/insert", #"{"context":"main","entity":"Author","values":{"name":"A\#(i % 3)","rank":\#(i)}}"#)
+        }
         for _ in 0..<20 { #expect(try client.send(Self.insertBook(&seeded))["error"] == nil) }
         // The books that exist: ids are handed out in insert order, and a book delete cannot
         // be refused, so the client knows them without asking. Deletes and updates pick from
@@ -76,7 +97,9 @@ import JSON
         var mirrors: [String: TableMirror] = [:]
         for spec in Self.specs {
             let section = spec.section.map { #","sectionNameKeyPath":"\#($0)""# } ?? ""
-            _ = try client.request("controller/create", #"{"context":"main","name":"\#(spec.name)","request":\#(spec.request)\#(section)}"#)
+            _ = try client.request(
+                "controller/create", #"{"context":"main","name":"\#(spec.name)","request":\#(spec.request)\#(section)}"#
+            )
             mirrors[spec.name] = try Self.controllerTable(client, spec.name)
         }
         #expect(client.pending.isEmpty, "controller/create sends no notification")
@@ -95,26 +118,40 @@ import JSON
             var order: [String] = []
             for n in client.pending {
                 guard let name = n.params["controller"]?.stringValue else { continue }
-                if n.method == "controller/willChangeContent" { order.append(name); #expect(batches[name] == nil) }
+                if n.method == "controller/willChangeContent" {
+                    order.append(name)
+                    #expect(batches[name] == nil)
+                }
                 batches[name, default: []].append(n)
             }
             client.pending.removeAll()
-            #expect(order == Self.specs.map(\.name).filter { order.contains($0) }, "controllers served in creation order")
+            #expect(
+                order == Self.specs.map(\.name).filter { order.contains($0) }, "controllers served in creation order")
             for (name, batch) in batches {
-                #expect(batch.first?.method == "controller/willChangeContent" && batch.last?.method == "controller/didChangeContent")
+                #expect(
+                    batch.first?.method == "controller/willChangeContent"
+                        && batch.last?.method == "controller/didChangeContent")
                 #expect(batch.count > 2, "no empty will/did pair")
                 events += batch.count - 2
                 try mirrors[name]!.apply(Array(batch.dropFirst().dropLast()))
             }
             for spec in Self.specs {
-                let fresh = try client.request("context/fetch", #"{"context":"main","request":\#(spec.fetch)}"#)["objects"]?.arrayValue ?? []
+                let fresh =
+                    try client.request("context/fetch", #"{"context":"main","request":\#(spec.fetch)}"#)["objects"]?
+                    .arrayValue ?? []
                 let mirror = mirrors[spec.name]!
                 if mirror.sections.flatMap(\.rows) != fresh {
-                    Issue.record("cycle \(cycle) \(spec.name): mirror \(mirror.sections.map { ($0.name, $0.rows.map { $0["id"]!.stringValue! }) }) != fetch \(fresh.map { $0["id"]!.stringValue! })")
+                    Issue.record(
+                        "cycle \(cycle) \(spec.name): mirror \(mirror.sections.map { ($0.name, $0.rows.map { $0["id"]!.stringValue! }) }) != fetch \(fresh.map { $0["id"]!.stringValue! })"
+                    )
                     return
                 }
-                let sections = try client.request("controller/sections", #"{"controller":"\#(spec.name)"}"#)["sections"]?.arrayValue ?? []
-                #expect(sections.map { $0["name"]?.stringValue ?? "?" } == mirror.sections.map(\.name), "cycle \(cycle) \(spec.name)")
+                let sections =
+                    try client.request("controller/sections", #"{"controller":"\#(spec.name)"}"#)["sections"]?
+                    .arrayValue ?? []
+                #expect(
+                    sections.map { $0["name"]?.stringValue ?? "?" } == mirror.sections.map(\.name),
+                    "cycle \(cycle) \(spec.name)")
             }
         }
         #expect(events > 200)
@@ -125,9 +162,12 @@ import JSON
     /// The controller's current table, read with controller/sections and controller/rows.
     static func controllerTable(_ client: Client, _ name: String) throws -> TableMirror {
         var table = TableMirror()
-        let sections = try client.request("controller/sections", #"{"controller":"\#(name)"}"#)["sections"]?.arrayValue ?? []
+        let sections =
+            try client.request("controller/sections", #"{"controller":"\#(name)"}"#)["sections"]?.arrayValue ?? []
         for (i, s) in sections.enumerated() {
-            let rows = try client.request("controller/rows", #"{"controller":"\#(name)","section":\#(i)}"#)["objects"]?.arrayValue ?? []
+            let rows =
+                try client.request("controller/rows", #"{"controller":"\#(name)","section":\#(i)}"#)["objects"]?
+                .arrayValue ?? []
             table.sections.append(.init(name: s["name"]?.stringValue ?? "", rows: rows))
         }
         return table
@@ -138,7 +178,8 @@ import JSON
     static func insertBook(_ rng: inout Seeded) -> String {
         let author = rng.int(6) == 0 ? "null" : "\"Author/\(1 + rng.int(4))\""
         let price = rng.int(8) == 0 ? "null" : "\(rng.int(30))"
-        return #"{"jsonrpc":"2.0","method":"context/insert","params":{"context":"main","entity":"Book","values":{"title":"\#(titles[rng.int(5)])","price":\#(price),"year":\#(2000 + rng.int(4)),"author":\#(author)}},"id":\#(rng.int(1_000_000))}"#
+        return
+            #"{"jsonrpc":"2.0","method":"context/insert","params":{"context":"main","entity":"Book","values":{"title":"\#(titles[rng.int(5)])","price":\#(price),"year":\#(2000 + rng.int(4)),"author":\#(author)}},"id":\#(rng.int(1_000_000))}"#
     }
 
     struct Books {
@@ -156,16 +197,24 @@ import JSON
             books.next += 1
             return insertBook(&rng)
         }
-        let pick = rng.int(books.live.count), book = books.live[pick]
+        let pick = rng.int(books.live.count)
+        let book = books.live[pick]
         switch roll {
         case 2, 3:
             books.live.remove(at: pick)
-            return #"{"jsonrpc":"2.0","method":"context/delete","params":{"context":"main","id":"Book/\#(book)"},"id":\#(id)}"#
-        case 4: return #"{"jsonrpc":"2.0","method":"context/update","params":{"context":"main","id":"Author/\#(1 + rng.int(4))","values":{"name":"A\#(rng.int(5))"}},"id":\#(id)}"#
+            return
+                #"{"jsonrpc":"2.0","method":"context/delete","params":{"context":"main","id":"Book/\#(book)"},"id":\#(id)}"#
+        case 4:
+            return
+                #"{"jsonrpc":"2.0","method":"context/update","params":{"context":"main","id":"Author/\#(1 + rng.int(4))","values":{"name":"A\#(rng.int(5))"}},"id":\#(id)}"#
         default:
-            let values = [#"{"price":\#(rng.int(30))}"#, #"{"year":\#(2000 + rng.int(4))}"#, #"{"title":"\#(titles[rng.int(5)])"}"#,
-                          #"{"note":"n\#(rng.int(3))"}"#, #"{"author":"Author/\#(1 + rng.int(4))"}"#][rng.int(5)]
-            return #"{"jsonrpc":"2.0","method":"context/update","params":{"context":"main","id":"Book/\#(book)","values":\#(values)},"id":\#(id)}"#
+            let values = [
+                #"{"price":\#(rng.int(30))}"#, #"{"year":\#(2000 + rng.int(4))}"#,
+                #"{"title":"\#(titles[rng.int(5)])"}"#,
+                #"{"note":"n\#(rng.int(3))"}"#, #"{"author":"Author/\#(1 + rng.int(4))"}"#,
+            ][rng.int(5)]
+            return
+                #"{"jsonrpc":"2.0","method":"context/update","params":{"context":"main","id":"Book/\#(book)","values":\#(values)},"id":\#(id)}"#
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import JSON
+import Testing
 
 /// `fetchd describe` prints exactly the checked-in clients/openrpc.json, and the binary's
 /// `rpc.discover` answers the same document.
@@ -13,7 +13,8 @@ import JSON
         let (output, stderr, status) = fetchd.finish()
         #expect(status == 0, "\(stderr)")
         let file = try String(contentsOfFile: Self.checkedIn, encoding: .utf8)
-        #expect(output == file, "clients/openrpc.json is stale: run .build/debug/fetchd describe > clients/openrpc.json")
+        #expect(
+            output == file, "clients/openrpc.json is stale: run .build/debug/fetchd describe > clients/openrpc.json")
     }
 
     @Test func rpcDiscoverOverThePipesIsTheSameDocument() throws {

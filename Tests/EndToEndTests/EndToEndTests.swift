@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import JSON
+import Testing
 
 @Suite(.serialized) struct EndToEndTests {
     static let initialize = #"{"jsonrpc":"2.0","method":"initialize","params":{"clientInfo":{"name":"e2e"}},"id":1}"#
@@ -9,13 +9,16 @@ import JSON
     static let exit = #"{"jsonrpc":"2.0","method":"exit"}"#
 
     static func expectedReplies() -> [String] {
-        [#"{"jsonrpc":"2.0","result":{"serverInfo":{"name":"fetchd","version":"0.1.0"},"protocolVersion":1,"capabilities":{"batch":true}},"id":1}"#,
-         #"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":{"kind":"methodNotFound","method":"no/such"}},"id":2}"#,
-         #"{"jsonrpc":"2.0","result":null,"id":3}"#]
+        [
+            #"{"jsonrpc":"2.0","result":{"serverInfo":{"name":"fetchd","version":"0.1.0"},"protocolVersion":1,"capabilities":{"batch":true}},"id":1}"#,
+            #"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":{"kind":"methodNotFound","method":"no/such"}},"id":2}"#,
+            #"{"jsonrpc":"2.0","result":null,"id":3}"#,
+        ]
     }
 
     @Test func ndjsonSession() throws {
-        let r = try FetchdProcess.run(input: [Self.initialize, Self.unknown, Self.shutdown, Self.exit].joined(separator: "\n") + "\n")
+        let r = try FetchdProcess.run(
+            input: [Self.initialize, Self.unknown, Self.shutdown, Self.exit].joined(separator: "\n") + "\n")
         #expect(r.output == Self.expectedReplies().map { $0 + "\n" }.joined())
         #expect(r.status == 0)
     }
@@ -63,11 +66,14 @@ import JSON
         kill(p.process.processIdentifier, signal)
         let r = p.finish(timeout: 10)
         #expect(r.status == 128 + signal)
-        #expect(p.process.terminationReason == .exit)  // handled, not killed by the signal
+        #expect(p.process.terminationReason == .exit) // handled, not killed by the signal
     }
 
     @Test func stdoutCarriesProtocolBytesOnlyEvenWhenLoggingEverything() throws {
-        let input = [Self.initialize, "garbage", Self.unknown, #"{"jsonrpc":"2.0","result":1,"id":"x"}"#, Self.shutdown, Self.exit]
+        let input = [
+            Self.initialize, "garbage", Self.unknown, #"{"jsonrpc":"2.0","result":1,"id":"x"}"#, Self.shutdown,
+            Self.exit,
+        ]
         let r = try FetchdProcess.run(["--log-level", "trace"], input: input.joined(separator: "\n") + "\n")
         for line in r.output.split(separator: "\n") {
             #expect((try? JSON.parse(String(line))) != nil, "non-protocol line on stdout: \(line)")
@@ -83,7 +89,10 @@ import JSON
         let p = try FetchdProcess()
         // Write from another thread: fetchd's replies would otherwise fill the pipe first.
         let bytes = input
-        let writer = Thread { p.write(bytes); p.closeInput() }
+        let writer = Thread {
+            p.write(bytes)
+            p.closeInput()
+        }
         writer.start()
         let r = p.finish()
         let lines = r.output.split(separator: "\n")
@@ -100,8 +109,10 @@ import JSON
         #expect(help.status == 0)
     }
 
-    @Test(arguments: [["--framing", "xml"], ["--store", "/tmp/x.sqlite"], ["--model", "/nonexistent/model.json"],
-                      ["--max-message-size", "0"], ["--log-level", "loud"]])
+    @Test(arguments: [
+        ["--framing", "xml"], ["--store", "/tmp/x.sqlite"], ["--model", "/nonexistent/model.json"],
+        ["--max-message-size", "0"], ["--log-level", "loud"],
+    ])
     func badCommandLinesAreRefused(_ arguments: [String]) throws {
         let r = try FetchdProcess.run(arguments, input: "")
         #expect(r.status == 64)
@@ -131,39 +142,49 @@ import JSON
         let recorded = try String(contentsOfFile: path, encoding: .utf8)
         #expect(recorded.hasPrefix(#"{"framing":"lsp"}"#))
         #expect(recorded.hasSuffix(#"{"exitCode":0}"# + "\n"))
-        try recorded.replacingOccurrences(of: #""kind":"methodNotFound","method":"no/such""#,
-                                           with: #""kind":"methodNotFound","method":"no/other""#).write(toFile: path, atomically: true, encoding: .utf8)
+        try recorded.replacingOccurrences(
+            of: #""kind":"methodNotFound","method":"no/such""#,
+            with: #""kind":"methodNotFound","method":"no/other""#
+        ).write(toFile: path, atomically: true, encoding: .utf8)
         let changed = try FetchdProcess.run(["replay", path], input: "")
         #expect(changed.status == 1)
         #expect(changed.output.contains("expected"))
     }
 
-    static let model = #"{"entities":[{"name":"Contact","attributes":{"name":{"type":"string"},"age":{"type":"integer","default":0}}}]}"#
+    static let model =
+        #"{"entities":[{"name":"Contact","attributes":{"name":{"type":"string"},"age":{"type":"integer","default":0}}}]}"#
 
     @Test func storeAndModelOpenTheStoreAtStartUpAndSurviveSIGTERM() throws {
         let dir = NSTemporaryDirectory() + "fetchd-e2e-store-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let modelPath = dir + "/model.json", storePath = dir + "/store.sqlite"
+        let modelPath = dir + "/model.json"
+        let storePath = dir + "/store.sqlite"
         try Self.model.write(toFile: modelPath, atomically: true, encoding: .utf8)
 
         let p = try FetchdProcess(["--store", storePath, "--model", modelPath])
-        p.write(#"{"jsonrpc":"2.0","method":"context/insert","params":{"context":"main","entity":"Contact","values":{"name":"Ana"}},"id":1}"# + "\n")
+        p.write(
+            #"{"jsonrpc":"2.0","method":"context/insert","params":{"context":"main","entity":"Contact","values":{"name":"Ana"}},"id":1}"#
+                + "\n")
         #expect(p.readLine()?.contains(#""name":"Ana""#) == true)
         p.write(#"{"jsonrpc":"2.0","method":"context/save","params":{"context":"main"},"id":2}"# + "\n")
         #expect(p.readLine() == #"{"jsonrpc":"2.0","result":{"inserted":1,"updated":0,"deleted":0},"id":2}"#)
         kill(p.process.processIdentifier, SIGTERM)
         #expect(p.finish().status == 128 + SIGTERM)
 
-        let again = try FetchdProcess.run(["--store", storePath, "--model", modelPath],
-            input: #"{"jsonrpc":"2.0","method":"context/count","params":{"context":"main","request":{"entity":"Contact"}},"id":3}"# + "\n")
+        let again = try FetchdProcess.run(
+            ["--store", storePath, "--model", modelPath],
+            input:
+                #"{"jsonrpc":"2.0","method":"context/count","params":{"context":"main","request":{"entity":"Contact"}},"id":3}"#
+                + "\n")
         #expect(again.output == #"{"jsonrpc":"2.0","result":{"count":1},"id":3}"# + "\n")
         #expect(again.status == 0)
     }
 
     @Test func anInvalidModelAtStartUpExitsOneWithTheReason() throws {
         let path = NSTemporaryDirectory() + "fetchd-e2e-badmodel-\(getpid()).json"
-        try #"{"entities":[{"name":"X","attributes":{"a":{"type":"nope"}}}]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        try #"{"entities":[{"name":"X","attributes":{"a":{"type":"nope"}}}]}"#.write(
+            toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let r = try FetchdProcess.run(["--model", path], input: "")
         #expect(r.status == 1)

@@ -1,7 +1,7 @@
-import TestSupport
 import Foundation
-import Testing
 import JSON
+import TestSupport
+import Testing
 
 /// Other processes on one file (protocol.md §5): a watching fetchd (A) with a controller, a
 /// second fetchd (B) and a python3 `sqlite3` script writing in turn. After each write A
@@ -9,20 +9,21 @@ import JSON
 /// mirror built from A's notifications equals a fresh `context/fetch`, and every external
 /// transaction has been announced exactly once. FETCHD_EXTERNAL_CYCLES runs it longer.
 @Suite(.serialized) struct ExternalWritersTests {
-    static let model = #"{"entities":[{"name":"Note","attributes":{"title":{"type":"string"},"#
+    static let model =
+        #"{"entities":[{"name":"Note","attributes":{"title":{"type":"string"},"#
         + #""rank":{"type":"integer","default":0}}}]}"#
     static let request = #"{"entity":"Note","sortDescriptors":[{"key":"rank"},{"key":"title"}]}"#
 
     /// Runs one statement as a plain SQLite client and prints the newest history token (and the
     /// new row's number for an insert).
     static let writer = """
-    import sqlite3, sys
-    db = sqlite3.connect(sys.argv[1], timeout=5)
-    cur = db.execute(sys.argv[2], [int(a) if a.lstrip('-').isdigit() else a for a in sys.argv[3:]])
-    row = cur.lastrowid
-    db.commit()
-    print(db.execute('SELECT max(seq) FROM _fetchd_history').fetchone()[0], row)
-    """
+        import sqlite3, sys
+        db = sqlite3.connect(sys.argv[1], timeout=5)
+        cur = db.execute(sys.argv[2], [int(a) if a.lstrip('-').isdigit() else a for a in sys.argv[3:]])
+        row = cur.lastrowid
+        db.commit()
+        print(db.execute('SELECT max(seq) FROM _fetchd_history').fetchone()[0], row)
+        """
 
     final class Client {
         let process: FetchdProcess
@@ -65,7 +66,10 @@ import JSON
         let out = Pipe()
         p.standardOutput = out
         try p.run()
-        defer { if p.isRunning { p.terminate() }; p.waitUntilExit() }
+        defer {
+            if p.isRunning { p.terminate() }
+            p.waitUntilExit()
+        }
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         let parts = text.split(separator: " ").map { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 }
@@ -98,14 +102,16 @@ import JSON
         }
         let cycles = Int(ProcessInfo.processInfo.environment["FETCHD_EXTERNAL_CYCLES"] ?? "") ?? 24
         for cycle in 0..<cycles {
-            let title = "t\(seeded.int(5))", rank = "\(seeded.int(6))"
+            let title = "t\(seeded.int(5))"
+            let rank = "\(seeded.int(6))"
             let roll = live.isEmpty ? 0 : seeded.int(6)
             let target = live.isEmpty ? 0 : live[seeded.int(live.count)]
             switch (roll, seeded.int(3)) {
             case (0..<2, 0):
                 // A's own save: notified as a request's cycle, never as external.
-                let o = try a.request("context/insert",
-                                      #"{"context":"main","entity":"Note","values":{"title":"\#(title)"}}"#)
+                let o = try a.request(
+                    "context/insert",
+                    #"{"context":"main","entity":"Note","values":{"title":"\#(title)"}}"#)
                 _ = try a.request("context/save", #"{"context":"main"}"#)
                 live.append(Int64(o["object"]?["id"]?.stringValue?.split(separator: "/").last ?? "0") ?? 0)
                 wrote(try a.token(), external: false)
@@ -116,17 +122,20 @@ import JSON
                 live.append(Int64(o["object"]?["id"]?.stringValue?.split(separator: "/").last ?? "0") ?? 0)
                 wrote(try b.token())
             case (0..<2, _):
-                let (token, row) = try Self.plainWrite(path, "INSERT INTO Note (title, rank) VALUES (?, ?)",
-                                                       [title, rank])
+                let (token, row) = try Self.plainWrite(
+                    path, "INSERT INTO Note (title, rank) VALUES (?, ?)",
+                    [title, rank])
                 live.append(row)
                 wrote(token)
             case (2..<4, _):
-                let (token, _) = try Self.plainWrite(path, "UPDATE Note SET rank = ? WHERE _pk = ?",
-                                                     [rank, "\(target)"])
+                let (token, _) = try Self.plainWrite(
+                    path, "UPDATE Note SET rank = ? WHERE _pk = ?",
+                    [rank, "\(target)"])
                 wrote(token)
             case (4, _):
-                _ = try b.request("context/update",
-                                  #"{"context":"main","id":"Note/\#(target)","values":{"title":"\#(title)"}}"#)
+                _ = try b.request(
+                    "context/update",
+                    #"{"context":"main","id":"Note/\#(target)","values":{"title":"\#(title)"}}"#)
                 _ = try b.request("context/save", #"{"context":"main"}"#)
                 wrote(try b.token())
             default:

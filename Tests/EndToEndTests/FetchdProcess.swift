@@ -57,10 +57,14 @@ final class FetchdProcess: @unchecked Sendable {
     /// pipe cannot stall fetchd); a fetchd still running after `timeout` seconds is killed and
     /// the test fails.
     func finish(timeout: Double = 30) -> (output: String, stderr: String, status: Int32) {
-        final class Box: @unchecked Sendable { var out = Data(); var err = Data() }
+        final class Box: @unchecked Sendable {
+            var out = Data()
+            var err = Data()
+        }
         let box = Box()
         let group = DispatchGroup()
-        let outHandle = stdout.fileHandleForReading, errHandle = stderr.fileHandleForReading
+        let outHandle = stdout.fileHandleForReading
+        let errHandle = stderr.fileHandleForReading
         DispatchQueue.global().async(group: group) { box.out = outHandle.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { box.err = errHandle.readDataToEndOfFile() }
         if group.wait(timeout: .now() + timeout) == .timedOut {
@@ -69,11 +73,15 @@ final class FetchdProcess: @unchecked Sendable {
             group.wait()
         }
         process.waitUntilExit()
-        return (String(decoding: box.out, as: UTF8.self), String(decoding: box.err, as: UTF8.self), process.terminationStatus)
+        return (
+            String(decoding: box.out, as: UTF8.self), String(decoding: box.err, as: UTF8.self),
+            process.terminationStatus
+        )
     }
 
     /// Runs fetchd on `input` (stdin closed after it) and collects the result.
-    static func run(_ arguments: [String] = [], input: String) throws -> (output: String, stderr: String, status: Int32) {
+    static func run(_ arguments: [String] = [], input: String) throws -> (output: String, stderr: String, status: Int32)
+    {
         let p = try FetchdProcess(arguments)
         p.write(input)
         p.closeInput()

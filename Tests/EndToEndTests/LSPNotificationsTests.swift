@@ -22,13 +22,15 @@ import Testing
 
     @Test func dollarNotificationsLeaveNoLogLine() throws {
         let r = try FetchdProcess.run(["--log-level", "debug"], input: Self.quiet.map(lspFrame).joined())
-        #expect(r.output == [
-            #"{"jsonrpc":"2.0","result":{"serverInfo":{"name":"fetchd","version":"0.1.0"},"protocolVersion":1,"#
-                + #""capabilities":{"batch":true}},"id":1}"#,
-            #"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","#
-                + #""data":{"kind":"methodNotFound","method":"$/setTrace"}},"id":2}"#,
-            #"{"jsonrpc":"2.0","result":null,"id":3}"#,
-        ].map(lspFrame).joined())
+        #expect(
+            r.output
+                == [
+                    #"{"jsonrpc":"2.0","result":{"serverInfo":{"name":"fetchd","version":"0.1.0"},"protocolVersion":1,"#
+                        + #""capabilities":{"batch":true}},"id":1}"#,
+                    #"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","#
+                        + #""data":{"kind":"methodNotFound","method":"$/setTrace"}},"id":2}"#,
+                    #"{"jsonrpc":"2.0","result":null,"id":3}"#,
+                ].map(lspFrame).joined())
         #expect(r.status == 0)
         // Only the client's name is logged (info); no notification is reported as failed.
         let lines = r.stderr.split(separator: "\n")

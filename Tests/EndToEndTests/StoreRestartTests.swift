@@ -1,10 +1,11 @@
+import JSON
 import TestSupport
 import Testing
-import JSON
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The store over the real binary: data saved by one process is there for the next, and a
@@ -21,7 +22,8 @@ import Darwin
 
     /// Runs fetchd with `arguments`, feeding it `lines` (NDJSON) and EOF; its replies, parsed.
     static func run(_ arguments: [String], _ lines: [String]) throws -> (replies: [JSON], status: Int32) {
-        var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
+        var input: [Int32] = [0, 0]
+        var output: [Int32] = [0, 0]
         // Close-on-exec: a process spawned by a test running in parallel must not hold these open.
         guard pipe(&input) == 0, pipe(&output) == 0 else { throw SpawnFailed() }
         for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -75,23 +77,32 @@ import Darwin
 
     @Test func savedObjectsSurviveARestart() throws {
         try Self.withStoreFile { file in
-            let open = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().dropLast() + #", "path": "\#(file)"}}"#
-            let first = try Self.run([], [
-                open,
-                #"{"jsonrpc":"2.0","id":2,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"kept","at":"2024-05-01T12:00:00+02:00"}}}"#,
-                #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#,
-                #"{"jsonrpc":"2.0","id":4,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"unsaved"}}}"#,
-            ])
+            let open =
+                #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().dropLast()
+                + #", "path": "\#(file)"}}"#
+            let first = try Self.run(
+                [],
+                [
+                    open,
+                    #"{"jsonrpc":"2.0","id":2,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"kept","at":"2024-05-01T12:00:00+02:00"}}}"#,
+                    #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#,
+                    #"{"jsonrpc":"2.0","id":4,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"unsaved"}}}"#,
+                ])
             #expect(first.status == 0)
             #expect(first.replies.first?["result"] == ["entities": ["Note"], "migrated": false])
             #expect(first.replies.count == 4)
-            let second = try Self.run([], [
-                open,
-                #"{"jsonrpc":"2.0","id":2,"method":"context/fetch","params":{"context":"main","request":{"entity":"Note"}}}"#,
-                #"{"jsonrpc":"2.0","id":3,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"next"}}}"#,
-            ])
+            let second = try Self.run(
+                [],
+                [
+                    open,
+                    #"{"jsonrpc":"2.0","id":2,"method":"context/fetch","params":{"context":"main","request":{"entity":"Note"}}}"#,
+                    #"{"jsonrpc":"2.0","id":3,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"next"}}}"#,
+                ])
             #expect(second.replies.count == 3)
-            #expect(second.replies[1]["result"] == ["objects": [["id": "Note/1", "text": "kept", "at": "2024-05-01T10:00:00.000Z"]]])
+            #expect(
+                second.replies[1]["result"] == [
+                    "objects": [["id": "Note/1", "text": "kept", "at": "2024-05-01T10:00:00.000Z"]]
+                ])
             // Note/2 was handed out to the unsaved insert: never again.
             #expect(second.replies[2]["result"]?["object"]?["id"] == "Note/3")
         }
@@ -99,19 +110,38 @@ import Darwin
 
     @Test func refusedMigrationLeavesTheFileUntouched() throws {
         try Self.withStoreFile { file in
-            let open = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().dropLast() + #", "path": "\#(file)"}}"#
-            _ = try Self.run([], [open, #"{"jsonrpc":"2.0","id":2,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"a"}}}"#,
-                                  #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#])
+            let open =
+                #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().dropLast()
+                + #", "path": "\#(file)"}}"#
+            _ = try Self.run(
+                [],
+                [
+                    open,
+                    #"{"jsonrpc":"2.0","id":2,"method":"context/insert","params":{"context":"main","entity":"Note","values":{"text":"a"}}}"#,
+                    #"{"jsonrpc":"2.0","id":3,"method":"context/save","params":{"context":"main"}}"#,
+                ])
             let before = fileBytes(file)
             #expect(before?.isEmpty == false, "the store file exists")
-            let changed = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model().replacing(#""text": {"type": "string"}"#, with: #""text": {"type": "integer"}"#).dropLast() + #", "path": "\#(file)"}}"#
+            let changed =
+                #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"#
+                + Self.model().replacing(#""text": {"type": "string"}"#, with: #""text": {"type": "integer"}"#)
+                .dropLast() + #", "path": "\#(file)"}}"#
             let refused = try Self.run([], [changed])
             #expect(refused.replies.first?["error"]?["data"]?["kind"] == "migrationRefused")
             #expect(fileBytes(file) == before)
-            let added = #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"# + Self.model(extra: #", "n": {"type": "integer", "default": 7}"#).dropLast() + #", "path": "\#(file)"}}"#
-            let migrated = try Self.run([], [added, #"{"jsonrpc":"2.0","id":2,"method":"context/get","params":{"context":"main","ids":["Note/1"]}}"#])
+            let added =
+                #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":"#
+                + Self.model(extra: #", "n": {"type": "integer", "default": 7}"#).dropLast()
+                + #", "path": "\#(file)"}}"#
+            let migrated = try Self.run(
+                [],
+                [
+                    added,
+                    #"{"jsonrpc":"2.0","id":2,"method":"context/get","params":{"context":"main","ids":["Note/1"]}}"#,
+                ])
             #expect(migrated.replies.first?["result"]?["migrated"] == true)
-            #expect(migrated.replies.last?["result"] == ["objects": [["id": "Note/1", "text": "a", "at": nil, "n": 7]]])
+            #expect(
+                migrated.replies.last?["result"] == ["objects": [["id": "Note/1", "text": "a", "at": nil, "n": 7]]])
         }
     }
 }

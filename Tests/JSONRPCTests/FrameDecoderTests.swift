@@ -1,9 +1,10 @@
-import Testing
 import JSONRPC
+import Testing
 
 /// Feeds `chunks` and collects every event, then end of input.
 func decode(_ chunks: [[UInt8]], mode: FramingMode = .auto, limit: Int = FramingLimits.defaultMaxMessageSize)
-    -> (events: [FrameDecoder.Event], framing: Framing?) {
+    -> (events: [FrameDecoder.Event], framing: Framing?)
+{
     var decoder = FrameDecoder(mode: mode, limits: FramingLimits(maxMessageSize: limit))
     var events: [FrameDecoder.Event] = []
     for chunk in chunks {
@@ -46,7 +47,8 @@ func message(_ s: String) -> FrameDecoder.Event { .message(bytes(s)) }
 
     @Test func lspHeadersInAnyOrderAndCaseWithContentType() {
         let body = bytes(b)
-        let stream = "Content-Type: application/vscode-jsonrpc; charset=utf8\r\nCONTENT-LENGTH:  \(body.count) \r\nX-Other: y\r\n\r\n\(b)"
+        let stream =
+            "Content-Type: application/vscode-jsonrpc; charset=utf8\r\nCONTENT-LENGTH:  \(body.count) \r\nX-Other: y\r\n\r\n\(b)"
             + "content-length: \(body.count)\r\ncontent-type: application/json; charset=\"UTF-8\"\r\n\r\n\(b)"
         #expect(decode([bytes(stream)], mode: .lsp).events == [message(b), message(b)])
     }

@@ -1,6 +1,6 @@
-import Testing
 import JSON
 import JSONRPC
+import Testing
 
 @Suite struct FrameEncoderTests {
     @Test func lspOutputHasExactlyTheContentLengthHeader() {
@@ -27,12 +27,17 @@ import JSONRPC
         w.write(Outgoing.response(Response(id: .string("1"), outcome: .success(19))))
         #expect(String(decoding: w.bytes, as: UTF8.self) == #"{"jsonrpc":"2.0","result":19,"id":"1"}"#)
         var e = JSONWriter()
-        e.write(Outgoing.response(Response(id: .null, outcome: .failure(RPCError(code: -32700, message: "Parse error")))))
-        #expect(String(decoding: e.bytes, as: UTF8.self)
-            == #"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#)
+        e.write(
+            Outgoing.response(Response(id: .null, outcome: .failure(RPCError(code: -32700, message: "Parse error")))))
+        #expect(
+            String(decoding: e.bytes, as: UTF8.self)
+                == #"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#)
         var n = JSONWriter()
-        n.write(Outgoing.notification(OutgoingNotification(method: "controller/didChangeContent", params: ["controller": "c"])))
-        #expect(String(decoding: n.bytes, as: UTF8.self)
-            == #"{"jsonrpc":"2.0","method":"controller/didChangeContent","params":{"controller":"c"}}"#)
+        n.write(
+            Outgoing.notification(
+                OutgoingNotification(method: "controller/didChangeContent", params: ["controller": "c"])))
+        #expect(
+            String(decoding: n.bytes, as: UTF8.self)
+                == #"{"jsonrpc":"2.0","method":"controller/didChangeContent","params":{"controller":"c"}}"#)
     }
 }

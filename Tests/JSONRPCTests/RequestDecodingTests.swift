@@ -1,21 +1,26 @@
-import Testing
 import JSON
 import JSONRPC
+import Testing
 
 @Suite struct RequestDecodingTests {
     func incoming(_ text: String) throws -> IncomingMessage { IncomingMessage(try JSON.parse(text)) }
 
     @Test func validRequestsAndNotifications() throws {
-        #expect(try incoming(#"{"jsonrpc":"2.0","method":"m","params":{"a":1},"id":7}"#)
-            == .request(Request(method: "m", params: .byName(["a": 1]), id: .integer(7))))
-        #expect(try incoming(#"{"jsonrpc":"2.0","method":"m","params":[1],"id":"x"}"#)
-            == .request(Request(method: "m", params: .byPosition([1]), id: .string("x"))))
-        #expect(try incoming(#"{"jsonrpc":"2.0","method":"m","params":null}"#)
-            == .request(Request(method: "m")))
-        #expect(try incoming(#"{"jsonrpc":"2.0","method":"m","id":null,"extra":1}"#)
-            == .request(Request(method: "m", id: .null)))
-        #expect(try incoming(#"{"jsonrpc":"2.0","method":"m","id":1.5}"#)
-            == .request(Request(method: "m", id: .number(1.5))))
+        #expect(
+            try incoming(#"{"jsonrpc":"2.0","method":"m","params":{"a":1},"id":7}"#)
+                == .request(Request(method: "m", params: .byName(["a": 1]), id: .integer(7))))
+        #expect(
+            try incoming(#"{"jsonrpc":"2.0","method":"m","params":[1],"id":"x"}"#)
+                == .request(Request(method: "m", params: .byPosition([1]), id: .string("x"))))
+        #expect(
+            try incoming(#"{"jsonrpc":"2.0","method":"m","params":null}"#)
+                == .request(Request(method: "m")))
+        #expect(
+            try incoming(#"{"jsonrpc":"2.0","method":"m","id":null,"extra":1}"#)
+                == .request(Request(method: "m", id: .null)))
+        #expect(
+            try incoming(#"{"jsonrpc":"2.0","method":"m","id":1.5}"#)
+                == .request(Request(method: "m", id: .number(1.5))))
     }
 
     @Test func invalidRequestsEchoAWellTypedIdElseNull() throws {

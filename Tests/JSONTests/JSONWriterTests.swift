@@ -1,5 +1,5 @@
-import Testing
 import JSON
+import Testing
 
 @Suite struct JSONWriterTests {
     @Test(arguments: [
@@ -16,8 +16,9 @@ import JSON
     }
 
     @Test func integersAreExact() {
-        #expect(JSON.array([0, -1, .integer(.max), .integer(.min)]).serializedString
-            == "[0,-1,9223372036854775807,-9223372036854775808]")
+        #expect(
+            JSON.array([0, -1, .integer(.max), .integer(.min)]).serializedString
+                == "[0,-1,9223372036854775807,-9223372036854775808]")
     }
 
     @Test func stringsEscapeOnlyWhatJSONRequires() {

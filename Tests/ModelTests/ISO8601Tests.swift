@@ -1,5 +1,5 @@
-import Testing
 import Model
+import Testing
 
 @Suite struct ISO8601Tests {
     @Test(arguments: [
@@ -20,8 +20,10 @@ import Model
         #expect(ISO8601.parse("2024-05-01T12:00:00.1234Z") == 1_714_564_800.123)
     }
 
-    @Test(arguments: ["", "2024", "2024-13-01", "2023-02-29", "2024-05-01T25:00", "2024-05-01T12:00:00Zjunk",
-                      "2024-05-01T12:00:00.", "24-05-01"])
+    @Test(arguments: [
+        "", "2024", "2024-13-01", "2023-02-29", "2024-05-01T25:00", "2024-05-01T12:00:00Zjunk",
+        "2024-05-01T12:00:00.", "24-05-01",
+    ])
     func rejects(text: String) {
         #expect(ISO8601.parse(text) == nil)
     }

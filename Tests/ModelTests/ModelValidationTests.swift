@@ -1,22 +1,30 @@
-import Testing
 import Model
+import Testing
 
 @Suite struct ModelValidationTests {
     static func contactsModel() -> ObjectModel {
         ObjectModel(entities: [
-            Entity(name: "Contact",
-                   attributes: [Attribute(name: "name", type: .string),
-                                Attribute(name: "age", type: .integer, defaultValue: .integer(0))],
-                   relationships: [Relationship(name: "group", destination: "Group", toMany: false, inverse: "members")]),
-            Entity(name: "Group", attributes: [Attribute(name: "title", type: .string)],
-                   relationships: [Relationship(name: "members", destination: "Contact", toMany: true, inverse: "group")]),
+            Entity(
+                name: "Contact",
+                attributes: [
+                    Attribute(name: "name", type: .string),
+                    Attribute(name: "age", type: .integer, defaultValue: .integer(0)),
+                ],
+                relationships: [Relationship(name: "group", destination: "Group", toMany: false, inverse: "members")]),
+            Entity(
+                name: "Group", attributes: [Attribute(name: "title", type: .string)],
+                relationships: [Relationship(name: "members", destination: "Contact", toMany: true, inverse: "group")]),
         ])
     }
 
     private func failure(_ model: ObjectModel) -> (path: String, reason: String)? {
-        do { try model.validate(); return nil } catch {
+        do {
+            try model.validate()
+            return nil
+        } catch {
             guard error.kind == .invalidModel, case .string(let p)? = error.detail("path"),
-                  case .string(let r)? = error.detail("reason") else { return ("?", "\(error)") }
+                case .string(let r)? = error.detail("reason")
+            else { return ("?", "\(error)") }
             return (p, r)
         }
     }
@@ -34,7 +42,8 @@ import Model
 
     @Test func rejectsInverseThatDoesNotPointBack() {
         var entities = Self.contactsModel().entities
-        entities[1].relationships.append(Relationship(name: "owner", destination: "Contact", toMany: false, inverse: "group"))
+        entities[1].relationships.append(
+            Relationship(name: "owner", destination: "Contact", toMany: false, inverse: "group"))
         let f = failure(ObjectModel(entities: entities))
         #expect(f?.path == "entities[1].relationships.owner.inverse")
         #expect(f?.reason.contains("does not point back") == true)
@@ -86,13 +95,21 @@ import Model
         try contact.check("name", .null)
         try contact.check("group", .object(ObjectID(entity: "Group", number: 1)))
         #expect(throws: EngineError.self) { try contact.check("name", .integer(1)) }
-        #expect(throws: EngineError.self) { try contact.check("group", .object(ObjectID(entity: "Contact", number: 1))) }
+        #expect(throws: EngineError.self) {
+            try contact.check("group", .object(ObjectID(entity: "Contact", number: 1)))
+        }
         #expect(throws: EngineError.self) { try contact.check("group", .objects([])) }
-        do { try contact.check("nickname", .string("x")); Issue.record("accepted an unknown key") } catch {
+        do {
+            try contact.check("nickname", .string("x"))
+            Issue.record("accepted an unknown key")
+        } catch {
             #expect(error.kind == .unknownKey)
             #expect(error.detail("key") == .string("nickname"))
         }
-        do { try contact.check("age", .double(1.5)); Issue.record("accepted a double") } catch {
+        do {
+            try contact.check("age", .double(1.5))
+            Issue.record("accepted a double")
+        } catch {
             #expect(error.kind == .typeMismatch)
             #expect(error.detail("entity") == .string("Contact"))
         }

@@ -1,5 +1,5 @@
-import Testing
 import Model
+import Testing
 
 @Suite struct ValueEqualityTests {
     @Test func textIsComparedByScalarsNotCanonicalEquivalence() {

@@ -1,5 +1,6 @@
-import Testing
 import Model
+import Testing
+
 @testable import Predicates
 
 /// The property that makes controllers correct: for random data and random predicates over
@@ -15,7 +16,8 @@ import Model
     static let onlySeed: UInt64? = getenv("FETCHD_SEED").flatMap { UInt64(String(cString: $0)) }
 
     @Test func sqlAndMemorySelectTheSameObjects() throws {
-        var cases = 0, hits = 0
+        var cases = 0
+        var hits = 0
         for seed in Self.onlySeed.map({ $0...$0 }) ?? 0...UInt64(40 * Self.soak - 1) {
             var r = RandomSource(seed: seed)
             let l = try RandomLibrary.library(&r)
@@ -25,17 +27,22 @@ import Model
                 let predicate = RandomLibrary.predicate(&r, depth: r.int(0...3))
                 let compiled: CompiledRequest
                 do {
-                    compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: predicate, variables: r.variables,
-                                                                   listVariables: r.listVariables))
+                    compiled = try l.compiler.compile(
+                        FetchRequest(
+                            entity: "Author", predicate: predicate, variables: r.variables,
+                            listVariables: r.listVariables))
                 } catch {
                     Issue.record("seed \(seed): generator made an invalid predicate \(predicate): \(error)")
                     continue
                 }
-                let sql = try l.sqlMatches(compiled), memory = l.memoryMatches(compiled)
+                let sql = try l.sqlMatches(compiled)
+                let memory = l.memoryMatches(compiled)
                 cases += 1
                 hits += sql.count
                 if sql != memory {
-                    Issue.record("seed \(seed): \(predicate) \(r.variables) \(r.listVariables)\nSQL \(sql)\nmemory \(memory)\n\(compiled.filter.sql(alias: "t").text)")
+                    Issue.record(
+                        "seed \(seed): \(predicate) \(r.variables) \(r.listVariables)\nSQL \(sql)\nmemory \(memory)\n\(compiled.filter.sql(alias: "t").text)"
+                    )
                     return
                 }
             }
@@ -51,8 +58,9 @@ import Model
             let l = try RandomLibrary.library(&r)
             for _ in 0..<10 {
                 let sort = RandomLibrary.sortDescriptors(&r)
-                let compiled = try l.compiler.compile(FetchRequest(entity: "Author", sortDescriptors: sort),
-                                                      sectionNameKeyPath: r.chance(0.3) ? r.pick(["active", "name", "mentor.name"]) : nil)
+                let compiled = try l.compiler.compile(
+                    FetchRequest(entity: "Author", sortDescriptors: sort),
+                    sectionNameKeyPath: r.chance(0.3) ? r.pick(["active", "name", "mentor.name"]) : nil)
                 let sql = try l.sqlOrder(compiled)
                 let memory = l.memoryOrder(compiled)
                 cases += 1
@@ -63,7 +71,9 @@ import Model
                 for (n, id) in sql.ids.enumerated() {
                     let oid = ObjectID(entity: "Author", number: id)
                     let fromMemory = compiled.ordering.key(of: oid, l.objects[oid]!, in: l)
-                    if compiled.ordering.compare(sql.keys[n], fromMemory) != 0 || sql.keys[n].map(\.kind) != fromMemory.map(\.kind) {
+                    if compiled.ordering.compare(sql.keys[n], fromMemory) != 0
+                        || sql.keys[n].map(\.kind) != fromMemory.map(\.kind)
+                    {
                         Issue.record("seed \(seed): key(fromColumns:) \(sql.keys[n]) != key(of:) \(fromMemory)")
                         return
                     }
@@ -80,7 +90,7 @@ extension Value {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -1,22 +1,29 @@
-import Testing
 import Model
+import Testing
+
 @testable import Predicates
 
 @Suite struct CompileErrorTests {
-    private func error(_ predicate: String?, entity: String = "Author", variables: [String: Value] = [:],
-                       sort: [SortDescriptor] = [], section: String? = nil) -> EngineError? {
+    private func error(
+        _ predicate: String?, entity: String = "Author", variables: [String: Value] = [:],
+        sort: [SortDescriptor] = [], section: String? = nil
+    ) -> EngineError? {
         do {
             _ = try RequestCompiler(model: Library.model).compile(
-                FetchRequest(entity: entity, predicate: predicate, variables: variables, sortDescriptors: sort), sectionNameKeyPath: section)
+                FetchRequest(entity: entity, predicate: predicate, variables: variables, sortDescriptors: sort),
+                sectionNameKeyPath: section)
             return nil
         } catch { return error }
     }
 
     @Test func unknownKeysNameEntityAndKey() {
         let cases: [(String, String, String)] = [
-            ("nope == 1", "Author", "nope"), ("mentor.nope == 1", "Author", "nope"), ("ANY books.nope == 1", "Book", "nope"),
-            ("name.length == 1", "Author", "length"), ("books.@sum.nope > 1", "Book", "nope"), ("books.@median.pages > 1", "Book", "@median"),
-            ("SUBQUERY(books, $b, $b.nope == 1).@count > 0", "Book", "nope"), ("\"name\" == 'x' OR x == 2", "Author", "x"),
+            ("nope == 1", "Author", "nope"), ("mentor.nope == 1", "Author", "nope"),
+            ("ANY books.nope == 1", "Book", "nope"),
+            ("name.length == 1", "Author", "length"), ("books.@sum.nope > 1", "Book", "nope"),
+            ("books.@median.pages > 1", "Book", "@median"),
+            ("SUBQUERY(books, $b, $b.nope == 1).@count > 0", "Book", "nope"),
+            ("\"name\" == 'x' OR x == 2", "Author", "x"),
         ]
         for (predicate, entity, key) in cases {
             let e = error(predicate)
@@ -31,7 +38,8 @@ import Model
     @Test func typeMismatches() {
         for predicate in [
             "age BEGINSWITH 3", "name > TRUE", "name == 3", "age == 'x'", "age LIKE 'a*'", "active CONTAINS 'x'",
-            "books.title == 'x'", "ANY name == 'x'", "ALL mentor.name == 'x'", "age BETWEEN {1}", "age BETWEEN {1, 2, 3}",
+            "books.title == 'x'", "ANY name == 'x'", "ALL mentor.name == 'x'", "age BETWEEN {1}",
+            "age BETWEEN {1, 2, 3}",
             "age BETWEEN 3", "age IN 3", "mentor > 'Author/1'", "mentor == 'Book/1'", "SELF == 'Tag/1'", "born == 3",
             "name == {1, 2}", "books.@sum.title > 1", "books.@count == 'x'", "@count > 1", "age.@count > 1",
             "SUBQUERY(name, $x, $x == 1).@count > 0", "books == nil", "$v.name == 1",
@@ -81,15 +89,18 @@ import Model
         let l = try Library()
         try l.insert("Author", ["name": .string("é")])
         try l.insert("Author", ["name": .string("e\u{301}")])
-        for (predicate, expected) in [("name ENDSWITH 'é'", [Int64(1)]), ("name ENDSWITH 'e\u{301}'", [2]),
-                                      ("name == 'é'", [1]), ("name == 'e\u{301}'", [2]), ("name LIKE 'é'", [1]),
-                                      ("name LIKE 'e\u{301}'", [2]), ("name ==[d] 'é'", [1, 2])] {
+        for (predicate, expected) in [
+            ("name ENDSWITH 'é'", [Int64(1)]), ("name ENDSWITH 'e\u{301}'", [2]),
+            ("name == 'é'", [1]), ("name == 'e\u{301}'", [2]), ("name LIKE 'é'", [1]),
+            ("name LIKE 'e\u{301}'", [2]), ("name ==[d] 'é'", [1, 2]),
+        ] {
             let compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: predicate))
             #expect(try l.sqlMatches(compiled) == expected, "SQL \(predicate.unicodeScalars.map(\.value))")
             #expect(l.memoryMatches(compiled) == expected, "memory \(predicate.unicodeScalars.map(\.value))")
         }
         for (value, expected) in [("é", [Int64(1)]), ("e\u{301}", [2])] {
-            let compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: "name == $n", variables: ["n": .string(value)]))
+            let compiled = try l.compiler.compile(
+                FetchRequest(entity: "Author", predicate: "name == $n", variables: ["n": .string(value)]))
             #expect(try l.sqlMatches(compiled) == expected)
             #expect(l.memoryMatches(compiled) == expected)
         }

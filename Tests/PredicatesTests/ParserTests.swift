@@ -1,5 +1,6 @@
-import Testing
 import Model
+import Testing
+
 @testable import Predicates
 
 private func parse(_ s: String) throws -> PredicateSyntaxTree { try PredicateParser.parse(s) }
@@ -58,8 +59,13 @@ private func comparison(_ p: PredicateSyntaxTree) -> ComparisonSyntax? {
         let c4 = try #require(comparison(try parse("books.@sum.pages >= 100")))
         #expect(c4.lhs == key("books", "@sum", "pages", at: 0))
         let c5 = try #require(comparison(try parse("age IN {1, 2, 3}")))
-        #expect(c5.rhs == .list([.literal(.integer(1), offset: 8), .literal(.integer(2), offset: 11),
-                                 .literal(.integer(3), offset: 14)], offset: 7))
+        #expect(
+            c5.rhs
+                == .list(
+                    [
+                        .literal(.integer(1), offset: 8), .literal(.integer(2), offset: 11),
+                        .literal(.integer(3), offset: 14),
+                    ], offset: 7))
         let c6 = try #require(comparison(try parse("age BETWEEN {1, 10}")))
         #expect(c6.op == .between)
         let c8 = try #require(comparison(try parse("x IN {}")))
@@ -68,9 +74,13 @@ private func comparison(_ p: PredicateSyntaxTree) -> ComparisonSyntax? {
 
     @Test func reservedWordsNeedAFollowingBreak() throws {
         guard case .and(let terms) = try parse("#and == 1 AND ANDROID == 2 AND ORDER == 3") else {
-            Issue.record("not an AND"); return
+            Issue.record("not an AND")
+            return
         }
-        #expect(terms.compactMap(comparison).map(\.lhs) == [key("and", at: 0), key("ANDROID", at: 14), key("ORDER", at: 31)])
+        #expect(
+            terms.compactMap(comparison).map(\.lhs) == [
+                key("and", at: 0), key("ANDROID", at: 14), key("ORDER", at: 31),
+            ])
     }
 
     @Test func quantifiersAndOptions() throws {
@@ -81,7 +91,8 @@ private func comparison(_ p: PredicateSyntaxTree) -> ComparisonSyntax? {
             #expect(c.options == [.caseInsensitive, .diacriticInsensitive])
         }
         let options: [(String, ComparisonOptions)] = [
-            ("[c]", [.caseInsensitive]), ("[d]", [.diacriticInsensitive]), ("[cd]", [.caseInsensitive, .diacriticInsensitive]),
+            ("[c]", [.caseInsensitive]), ("[d]", [.diacriticInsensitive]),
+            ("[cd]", [.caseInsensitive, .diacriticInsensitive]),
             ("[dc]", [.caseInsensitive, .diacriticInsensitive]), ("[n]", [.normalized]),
             ("[cdn]", [.caseInsensitive, .diacriticInsensitive, .normalized]), ("", []),
         ]
@@ -91,17 +102,22 @@ private func comparison(_ p: PredicateSyntaxTree) -> ComparisonSyntax? {
     }
 
     @Test func precedenceIsNotThenAndThenOr() throws {
-        let a = PredicateSyntaxTree.comparison(ComparisonSyntax(quantifier: nil, lhs: key("a", at: 0), op: .equal, options: [],
-                                                                rhs: .literal(.integer(1), offset: 5), offset: 2))
+        let a = PredicateSyntaxTree.comparison(
+            ComparisonSyntax(
+                quantifier: nil, lhs: key("a", at: 0), op: .equal, options: [],
+                rhs: .literal(.integer(1), offset: 5), offset: 2))
         let tree = try parse("a == 1 OR b == 2 AND NOT c == 3")
         guard case .or(let ors) = tree, ors.count == 2, ors[0] == a, case .and(let ands) = ors[1], ands.count == 2,
-              case .not(.comparison(let c)) = ands[1] else {
-            Issue.record("wrong shape: \(tree)"); return
+            case .not(.comparison(let c)) = ands[1]
+        else {
+            Issue.record("wrong shape: \(tree)")
+            return
         }
         #expect(c.lhs == key("c", at: 25))
         let tree2 = try parse("(a == 1 || b == 2) && !(c == 3)")
         guard case .and(let t2) = tree2, case .or = t2[0], case .not(.comparison) = t2[1] else {
-            Issue.record("wrong shape: \(tree2)"); return
+            Issue.record("wrong shape: \(tree2)")
+            return
         }
         #expect(try parse("NOT a == 1 AND b == 2").shape == "&(!(a==1),b==2)")
         #expect(try parse("TRUEPREDICATE OR falsepredicate") == .or([.constant(true), .constant(false)]))
@@ -109,14 +125,20 @@ private func comparison(_ p: PredicateSyntaxTree) -> ComparisonSyntax? {
     }
 
     @Test func subquery() throws {
-        let c = try #require(comparison(try parse("SUBQUERY(books, $b, $b.pages > 100 AND $b.title BEGINSWITH 'A').@count >= 1")))
-        guard case .keyPath(let path) = c.lhs, case .subquery(let collection, let variable, let inner) = path.root else {
-            Issue.record("not a subquery"); return
+        let c = try #require(
+            comparison(try parse("SUBQUERY(books, $b, $b.pages > 100 AND $b.title BEGINSWITH 'A').@count >= 1")))
+        guard case .keyPath(let path) = c.lhs, case .subquery(let collection, let variable, let inner) = path.root
+        else {
+            Issue.record("not a subquery")
+            return
         }
         #expect(collection == KeyPathSyntax(root: .object, components: ["books"], offset: 9))
         #expect(variable == "b")
         #expect(path.components == ["@count"])
-        guard case .and(let terms) = inner, terms.count == 2 else { Issue.record("inner"); return }
+        guard case .and(let terms) = inner, terms.count == 2 else {
+            Issue.record("inner")
+            return
+        }
     }
 
     @Test func whitespaceIsInsignificant() throws {
@@ -179,7 +201,9 @@ private func comparison(_ p: PredicateSyntaxTree) -> ComparisonSyntax? {
         ("a ?= 1", 2, "literal, operator"),
     ]
 
-    @Test(arguments: malformed) func malformedPredicateReportsWhere(_ predicate: String, _ offset: Int, _ expected: String) {
+    @Test(arguments: malformed) func malformedPredicateReportsWhere(
+        _ predicate: String, _ offset: Int, _ expected: String
+    ) {
         do {
             _ = try PredicateParser.parse(predicate)
             Issue.record("parsed: \(predicate)")
@@ -187,7 +211,10 @@ private func comparison(_ p: PredicateSyntaxTree) -> ComparisonSyntax? {
             #expect(error.kind == .predicateSyntax)
             #expect(error.detail("predicate") == .string(predicate))
             #expect(error.detail("offset") == .int(Int64(offset)), "\(predicate): \(error.message)")
-            guard case .string(let e)? = error.detail("expected") else { Issue.record("no expected"); return }
+            guard case .string(let e)? = error.detail("expected") else {
+                Issue.record("no expected")
+                return
+            }
             #expect(e.contains(expected), "\(predicate): \(e)")
         }
     }
@@ -205,7 +232,10 @@ private func comparison(_ p: PredicateSyntaxTree) -> ComparisonSyntax? {
 
     @Test func longFlatChainsParse() throws {
         let many = (0..<5000).map { "a == \($0)" }.joined(separator: " OR ")
-        guard case .or(let terms) = try parse(many) else { Issue.record("not OR"); return }
+        guard case .or(let terms) = try parse(many) else {
+            Issue.record("not OR")
+            return
+        }
         #expect(terms.count == 5000)
     }
 }
@@ -218,7 +248,9 @@ extension PredicateSyntaxTree {
         case .not(let p): return "!(\(p.shape))"
         case .and(let ps): return "&(" + ps.map(\.shape).joined(separator: ",") + ")"
         case .or(let ps): return "|(" + ps.map(\.shape).joined(separator: ",") + ")"
-        case .comparison(let c): return "\(c.quantifier?.rawValue ?? "")\(c.lhs.shape)\(c.op.rawValue)\(c.options.isEmpty ? "" : "[\(c.options.rawValue)]")\(c.rhs.shape)"
+        case .comparison(let c):
+            return
+                "\(c.quantifier?.rawValue ?? "")\(c.lhs.shape)\(c.op.rawValue)\(c.options.isEmpty ? "" : "[\(c.options.rawValue)]")\(c.rhs.shape)"
         }
     }
 }

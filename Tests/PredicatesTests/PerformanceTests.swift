@@ -1,5 +1,6 @@
-import Testing
 import Model
+import Testing
+
 @testable import Predicates
 
 /// Costs of the controller hot path. Prints ns per call and checks every timed call gives the
@@ -13,8 +14,10 @@ import Model
     /// Thread CPU time per call, the best of five rounds: the machine is shared, and time
     /// spent descheduled is not the code's cost. Every call must return `expected` (counting
     /// the answers also keeps the optimizer from dropping the calls).
-    private func nanoseconds(_ iterations: Int, expect expected: Bool, _ label: String,
-                             _ body: () -> Bool) -> Double {
+    private func nanoseconds(
+        _ iterations: Int, expect expected: Bool, _ label: String,
+        _ body: () -> Bool
+    ) -> Double {
         var hits = 0
         var best = Double.infinity
         for _ in 0..<Self.rounds {
@@ -43,17 +46,24 @@ import Model
         let baseline = nanoseconds(100_000, expect: true, "baseline") { values["age"] != nil }
         report.append("baseline (snapshot lookup): \(Int(baseline)) ns")
         // Author/1 is Ana, 30, no mentor, author of a 300-page book (Sample.library).
-        let cases: [(String, Bool)] = [("age > 30", false), ("name == 'Ana'", true), ("name BEGINSWITH[c] 'an'", true),
-                                       ("age > 20 AND name != nil", true), ("mentor.name == 'Ana'", false),
-                                       ("ANY books.pages > 200", true), ("name LIKE 'A*a'", true)]
+        let cases: [(String, Bool)] = [
+            ("age > 30", false), ("name == 'Ana'", true), ("name BEGINSWITH[c] 'an'", true),
+            ("age > 20 AND name != nil", true), ("mentor.name == 'Ana'", false),
+            ("ANY books.pages > 200", true), ("name LIKE 'A*a'", true),
+        ]
         for (predicate, expected) in cases {
             let filter = try l.compiler.compile(FetchRequest(entity: "Author", predicate: predicate)).filter
             let ns = nanoseconds(100_000, expect: expected, predicate) { filter.matches(id, values, in: l) }
             if predicate == "age > 30" { simple = ns }
             report.append("\(predicate): \(Int(ns)) ns")
         }
-        let ordering = try l.compiler.compile(FetchRequest(entity: "Author", sortDescriptors: [
-            SortDescriptor(key: "name", comparator: .caseInsensitiveCompare), SortDescriptor(key: "age")])).ordering
+        let ordering = try l.compiler.compile(
+            FetchRequest(
+                entity: "Author",
+                sortDescriptors: [
+                    SortDescriptor(key: "name", comparator: .caseInsensitiveCompare), SortDescriptor(key: "age"),
+                ])
+        ).ordering
         let a = ordering.key(of: id, values, in: l)
         let b2 = ObjectID(entity: "Author", number: 2)
         let b = ordering.key(of: b2, l.objects[b2]!, in: l)
@@ -82,13 +92,19 @@ import Model
         try l.db.execute("BEGIN")
         var r = RandomSource(seed: 7)
         for i in 0..<20_000 {
-            try l.insert("Author", ["name": .string(RandomLibrary.string(&r)), "age": .integer(Int64(i % 90)),
-                                    "rating": .double(Double(i % 50) / 10)])
+            try l.insert(
+                "Author",
+                [
+                    "name": .string(RandomLibrary.string(&r)), "age": .integer(Int64(i % 90)),
+                    "rating": .double(Double(i % 50) / 10),
+                ])
         }
         try l.db.execute("COMMIT")
         var report: [String] = []
-        for predicate in ["age > 30", "name == 'Ana'", "name BEGINSWITH[c] 'a'", "name LIKE '*b*'", "name MATCHES '[a-z]+'",
-                          "age > 20 AND rating < 2.5 OR name == nil"] {
+        for predicate in [
+            "age > 30", "name == 'Ana'", "name BEGINSWITH[c] 'a'", "name LIKE '*b*'", "name MATCHES '[a-z]+'",
+            "age > 20 AND rating < 2.5 OR name == nil",
+        ] {
             let compiled = try l.compiler.compile(FetchRequest(entity: "Author", predicate: predicate))
             var n = try l.sqlMatches(compiled).count
             let start = cpuNanoseconds()
@@ -102,7 +118,7 @@ import Model
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

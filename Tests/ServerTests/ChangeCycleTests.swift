@@ -1,7 +1,7 @@
-import Testing
 import JSON
 import JSONRPC
 import Server
+import Testing
 
 /// A test notification's params: any JSON.
 struct AnyPayload: NotificationPayload {
@@ -16,7 +16,8 @@ struct TouchParams: PlainParams {
 }
 
 enum TouchDeclarations {
-    static let touch = MethodDeclaration<TouchParams, EmptyResult>("test/touch", "Marks a name dirty.", errors: [.invalidParams])
+    static let touch = MethodDeclaration<TouchParams, EmptyResult>(
+        "test/touch", "Marks a name dirty.", errors: [.invalidParams])
     static let touched = ServerNotification<AnyPayload>("test/touched", "A name was touched.")
     static let cycle = ServerNotification<AnyPayload>("test/cycle", "The names touched in a cycle.")
 }
@@ -41,38 +42,43 @@ enum TouchDeclarations {
                 counter.dirty.append(p.name)
                 server.send(TouchDeclarations.touched, AnyPayload(json: ["name": .string(p.name)]))
                 return EmptyResult()
-            },
+            }
         ])
         server.addObserver(counter)
         return (server, counter)
     }
 
     func touch(_ name: String, id: Int? = nil) -> String {
-        #"{"jsonrpc":"2.0","method":"test/touch","params":{"name":"\#(name)"}"# + (id.map { #","id":\#($0)"# } ?? "") + "}"
+        #"{"jsonrpc":"2.0","method":"test/touch","params":{"name":"\#(name)"}"# + (id.map { #","id":\#($0)"# } ?? "")
+            + "}"
     }
 
     @Test(arguments: [Framing.ndjson, .lsp])
     func notificationsPrecedeTheResponse(_ framing: Framing) {
         let (server, counter) = server()
         let out = Harness(framing, server: server).send([touch("a", id: 1)])
-        #expect(out.map(\.serializedString) == [
-            #"{"jsonrpc":"2.0","method":"test/touched","params":{"name":"a"}}"#,
-            #"{"jsonrpc":"2.0","method":"test/cycle","params":["a"]}"#,
-            #"{"jsonrpc":"2.0","result":{},"id":1}"#,
-        ])
+        #expect(
+            out.map(\.serializedString) == [
+                #"{"jsonrpc":"2.0","method":"test/touched","params":{"name":"a"}}"#,
+                #"{"jsonrpc":"2.0","method":"test/cycle","params":["a"]}"#,
+                #"{"jsonrpc":"2.0","result":{},"id":1}"#,
+            ])
         #expect(counter.cycles == 1)
     }
 
     @Test func aBatchIsOneCycle() {
         let (server, counter) = server()
-        let out = Harness(.ndjson, server: server).send(["[" + touch("a", id: 1) + "," + touch("b") + "," + touch("c", id: 2) + "]"])
-        #expect(out.map(\.serializedString) == [
-            #"{"jsonrpc":"2.0","method":"test/touched","params":{"name":"a"}}"#,
-            #"{"jsonrpc":"2.0","method":"test/touched","params":{"name":"b"}}"#,
-            #"{"jsonrpc":"2.0","method":"test/touched","params":{"name":"c"}}"#,
-            #"{"jsonrpc":"2.0","method":"test/cycle","params":["a","b","c"]}"#,
-            #"[{"jsonrpc":"2.0","result":{},"id":1},{"jsonrpc":"2.0","result":{},"id":2}]"#,
+        let out = Harness(.ndjson, server: server).send([
+            "[" + touch("a", id: 1) + "," + touch("b") + "," + touch("c", id: 2) + "]"
         ])
+        #expect(
+            out.map(\.serializedString) == [
+                #"{"jsonrpc":"2.0","method":"test/touched","params":{"name":"a"}}"#,
+                #"{"jsonrpc":"2.0","method":"test/touched","params":{"name":"b"}}"#,
+                #"{"jsonrpc":"2.0","method":"test/touched","params":{"name":"c"}}"#,
+                #"{"jsonrpc":"2.0","method":"test/cycle","params":["a","b","c"]}"#,
+                #"[{"jsonrpc":"2.0","result":{},"id":1},{"jsonrpc":"2.0","result":{},"id":2}]"#,
+            ])
         #expect(counter.cycles == 1)
     }
 

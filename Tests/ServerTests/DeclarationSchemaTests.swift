@@ -1,7 +1,7 @@
-import Testing
 import JSON
 import JSONRPC
 import Server
+import Testing
 
 /// The params a declaration lists for the document and the decoder it dispatches through
 /// cannot drift: for every method, a value built from the schema decodes; leaving out a
@@ -15,9 +15,11 @@ import Server
     func fixture() -> Server {
         let s = Server()
         let model: JSON = ["entities": [["name": "x", "attributes": ["x": ["type": "string", "optional": true]]]]]
-        for (method, params) in [("store/open", ["model": model]), ("context/create", ["name": "x"]),
-                                 ("context/insert", ["context": "x", "entity": "x", "values": [:]]),
-                                 ("controller/create", ["context": "x", "name": "x", "request": ["entity": "x"]])] as [(String, JSON)] {
+        for (method, params) in [
+            ("store/open", ["model": model]), ("context/create", ["name": "x"]),
+            ("context/insert", ["context": "x", "entity": "x", "values": [:]]),
+            ("controller/create", ["context": "x", "name": "x", "request": ["entity": "x"]]),
+        ] as [(String, JSON)] {
             if case .failure(let e) = s.call(method, params) { Issue.record("fixture \(method): \(e)") }
         }
         s.endOfCycle()

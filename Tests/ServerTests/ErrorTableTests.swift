@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import JSON
 import JSONRPC
 import Model
 import Server
+import Testing
 
 @Suite struct ErrorTableTests {
     /// Every kind declared in the engine's sources (`public static let x = Self("x")` in
@@ -48,13 +48,19 @@ import Server
     }
 
     @Test func detailsFollowKindInOrder() {
-        let e = ErrorTable.rpcError(EngineError(.typeMismatch, "age must be an integer", [
-            ("entity", "Contact"), ("key", "age"), ("expected", "integer"), ("got", .string("string")),
-            ("path", .list([.int(1), .null, .bool(true), .double(0.5)])), ("where", .record([("z", 1), ("a", 2)])),
-        ]))
+        let e = ErrorTable.rpcError(
+            EngineError(
+                .typeMismatch, "age must be an integer",
+                [
+                    ("entity", "Contact"), ("key", "age"), ("expected", "integer"), ("got", .string("string")),
+                    ("path", .list([.int(1), .null, .bool(true), .double(0.5)])),
+                    ("where", .record([("z", 1), ("a", 2)])),
+                ]))
         #expect(e.code == -32602)
         #expect(e.message == "age must be an integer")
-        #expect(e.data?.serializedString
-            == #"{"kind":"typeMismatch","entity":"Contact","key":"age","expected":"integer","got":"string","path":[1,null,true,0.5],"where":{"z":1,"a":2}}"#)
+        #expect(
+            e.data?.serializedString
+                == #"{"kind":"typeMismatch","entity":"Contact","key":"age","expected":"integer","got":"string","path":[1,null,true,0.5],"where":{"z":1,"a":2}}"#
+        )
     }
 }

@@ -1,12 +1,14 @@
-import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSON
 import JSONRPC
 import SQLite
 import TestSupport
+import Testing
+
 @testable import Server
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Other processes' commits on the wire (protocol.md §5 "External changes and the history",
 /// §1.5): two Servers on one file stand for two fetchd processes, a raw SQLite connection for
@@ -29,9 +31,15 @@ import TestSupport
     }
 
     private func insert(_ h: Harness, _ title: String, context: String = "main") {
-        let out = h.send([request(90, "context/insert", ["context": .string(context), "entity": "Note",
-                                                          "values": ["title": .string(title)]]),
-                          request(91, "context/save", ["context": .string(context)])])
+        let out = h.send([
+            request(
+                90, "context/insert",
+                [
+                    "context": .string(context), "entity": "Note",
+                    "values": ["title": .string(title)],
+                ]),
+            request(91, "context/save", ["context": .string(context)]),
+        ])
         #expect(out.last?["result"]?["inserted"] == 1)
     }
 
@@ -40,23 +48,35 @@ import TestSupport
     }
 
     private func watchController(_ h: Harness) {
-        let out = h.send([request(2, "controller/create", ["context": "main", "name": "notes",
-                                                           "request": ["entity": "Note",
-                                                                       "sortDescriptors": [["key": "title"]]]]),
-                          request(3, "controller/performFetch", ["controller": "notes"])])
+        let out = h.send([
+            request(
+                2, "controller/create",
+                [
+                    "context": "main", "name": "notes",
+                    "request": [
+                        "entity": "Note",
+                        "sortDescriptors": [["key": "title"]],
+                    ],
+                ]),
+            request(3, "controller/performFetch", ["controller": "notes"]),
+        ])
         #expect(out.count == 2)
     }
 
     @Test func checkExternalChangesMergesAnotherProcessesSaveWithItsNotificationsFirst() throws {
         let dir = TempDir()
-        let a = open(dir.file("s.sqlite")), b = open(dir.file("s.sqlite"))
+        let a = open(dir.file("s.sqlite"))
+        let b = open(dir.file("s.sqlite"))
         watchController(a)
         _ = b.send([request(4, "context/create", ["name": "writer", "transactionAuthor": "b"])])
         insert(b, "x", context: "writer")
 
         let out = a.send([request(5, "store/checkExternalChanges")])
-        #expect(methods(out) == ["controller/willChangeContent", "controller/didChangeObject",
-                                 "controller/didChangeContent", "store/didChangeExternally", "response"])
+        #expect(
+            methods(out) == [
+                "controller/willChangeContent", "controller/didChangeObject",
+                "controller/didChangeContent", "store/didChangeExternally", "response",
+            ])
         #expect(out[1]["params"]?["id"] == "Note/1")
         #expect(out[1]["params"]?["type"] == "insert")
         let note = out[3]["params"]
@@ -91,25 +111,35 @@ import TestSupport
         try plain.execute("PRAGMA busy_timeout=5000")
         try plain.execute("INSERT INTO Note (title) VALUES ('p'); UPDATE Note SET title = 'q'")
         let out = a.send([request(5, "store/checkExternalChanges")])
-        #expect(methods(out) == ["controller/willChangeContent", "controller/didChangeObject",
-                                 "controller/didChangeContent", "store/didChangeExternally", "response"])
+        #expect(
+            methods(out) == [
+                "controller/willChangeContent", "controller/didChangeObject",
+                "controller/didChangeContent", "store/didChangeExternally", "response",
+            ])
         #expect(out[1]["params"]?["object"]?["title"] == "q")
         let t = out[3]["params"]?["transactions"]?.arrayValue?.first
         #expect(t?["author"] == .null)
-        #expect(t?["changes"] == [["entity": "Note", "id": "Note/1", "type": "insert"],
-                                  ["entity": "Note", "id": "Note/1", "type": "update", "keys": ["title"]]])
+        #expect(
+            t?["changes"] == [
+                ["entity": "Note", "id": "Note/1", "type": "insert"],
+                ["entity": "Note", "id": "Note/1", "type": "update", "keys": ["title"]],
+            ])
         #expect(out[4]["result"]?["merged"] == 1)
     }
 
     @Test func watchingWritesTheMergeBeforeTheNextMessagesOutputAndWhenIdle() throws {
         let dir = TempDir()
-        let a = open(dir.file("s.sqlite"), watch: .poll), b = open(dir.file("s.sqlite"))
+        let a = open(dir.file("s.sqlite"), watch: .poll)
+        let b = open(dir.file("s.sqlite"))
         watchController(a)
         insert(b, "x")
         // Before a batch: the notifications are written on their own, then the batch's array.
         let out = a.send(["[\(request(4, "server/ping")),\(request(5, "server/ping"))]"])
-        #expect(methods(out) == ["controller/willChangeContent", "controller/didChangeObject",
-                                 "controller/didChangeContent", "store/didChangeExternally", "response"])
+        #expect(
+            methods(out) == [
+                "controller/willChangeContent", "controller/didChangeObject",
+                "controller/didChangeContent", "store/didChangeExternally", "response",
+            ])
         #expect(out[4].arrayValue?.count == 2)
 
         // Idle input: the transport's wake-up merges with nothing received.
@@ -118,8 +148,11 @@ import TestSupport
         var idle: [UInt8] = []
         a.session.idle { idle += $0.contents }
         let unsolicited = Harness.messages(idle, framing: .ndjson)
-        #expect(methods(unsolicited) == ["controller/willChangeContent", "controller/didChangeObject",
-                                         "controller/didChangeContent", "store/didChangeExternally"])
+        #expect(
+            methods(unsolicited) == [
+                "controller/willChangeContent", "controller/didChangeObject",
+                "controller/didChangeContent", "store/didChangeExternally",
+            ])
         var nothing: [UInt8] = []
         a.session.idle { nothing += $0.contents }
         #expect(nothing.isEmpty)
@@ -127,8 +160,11 @@ import TestSupport
         // Reading the history does not hide a commit from the watcher.
         insert(b, "z")
         let read = a.send([request(6, "store/history", ["after": 0, "limit": 1])])
-        #expect(methods(read) == ["controller/willChangeContent", "controller/didChangeObject",
-                                  "controller/didChangeContent", "store/didChangeExternally", "response"])
+        #expect(
+            methods(read) == [
+                "controller/willChangeContent", "controller/didChangeObject",
+                "controller/didChangeContent", "store/didChangeExternally", "response",
+            ])
         insert(b, "w")
         _ = a.server.call("store/history", ["after": 0])
         #expect(methods(a.send([request(7, "server/ping")])).count == 5)
@@ -136,7 +172,8 @@ import TestSupport
 
     @Test func watchOffWritesNothingUnsolicited() throws {
         let dir = TempDir()
-        let a = open(dir.file("s.sqlite"), watch: .off), b = open(dir.file("s.sqlite"))
+        let a = open(dir.file("s.sqlite"), watch: .off)
+        let b = open(dir.file("s.sqlite"))
         watchController(a)
         insert(b, "x")
         #expect(a.server.idleIntervalMilliseconds == nil)
@@ -171,10 +208,11 @@ import TestSupport
 
     @Test func autoWakesOnAnotherProcesssCommitAndMergesIt() throws {
         let dir = TempDir()
-        let a = open(dir.file("s.sqlite"), watch: .auto), b = open(dir.file("s.sqlite"))
+        let a = open(dir.file("s.sqlite"), watch: .auto)
+        let b = open(dir.file("s.sqlite"))
         watchController(a)
         let fd = try #require(a.server.wakeDescriptor)
-        a.session.idle { _ in }  // reads what opening wrote
+        a.session.idle { _ in } // reads what opening wrote
         var quiet = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         #expect(poll(&quiet, 1, 0) == 0)
         insert(b, "x")
@@ -189,7 +227,8 @@ import TestSupport
 
     @Test func historyTokenHistoryFiltersAndPurge() throws {
         let dir = TempDir()
-        let a = open(dir.file("s.sqlite")), b = open(dir.file("s.sqlite"))
+        let a = open(dir.file("s.sqlite"))
+        let b = open(dir.file("s.sqlite"))
         #expect(a.send([request(2, "store/historyToken")])[0]["result"] == ["token": 0])
         _ = a.send([request(3, "context/create", ["name": "importer", "transactionAuthor": "import"])])
         insert(a, "a", context: "importer")
@@ -206,7 +245,10 @@ import TestSupport
         #expect(ts.map { $0["token"] } == [1, 2, 3])
         #expect(ts.map { $0["changes"]?.arrayValue?.first?["type"] } == ["insert", "insert", "delete"])
         for t in ts {
-            guard case .double(let time)? = t["time"] else { Issue.record("no time: \(t)"); continue }
+            guard case .double(let time)? = t["time"] else {
+                Issue.record("no time: \(t)")
+                continue
+            }
             #expect(time > 1_000_000_000)
         }
 
@@ -241,8 +283,14 @@ import TestSupport
 
         // Watching: the merge owed is written before the first answer after the open.
         let h = Harness(.ndjson, server: Server(configuration: .init(watch: .poll)))
-        _ = h.send([request(1, "store/open", ["path": .string(dir.file("s.sqlite")), "model": Self.model,
-                                              "historyToken": token ?? .null])])
+        _ = h.send([
+            request(
+                1, "store/open",
+                [
+                    "path": .string(dir.file("s.sqlite")), "model": Self.model,
+                    "historyToken": token ?? .null,
+                ])
+        ])
         let out = h.send([request(2, "server/ping")])
         #expect(methods(out) == ["store/didChangeExternally", "response"])
         let ts = out[0]["params"]?["transactions"]?.arrayValue ?? []
@@ -254,8 +302,14 @@ import TestSupport
         let off = open(dir.file("s.sqlite"))
         #expect(off.send([request(2, "store/checkExternalChanges")])[0]["result"]?["merged"] == 0)
         let resumed = Harness(.ndjson, server: Server(configuration: .init(watch: .off)))
-        _ = resumed.send([request(1, "store/open", ["path": .string(dir.file("s.sqlite")), "model": Self.model,
-                                                    "historyToken": 0])])
+        _ = resumed.send([
+            request(
+                1, "store/open",
+                [
+                    "path": .string(dir.file("s.sqlite")), "model": Self.model,
+                    "historyToken": 0,
+                ])
+        ])
         let merged = resumed.send([request(2, "store/checkExternalChanges")])
         #expect(merged.last?["result"]?["merged"] == 2)
     }

@@ -1,8 +1,8 @@
-import Testing
 import JSON
 import JSONRPC
 import Predicates
 import Server
+import Testing
 
 @Suite struct FetchRequestWireTests {
     private func decode(_ json: JSONObject) throws -> FetchRequest {
@@ -22,16 +22,27 @@ import Server
     @Test func decodesEveryField() throws {
         let r = try decode([
             "entity": "Book", "predicate": "title IN $titles AND published > $after AND author == $a",
-            "variables": ["titles": ["A", "B"], "after": "2024-01-01", "a": "Author/3", "n": nil, "k": 2.5, "f": true],
-            "sortDescriptors": [["key": "title", "comparator": "localizedStandardCompare"], ["key": "pages", "ascending": false]],
+            "variables": [
+                "titles": ["A", "B"], "after": "2024-01-01", "a": "Author/3", "n": nil, "k": 2.5, "f": true,
+            ],
+            "sortDescriptors": [
+                ["key": "title", "comparator": "localizedStandardCompare"], ["key": "pages", "ascending": false],
+            ],
             "fetchLimit": 10, "fetchOffset": 5, "fetchBatchSize": 20,
         ])
         #expect(r.entity == "Book")
         #expect(r.predicate == "title IN $titles AND published > $after AND author == $a")
         #expect(r.listVariables == ["titles": [.string("A"), .string("B")]])
-        #expect(r.variables == ["after": .string("2024-01-01"), "a": .string("Author/3"), "n": .null, "k": .double(2.5), "f": .bool(true)])
-        #expect(r.sortDescriptors == [SortDescriptor(key: "title", ascending: true, comparator: .localizedStandardCompare),
-                                      SortDescriptor(key: "pages", ascending: false, comparator: .compare)])
+        #expect(
+            r.variables == [
+                "after": .string("2024-01-01"), "a": .string("Author/3"), "n": .null, "k": .double(2.5),
+                "f": .bool(true),
+            ])
+        #expect(
+            r.sortDescriptors == [
+                SortDescriptor(key: "title", ascending: true, comparator: .localizedStandardCompare),
+                SortDescriptor(key: "pages", ascending: false, comparator: .compare),
+            ])
         #expect(r.fetchLimit == 10)
         #expect(r.fetchOffset == 5)
         let minimal = try decode(["entity": "Book"])
@@ -46,7 +57,10 @@ import Server
             (["entity": "B", "predicat": "x == 1"], "request.predicat"),
             (["entity": "B", "variables": ["x": ["a": 1]]], "request.variables.x"),
             (["entity": "B", "variables": ["x": [[1]]]], "request.variables.x[0]"),
-            (["entity": "B", "sortDescriptors": [["key": "a", "comparator": "natural"]]], "request.sortDescriptors[0].comparator"),
+            (
+                ["entity": "B", "sortDescriptors": [["key": "a", "comparator": "natural"]]],
+                "request.sortDescriptors[0].comparator"
+            ),
             (["entity": "B", "sortDescriptors": [["ascending": true]]], "request.sortDescriptors[0].key"),
             (["entity": "B", "sortDescriptors": [["key": "a", "order": "asc"]]], "request.sortDescriptors[0].order"),
             (["entity": "B", "sortDescriptors": ["a"]], "request.sortDescriptors[0]"),

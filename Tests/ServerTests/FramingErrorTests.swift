@@ -1,5 +1,5 @@
-import Testing
 import JSONRPC
+import Testing
 
 /// Stream-level problems answered through the session: id null, then business as usual.
 @Suite struct FramingErrorTests {
@@ -11,7 +11,9 @@ import JSONRPC
         let out = Harness.messages(h.output, framing: .lsp)
         #expect(out.count == 2)
         #expect(out[0]["error"]?["code"] == -32700)
-        #expect(out[0]["error"]?["data"]?["reason"] == "malformed header: Content-Length is not a decimal byte count: 'nope'")
+        #expect(
+            out[0]["error"]?["data"]?["reason"]
+                == "malformed header: Content-Length is not a decimal byte count: 'nope'")
         #expect(out[0]["id"] == .null)
         #expect(out[1] == ["jsonrpc": "2.0", "result": [:], "id": 1])
     }
@@ -19,7 +21,9 @@ import JSONRPC
     @Test(arguments: [Framing.ndjson, .lsp])
     func oversizedMessageIsAnsweredAndSkipped(_ framing: Framing) {
         let h = Harness(framing, maxMessageSize: 100)
-        let big = #"{"jsonrpc":"2.0","method":"server/echo","params":{"value":""# + String(repeating: "x", count: 200) + #""},"id":9}"#
+        let big =
+            #"{"jsonrpc":"2.0","method":"server/echo","params":{"value":""# + String(repeating: "x", count: 200)
+            + #""},"id":9}"#
         let out = h.send([big, ping])
         #expect(out.count == 2)
         #expect(out[0]["error"]?["code"] == -32600)

@@ -1,7 +1,7 @@
-import Testing
 import JSON
 import JSONRPC
 import Server
+import Testing
 
 /// A Server behind a Session, fed raw bytes in one framing; collects what it writes.
 final class Harness {
@@ -65,7 +65,10 @@ func checkInvariants(_ message: JSON) {
         items.forEach(checkInvariants)
         return
     }
-    guard let o = message.objectValue else { Issue.record("not an object: \(message)"); return }
+    guard let o = message.objectValue else {
+        Issue.record("not an object: \(message)")
+        return
+    }
     for problem in memberProblems(o) { Issue.record("\(problem): \(message)") }
     #expect(o["jsonrpc"] == "2.0")
     if o["method"] != nil {
@@ -84,7 +87,8 @@ func checkInvariants(_ message: JSON) {
 /// Members JSON-RPC 2.0 does not define, in one message fetchd writes (a response, an error
 /// response or a notification): strict clients such as Emacs's jsonrpc.el reject them.
 func memberProblems(_ message: JSONObject) -> [String] {
-    let allowed: Set<String> = message["method"] != nil
+    let allowed: Set<String> =
+        message["method"] != nil
         ? ["jsonrpc", "method", "params"] : ["jsonrpc", "id", "result", "error"]
     var problems = Set(message.keys).subtracting(allowed).sorted().map { "member \($0) is not JSON-RPC 2.0's" }
     if let error = message["error"]?.objectValue {
@@ -99,13 +103,13 @@ func memberProblems(_ message: JSONObject) -> [String] {
 /// `expected` names are compared (so the table need not repeat every message and reason).
 func matches(_ expected: JSON, _ actual: JSON, insideError: Bool = false) -> Bool {
     switch (expected, actual) {
-    case let (.object(e), .object(a)):
+    case (.object(let e), .object(let a)):
         if !insideError, Set(e.keys) != Set(a.keys) { return false }
         return e.allSatisfy { key, value in
             guard let other = a[key] else { return false }
             return matches(value, other, insideError: insideError || key == "error")
         }
-    case let (.array(e), .array(a)):
+    case (.array(let e), .array(let a)):
         return e.count == a.count && zip(e, a).allSatisfy { matches($0, $1, insideError: insideError) }
     default:
         return expected == actual

@@ -1,6 +1,6 @@
-import Testing
 import JSONRPC
 import Server
+import Testing
 
 @Suite struct LifecycleTests {
     let exit = #"{"jsonrpc":"2.0","method":"exit"}"#
@@ -21,8 +21,10 @@ import Server
 
     @Test func nothingRunsAfterExit() {
         let h = Harness(.ndjson)
-        let out = h.send([shutdown, "[" + exit + #",{"jsonrpc":"2.0","method":"server/ping","id":2}]"#,
-                          #"{"jsonrpc":"2.0","method":"server/ping","id":3}"#])
+        let out = h.send([
+            shutdown, "[" + exit + #",{"jsonrpc":"2.0","method":"server/ping","id":2}]"#,
+            #"{"jsonrpc":"2.0","method":"server/ping","id":3}"#,
+        ])
         #expect(out.map(\.serializedString) == [#"{"jsonrpc":"2.0","result":null,"id":1}"#])
     }
 
@@ -34,13 +36,15 @@ import Server
             #expect(server.handle(Request(method: method, params: .byName(["value": "off"]))) == .success(.null))
             #expect(server.handle(Request(method: method, id: .integer(1))) == .failure(.methodNotFound(method)))
         }
-        #expect(server.handle(Request(method: "$/cancelRequest", params: .byName([:]))).isFailure,
-                "$/cancelRequest is declared: its params are still read")
+        #expect(
+            server.handle(Request(method: "$/cancelRequest", params: .byName([:]))).isFailure,
+            "$/cancelRequest is declared: its params are still read")
         #expect(server.handle(Request(method: "other/notification")) == .failure(.methodNotFound("other/notification")))
         _ = server.handle(Request(method: "shutdown", id: .integer(2)))
         #expect(server.handle(Request(method: "$/setTrace")) == .success(.null))
-        #expect(server.handle(Request(method: "initialized")).isFailure,
-                "after shutdown other notifications are refused")
+        #expect(
+            server.handle(Request(method: "initialized")).isFailure,
+            "after shutdown other notifications are refused")
     }
 
     @Test func theDollarRuleIsDeclaredInTheMethodTable() {

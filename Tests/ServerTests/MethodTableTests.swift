@@ -1,8 +1,8 @@
-import Testing
 import JSON
 import JSONRPC
 import Model
 import Server
+import Testing
 
 /// A typed request as the method namespaces declare theirs.
 struct Rename: PlainParams {
@@ -67,8 +67,10 @@ enum TestDeclarations {
                 let limit: JSON = request.limit.map { .integer(Int64($0)) } ?? .null
                 let keys: JSON = request.keys.map { .array($0.map(JSON.string)) } ?? .null
                 let offset: JSON = request.window.map { .integer(Int64($0.offset)) } ?? .null
-                return AnyResult(json: ["id": .string(request.id), "to": .string(request.to), "force": .bool(request.force),
-                                        "limit": limit, "keys": keys, "offset": offset])
+                return AnyResult(json: [
+                    "id": .string(request.id), "to": .string(request.to), "force": .bool(request.force),
+                    "limit": limit, "keys": keys, "offset": offset,
+                ])
             },
             TestDeclarations.engineError.handle { p -> EmptyResult in
                 throw EngineError(.unknownContext, "no context named \(p.context)", [("context", .string(p.context))])
@@ -88,8 +90,12 @@ enum TestDeclarations {
     }
 
     @Test func decodesATypedRequest() throws {
-        let r = call(server(), "test/rename", ["id": "Contact/1", "to": "x", "limit": 2.0, "keys": ["a"],
-                                               "window": ["offset": 3], "extra": true])
+        let r = call(
+            server(), "test/rename",
+            [
+                "id": "Contact/1", "to": "x", "limit": 2.0, "keys": ["a"],
+                "window": ["offset": 3], "extra": true,
+            ])
         #expect(try r.get() == ["id": "Contact/1", "to": "x", "force": false, "limit": 2, "keys": ["a"], "offset": 3])
     }
 
@@ -100,32 +106,47 @@ enum TestDeclarations {
 
     @Test func missingAndMistypedParamsBecomeInvalidParams() {
         let s = server()
-        #expect(invalidParams(call(s, "test/rename", ["to": "x"]))
-            == ["kind": "invalidParams", "param": "id", "expected": "string", "got": "missing"])
-        #expect(invalidParams(call(s, "test/rename", ["id": nil, "to": "x"]))
-            == ["kind": "invalidParams", "param": "id", "expected": "string", "got": "null"])
-        #expect(invalidParams(call(s, "test/rename", ["id": 3, "to": "x"]))
-            == ["kind": "invalidParams", "param": "id", "expected": "string", "got": "integer"])
-        #expect(invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "limit": 1.5]))
-            == ["kind": "invalidParams", "param": "limit", "expected": "integer", "got": "number"])
-        #expect(invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "keys": ["a", 2]]))
-            == ["kind": "invalidParams", "param": "keys[1]", "expected": "string", "got": "integer"])
-        #expect(invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "window": ["limit": 1]]))
-            == ["kind": "invalidParams", "param": "window.offset", "expected": "integer", "got": "missing"])
-        #expect(invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "window": ["offset": 0, "limit": -1]]))
-            == ["kind": "invalidParams", "param": "window.limit", "expected": "non-negative integer", "got": "-1"])
-        #expect(invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "window": []]))
-            == ["kind": "invalidParams", "param": "window", "expected": "object", "got": "array"])
+        #expect(
+            invalidParams(call(s, "test/rename", ["to": "x"]))
+                == ["kind": "invalidParams", "param": "id", "expected": "string", "got": "missing"])
+        #expect(
+            invalidParams(call(s, "test/rename", ["id": nil, "to": "x"]))
+                == ["kind": "invalidParams", "param": "id", "expected": "string", "got": "null"])
+        #expect(
+            invalidParams(call(s, "test/rename", ["id": 3, "to": "x"]))
+                == ["kind": "invalidParams", "param": "id", "expected": "string", "got": "integer"])
+        #expect(
+            invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "limit": 1.5]))
+                == ["kind": "invalidParams", "param": "limit", "expected": "integer", "got": "number"])
+        #expect(
+            invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "keys": ["a", 2]]))
+                == ["kind": "invalidParams", "param": "keys[1]", "expected": "string", "got": "integer"])
+        #expect(
+            invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "window": ["limit": 1]]))
+                == ["kind": "invalidParams", "param": "window.offset", "expected": "integer", "got": "missing"])
+        #expect(
+            invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "window": ["offset": 0, "limit": -1]]))
+                == ["kind": "invalidParams", "param": "window.limit", "expected": "non-negative integer", "got": "-1"])
+        #expect(
+            invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "window": []]))
+                == ["kind": "invalidParams", "param": "window", "expected": "object", "got": "array"])
     }
 
     @Test func engineErrorsGoThroughTheTable() {
         let r = call(server(), "test/engineError", ["context": "nope"])
-        #expect(r == .failure(RPCError(code: -32023, message: "no context named nope",
-                                       data: ["kind": "unknownContext", "context": "nope"])))
+        #expect(
+            r
+                == .failure(
+                    RPCError(
+                        code: -32023, message: "no context named nope",
+                        data: ["kind": "unknownContext", "context": "nope"])))
     }
 
     @Test func unexpectedErrorsAreInternalWithoutDetails() {
-        guard case .failure(let e) = call(server(), "test/unexpected", [:]) else { Issue.record("succeeded"); return }
+        guard case .failure(let e) = call(server(), "test/unexpected", [:]) else {
+            Issue.record("succeeded")
+            return
+        }
         #expect(e.code == -32603)
         #expect(e.data == ["kind": "internal", "reason": "test/unexpected failed unexpectedly"])
     }

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import JSON
 import JSONRPC
 import Server
+import Testing
 
 /// The OpenRPC document: what rpc.discover answers is the checked-in clients/openrpc.json
 /// (regenerate it with `.build/debug/fetchd describe > clients/openrpc.json`), in the shape
@@ -10,16 +10,19 @@ import Server
 @Suite struct OpenRPCDocumentTests {
     static let checkedIn = ProtocolExamplesTests.root + "/clients/openrpc.json"
     static let document = Server().openRPCDocument
-    static let subset: Set<String> = ["type", "properties", "required", "additionalProperties", "items", "enum", "const",
-                                      "oneOf", "$ref", "description", "title"]
+    static let subset: Set<String> = [
+        "type", "properties", "required", "additionalProperties", "items", "enum", "const",
+        "oneOf", "$ref", "description", "title",
+    ]
 
     @Test func rpcDiscoverAnswersTheCheckedInDocument() throws {
         let out = Harness(.ndjson).send([#"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#])
         #expect(out.count == 1)
         #expect(out.first?["result"] == Self.document)
         let file = try String(contentsOfFile: Self.checkedIn, encoding: .utf8)
-        #expect(file == OpenRPCDocument.pretty(Self.document),
-                "clients/openrpc.json is stale: run .build/debug/fetchd describe > clients/openrpc.json")
+        #expect(
+            file == OpenRPCDocument.pretty(Self.document),
+            "clients/openrpc.json is stale: run .build/debug/fetchd describe > clients/openrpc.json")
         #expect(try JSON.parse(Array(file.utf8)) == Self.document)
     }
 
@@ -52,15 +55,22 @@ import Server
 
     @Test func schemasUseOnlyTheSubsetAndEveryRefResolves() throws {
         let components = try #require(Self.document["components"]?["schemas"]?.objectValue)
-        for name in ["FetchRequest", "SortDescriptor", "SectionInfo", "Object", "Model", "Entity", "Attribute",
-                     "Relationship", "IndexPath", "ObjectChangeType", "SectionChangeType", "ErrorData"] {
+        for name in [
+            "FetchRequest", "SortDescriptor", "SectionInfo", "Object", "Model", "Entity", "Attribute",
+            "Relationship", "IndexPath", "ObjectChangeType", "SectionChangeType", "ErrorData",
+        ] {
             #expect(components[name] != nil, "no component \(name)")
         }
         func check(_ schema: JSON, _ at: String) {
-            guard let o = schema.objectValue else { Issue.record("\(at): not an object"); return }
+            guard let o = schema.objectValue else {
+                Issue.record("\(at): not an object")
+                return
+            }
             for key in o.keys { #expect(Self.subset.contains(key), "\(at): \(key) is outside the subset") }
             if let ref = o["$ref"]?.stringValue {
-                #expect(ref.hasPrefix("#/components/schemas/") && components[String(ref.dropFirst(21))] != nil, "\(at): \(ref)")
+                #expect(
+                    ref.hasPrefix("#/components/schemas/") && components[String(ref.dropFirst(21))] != nil,
+                    "\(at): \(ref)")
             }
             for (key, value) in o.entries {
                 switch key {
@@ -92,10 +102,12 @@ import Server
             for message in session.written {
                 if let method = message["method"]?.stringValue {
                     let d = byName[method]
-                    #expect(d?.direction == .serverToClient, "\(session.name): \(method) is not a declared notification")
+                    #expect(
+                        d?.direction == .serverToClient, "\(session.name): \(method) is not a declared notification")
                     guard let d else { continue }
-                    let schema = Schema.object(d.params.map { ($0.name, $0.schema) },
-                                               required: d.params.filter(\.required).map(\.name), closed: true)
+                    let schema = Schema.object(
+                        d.params.map { ($0.name, $0.schema) },
+                        required: d.params.filter(\.required).map(\.name), closed: true)
                     let problem = SchemaChecking.problem(message["params"] ?? .null, schema.json)
                     #expect(problem == nil, "\(session.name): \(method) \(problem ?? "")")
                     checked += 1
@@ -104,11 +116,15 @@ import Server
                 guard let id = message["id"], let i = pending.firstIndex(where: { $0.id == id }) else { continue }
                 let method = pending.remove(at: i).method
                 if let error = message["error"], let d = byName[method], case .integer(let code) = error["code"],
-                   let kind = error["data"]?["kind"]?.stringValue, !Self.anyMethodErrors.contains(kind) {
-                    #expect(d.errors.contains { $0.code == Int(code) && $0.kind == kind },
-                            "\(session.name): \(method) answered \(kind) (\(code)), which it does not declare")
+                    let kind = error["data"]?["kind"]?.stringValue, !Self.anyMethodErrors.contains(kind)
+                {
+                    #expect(
+                        d.errors.contains { $0.code == Int(code) && $0.kind == kind },
+                        "\(session.name): \(method) answered \(kind) (\(code)), which it does not declare")
                 }
-                guard let result = message["result"], let d = byName[method], let schema = d.result?.schema else { continue }
+                guard let result = message["result"], let d = byName[method], let schema = d.result?.schema else {
+                    continue
+                }
                 let problem = SchemaChecking.problem(result, schema.json)
                 #expect(problem == nil, "\(session.name): \(method) result \(problem ?? "")")
                 checked += 1
@@ -118,14 +134,18 @@ import Server
     }
 
     /// Errors any request may get from the session rather than from its method.
-    static let anyMethodErrors: Set<String> = ["shutdownRequested", "initializeNotFirst", "alreadyInitialized",
-                                               "methodNotFound", "invalidRequest", "parseError", "messageTooLarge",
-                                               "internal"]
+    static let anyMethodErrors: Set<String> = [
+        "shutdownRequested", "initializeNotFirst", "alreadyInitialized",
+        "methodNotFound", "invalidRequest", "parseError", "messageTooLarge",
+        "internal",
+    ]
 
     @Test func errorsListedAreTheErrorTablesCodes() {
         for d in Server().methods.descriptions {
             for e in d.errors where e.kind != "invalidParams" && e.code != RPCError.invalidRequestCode {
-                #expect(ErrorTable.codes.contains { $0.kind.rawValue == e.kind && $0.code == e.code }, "\(d.name): \(e.kind)")
+                #expect(
+                    ErrorTable.codes.contains { $0.kind.rawValue == e.kind && $0.code == e.code },
+                    "\(d.name): \(e.kind)")
             }
         }
     }

@@ -33,7 +33,9 @@ struct ProtocolExamples {
     }
 
     static let markerPrefix = "<!-- transcript:"
-    private static let prefixes: [(String, Direction)] = [("-->", .send), ("<--", .expect), ("->", .send), ("<-", .expect)]
+    private static let prefixes: [(String, Direction)] = [
+        ("-->", .send), ("<--", .expect), ("->", .send), ("<-", .expect),
+    ]
 
     /// Every fenced block with at least one JSON-RPC message, plus the problems found while
     /// reading them (a message line that is not JSON, a marker with no example under it).
@@ -50,7 +52,9 @@ struct ProtocolExamples {
                     if !block.messages.isEmpty {
                         blocks.append(block)
                     } else if block.transcript != nil {
-                        problems.append(Problem(line: block.line, reason: "a transcript marker over a block with no JSON-RPC message"))
+                        problems.append(
+                            Problem(
+                                line: block.line, reason: "a transcript marker over a block with no JSON-RPC message"))
                     }
                     open = nil
                 } else {
@@ -70,7 +74,8 @@ struct ProtocolExamples {
                 continue
             }
             if let m = marker, !line.isEmpty {
-                problems.append(Problem(line: m.line, reason: "a transcript marker must come right before a fenced block"))
+                problems.append(
+                    Problem(line: m.line, reason: "a transcript marker must come right before a fenced block"))
                 marker = nil
             }
             if line.hasPrefix(markerPrefix), line.hasSuffix("-->") {
@@ -78,7 +83,9 @@ struct ProtocolExamples {
                 marker = (number, name)
             }
         }
-        if let m = marker { problems.append(Problem(line: m.line, reason: "a transcript marker must come right before a fenced block")) }
+        if let m = marker {
+            problems.append(Problem(line: m.line, reason: "a transcript marker must come right before a fenced block"))
+        }
         return (blocks, problems)
     }
 
@@ -115,9 +122,21 @@ struct ProtocolExamples {
         }
         var next = 0
         for message in block.messages {
-            guard let found = recorded[next...].firstIndex(where: { ($0.0 == message.direction || message.direction == .either) && same($0.1, message.json) }) else {
-                let what = message.direction == .expect ? "an answer" : message.direction == .send ? "a message sent" : "a message"
-                return [Problem(line: message.line, reason: "\(what) that \(block.transcript ?? "the transcript") does not have at this point: \(String(decoding: message.json.serialized, as: UTF8.self))")]
+            guard
+                let found = recorded[next...].firstIndex(where: {
+                    ($0.0 == message.direction || message.direction == .either) && same($0.1, message.json)
+                })
+            else {
+                let what =
+                    message.direction == .expect
+                    ? "an answer" : message.direction == .send ? "a message sent" : "a message"
+                return [
+                    Problem(
+                        line: message.line,
+                        reason:
+                            "\(what) that \(block.transcript ?? "the transcript") does not have at this point: \(String(decoding: message.json.serialized, as: UTF8.self))"
+                    )
+                ]
             }
             next = found + 1
         }
@@ -127,9 +146,10 @@ struct ProtocolExamples {
     /// Equal as JSON: object members in any order, arrays in order, numbers by type and value.
     static func same(_ a: JSON, _ b: JSON) -> Bool {
         switch (a, b) {
-        case let (.object(x), .object(y)):
-            return x.count == y.count && x.allSatisfy { member in y[member.key].map { same(member.value, $0) } ?? false }
-        case let (.array(x), .array(y)):
+        case (.object(let x), .object(let y)):
+            return x.count == y.count
+                && x.allSatisfy { member in y[member.key].map { same(member.value, $0) } ?? false }
+        case (.array(let x), .array(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
         default:
             return a == b

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import JSON
 import JSONRPC
+import Testing
 
 /// protocol.md's examples are recorded transcripts (see ProtocolExamples): every block that
 /// shows JSON-RPC messages names its transcript, and says what the transcript says.
@@ -24,7 +24,9 @@ import JSONRPC
 
     @Test func everyExampleWithMessagesNamesItsTranscript() throws {
         for block in try Self.protocolBlocks().blocks {
-            #expect(block.transcript != nil, "protocol.md:\(block.line): an example with no <!-- transcript: NAME.jsonl --> marker")
+            #expect(
+                block.transcript != nil,
+                "protocol.md:\(block.line): an example with no <!-- transcript: NAME.jsonl --> marker")
         }
     }
 
@@ -42,12 +44,14 @@ import JSONRPC
 
     // The checker itself, on small documents.
 
-    static let session = try! Transcript(parsing: Array("""
-        {"send":{"jsonrpc":"2.0","method":"server/ping","id":1}}
-        {"expect":{"jsonrpc":"2.0","result":{},"id":1}}
-        {"send":{"jsonrpc":"2.0","method":"server/echo","params":{"value":2},"id":2}}
-        {"expect":{"jsonrpc":"2.0","result":2,"id":2}}
-        """.utf8))
+    static let session = try! Transcript(
+        parsing: Array(
+            """
+            {"send":{"jsonrpc":"2.0","method":"server/ping","id":1}}
+            {"expect":{"jsonrpc":"2.0","result":{},"id":1}}
+            {"send":{"jsonrpc":"2.0","method":"server/echo","params":{"value":2},"id":2}}
+            {"expect":{"jsonrpc":"2.0","result":2,"id":2}}
+            """.utf8))
 
     func problems(_ markdown: String) -> [ProtocolExamples.Problem] {
         let (blocks, problems) = ProtocolExamples.blocks(in: markdown)
@@ -55,18 +59,21 @@ import JSONRPC
     }
 
     @Test func aMatchingExamplePasses() {
-        #expect(problems("""
-            <!-- transcript: t.jsonl -->
-            ```
-            --> {"jsonrpc":"2.0","method":"server/echo","params":{"value":2},"id":2}
-            <--  {"id":2,"result":2,"jsonrpc":"2.0"}
-            (then nothing)
-            ```
-            """) == [])
+        #expect(
+            problems(
+                """
+                <!-- transcript: t.jsonl -->
+                ```
+                --> {"jsonrpc":"2.0","method":"server/echo","params":{"value":2},"id":2}
+                <--  {"id":2,"result":2,"jsonrpc":"2.0"}
+                (then nothing)
+                ```
+                """) == [])
     }
 
     @Test func aWrongAnswerIsReportedAtItsLine() {
-        let found = problems("""
+        let found = problems(
+            """
             <!-- transcript: t.jsonl -->
 
             ```json
@@ -78,30 +85,37 @@ import JSONRPC
     }
 
     @Test func orderAndDirectionCount() {
-        #expect(problems("""
-            <!-- transcript: t.jsonl -->
-            ```
-            <- {"jsonrpc":"2.0","result":2,"id":2}
-            <- {"jsonrpc":"2.0","result":{},"id":1}
-            ```
-            """).map(\.line) == [4])
-        #expect(problems("""
-            <!-- transcript: t.jsonl -->
-            ```
-            -> {"jsonrpc":"2.0","result":{},"id":1}
-            ```
-            """).map(\.line) == [3])
+        #expect(
+            problems(
+                """
+                <!-- transcript: t.jsonl -->
+                ```
+                <- {"jsonrpc":"2.0","result":2,"id":2}
+                <- {"jsonrpc":"2.0","result":{},"id":1}
+                ```
+                """
+            ).map(\.line) == [4])
+        #expect(
+            problems(
+                """
+                <!-- transcript: t.jsonl -->
+                ```
+                -> {"jsonrpc":"2.0","result":{},"id":1}
+                ```
+                """
+            ).map(\.line) == [3])
     }
 
     @Test func unmarkedBlocksAreFoundAndOtherJSONIsLeftAlone() {
-        let (blocks, problems) = ProtocolExamples.blocks(in: """
-            ```json
-            {"entity": "Book", "predicate": "pages > 3"}
-            ```
-            ```
-            <-- {"jsonrpc":"2.0","result":{},"id":1}
-            ```
-            """)
+        let (blocks, problems) = ProtocolExamples.blocks(
+            in: """
+                ```json
+                {"entity": "Book", "predicate": "pages > 3"}
+                ```
+                ```
+                <-- {"jsonrpc":"2.0","result":{},"id":1}
+                ```
+                """)
         #expect(problems == [])
         #expect(blocks.count == 1)
         #expect(blocks.first?.line == 4)
@@ -109,23 +123,32 @@ import JSONRPC
     }
 
     @Test func brokenMessagesAndStrayMarkersAreProblems() {
-        #expect(problems("""
-            ```
-            --> {"jsonrpc":"2.0",
-            {"jsonrpc": "2.0", "id": }
-            ```
-            """).map(\.line) == [2, 3])
-        #expect(problems("""
-            <!-- transcript: t.jsonl -->
-            Some prose first.
-            ```
-            ```
-            """).map(\.line) == [1])
-        #expect(problems("""
-            <!-- transcript: t.jsonl -->
-            ```
-            fetchd --help
-            ```
-            """).map(\.line) == [2])
+        #expect(
+            problems(
+                """
+                ```
+                --> {"jsonrpc":"2.0",
+                {"jsonrpc": "2.0", "id": }
+                ```
+                """
+            ).map(\.line) == [2, 3])
+        #expect(
+            problems(
+                """
+                <!-- transcript: t.jsonl -->
+                Some prose first.
+                ```
+                ```
+                """
+            ).map(\.line) == [1])
+        #expect(
+            problems(
+                """
+                <!-- transcript: t.jsonl -->
+                ```
+                fetchd --help
+                ```
+                """
+            ).map(\.line) == [2])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import JSON
 import Server
+import Testing
 
 /// protocol.md's method tables (`| method | params | result |`) and its numbered list of
 /// notifications (§10) name exactly the document's methods, with the same parameter names.
@@ -17,7 +17,10 @@ import Server
         var rows: [Row] = []
         var inTable = false
         for (i, line) in text.components(separatedBy: "\n").enumerated() {
-            if line.hasPrefix("| method | params |") { inTable = true; continue }
+            if line.hasPrefix("| method | params |") {
+                inTable = true
+                continue
+            }
             if inTable, line.hasPrefix("|---") { continue }
             if inTable, line.hasPrefix("|") {
                 let cells = cells(line)
@@ -41,7 +44,12 @@ import Server
         var current = ""
         var previous: Character = " "
         for c in line.dropFirst() {
-            if c == "|", previous != "\\" { cells.append(current.trimmingCharacters(in: .whitespaces)); current = "" } else { current.append(c) }
+            if c == "|", previous != "\\" {
+                cells.append(current.trimmingCharacters(in: .whitespaces))
+                current = ""
+            } else {
+                current.append(c)
+            }
             previous = c
         }
         return cells
@@ -64,7 +72,11 @@ import Server
                 name.append(c)
                 continue
             }
-            if expectingName, !name.isEmpty { names.insert(name); name = ""; expectingName = false }
+            if expectingName, !name.isEmpty {
+                names.insert(name)
+                name = ""
+                expectingName = false
+            }
             if expectingName, c != " " { expectingName = false }
             switch c {
             case "{", "[", "(":
@@ -86,10 +98,12 @@ import Server
     @Test func theTablesAreRead() throws {
         let rows = try Self.rows()
         #expect(rows.count >= 30)
-        #expect(rows.first { $0.method == "context/create" }?.params
-            == ["name", "parent", "mergesChangesFromParent", "mergePolicy", "transactionAuthor"])
-        #expect(rows.first { $0.method == "controller/didChangeObject" }?.params
-            == ["controller", "type", "id", "indexPath", "newIndexPath", "object"])
+        #expect(
+            rows.first { $0.method == "context/create" }?.params
+                == ["name", "parent", "mergesChangesFromParent", "mergePolicy", "transactionAuthor"])
+        #expect(
+            rows.first { $0.method == "controller/didChangeObject" }?.params
+                == ["controller", "type", "id", "indexPath", "newIndexPath", "object"])
     }
 
     @Test func everyTableMethodIsInTheDocumentWithTheSameParams() throws {
@@ -105,7 +119,9 @@ import Server
     @Test func everyDocumentMethodIsInATable() throws {
         let rows = try Self.rows()
         for d in Self.documented {
-            #expect(rows.filter { $0.method == d.name }.count == 1, "\(d.name): in \(rows.filter { $0.method == d.name }.count) protocol.md rows")
+            #expect(
+                rows.filter { $0.method == d.name }.count == 1,
+                "\(d.name): in \(rows.filter { $0.method == d.name }.count) protocol.md rows")
         }
     }
 }

@@ -1,6 +1,6 @@
+import JSONRPC
 import TestSupport
 import Testing
-import JSONRPC
 
 /// Mangled input in random chunks: fetchd must answer with valid frames, never crash, and
 /// give the same bytes for the same input however it is split.
@@ -23,7 +23,7 @@ import JSONRPC
             guard !bytes.isEmpty else { break }
             let i = rng.below(bytes.count)
             switch rng.below(4) {
-            case 0: bytes[i] = UInt8(truncatingIfNeeded: rng.next())          // any byte, invalid UTF-8 included
+            case 0: bytes[i] = UInt8(truncatingIfNeeded: rng.next()) // any byte, invalid UTF-8 included
             case 1: bytes.remove(at: i)
             case 2: bytes.insert(Self.punctuation[rng.below(Self.punctuation.count)], at: i)
             default: bytes.removeSubrange(i...)
@@ -43,7 +43,9 @@ import JSONRPC
             case .ndjson: stream += body + [0x0A]
             case .lsp:
                 // Sometimes a broken header too.
-                let header = rng.below(10) == 0 ? "Content-Length: x\(body.count)\r\n\r\n" : "Content-Length: \(body.count)\r\n\r\n"
+                let header =
+                    rng.below(10) == 0
+                    ? "Content-Length: x\(body.count)\r\n\r\n" : "Content-Length: \(body.count)\r\n\r\n"
                 stream += Array(header.utf8) + body
             }
         }

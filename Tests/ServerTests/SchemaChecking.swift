@@ -5,7 +5,8 @@ import Server
 /// Components; and makes a value each schema accepts. Test-only: fetchd never validates by
 /// schema, its decoders do (these tests keep the two in step).
 enum SchemaChecking {
-    static let components: [String: JSONObject] = Dictionary(uniqueKeysWithValues: Components.all.map { ($0.0, $0.1.json) })
+    static let components: [String: JSONObject] = Dictionary(
+        uniqueKeysWithValues: Components.all.map { ($0.0, $0.1.json) })
 
     static func resolve(_ schema: JSONObject) -> JSONObject {
         guard let ref = schema["$ref"]?.stringValue else { return schema }
@@ -17,7 +18,8 @@ enum SchemaChecking {
     static func typeMatches(_ type: String, _ value: JSON) -> Bool {
         switch (type, value) {
         case ("null", .null), ("boolean", .bool), ("string", .string), ("array", .array), ("object", .object),
-             ("integer", .integer), ("number", .integer), ("number", .double): return true
+            ("integer", .integer), ("number", .integer), ("number", .double):
+            return true
         case ("integer", .double(let d)): return d.rounded() == d
         default: return false
         }
@@ -28,7 +30,9 @@ enum SchemaChecking {
         let schema = resolve(raw)
         if let type = schema["type"] {
             let names = type.arrayValue?.compactMap(\.stringValue) ?? [type.stringValue!]
-            if !names.contains(where: { typeMatches($0, value) }) { return "\(path): \(value.typeName) is not \(names)" }
+            if !names.contains(where: { typeMatches($0, value) }) {
+                return "\(path): \(value.typeName) is not \(names)"
+            }
         }
         if let values = schema["enum"]?.arrayValue, !values.contains(value) { return "\(path): \(value) not in enum" }
         if let c = schema["const"], c != value { return "\(path): \(value) is not \(c)" }
@@ -51,7 +55,9 @@ enum SchemaChecking {
                     if let p = problem(member, s, at: "\(path).\(key)") { return p }
                 } else if schema["additionalProperties"] == .bool(false) {
                     return "\(path).\(key): not allowed"
-                } else if let s = schema["additionalProperties"]?.objectValue, let p = problem(member, s, at: "\(path).\(key)") {
+                } else if let s = schema["additionalProperties"]?.objectValue,
+                    let p = problem(member, s, at: "\(path).\(key)")
+                {
                     return p
                 }
             }

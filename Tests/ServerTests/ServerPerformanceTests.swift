@@ -1,12 +1,13 @@
-import Testing
 import JSON
 import JSONRPC
-import Server
 import SQLite
+import Server
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The store-and-contexts figures as a client sees them, server-side: request bytes in, reply
@@ -15,7 +16,8 @@ import Darwin
 /// `context/get` of one object by id. FETCHD_PERF_N sets n (100000 for the report); the goals
 /// are asserted with FETCHD_PERF_ASSERT=1 (release builds).
 @Suite struct ServerPerformanceTests {
-    static let model = #"{"entities":[{"name":"Item","attributes":{"name":{"type":"string"},"n":{"type":"integer"},"score":{"type":"double","optional":true}}}]}"#
+    static let model =
+        #"{"entities":[{"name":"Item","attributes":{"name":{"type":"string"},"n":{"type":"integer"},"score":{"type":"double","optional":true}}}]}"#
 
     static func now() -> Double {
         var t = timespec()
@@ -38,7 +40,9 @@ import Darwin
     /// the table the store makes for the model (Schema.createTable).
     static func rawInsertSeconds(_ n: Int) throws -> Double {
         let db = try Connection(path: ":memory:")
-        try db.execute(#"CREATE TABLE "Item" ("_pk" INTEGER PRIMARY KEY, "_version" INTEGER NOT NULL DEFAULT 1, "name" TEXT, "n" INTEGER, "score" REAL)"#)
+        try db.execute(
+            #"CREATE TABLE "Item" ("_pk" INTEGER PRIMARY KEY, "_version" INTEGER NOT NULL DEFAULT 1, "name" TEXT, "n" INTEGER, "score" REAL)"#
+        )
         let t0 = now()
         try db.transaction {
             let s = try db.prepare(#"INSERT INTO "Item" ("_pk", "name", "n", "score") VALUES (?, ?, ?, ?)"#)
@@ -56,17 +60,22 @@ import Darwin
         inserts.reserveCapacity(n * 120)
         for i in 1...n {
             inserts += i == 1 ? "[" : ","
-            inserts += #"{"jsonrpc":"2.0","id":\#(i),"method":"context/insert","params":{"context":"main","entity":"Item","values":{"name":"item \#(i)","n":\#(i % 97),"score":\#(Double(i) / 4)}}}"#
+            inserts +=
+                #"{"jsonrpc":"2.0","id":\#(i),"method":"context/insert","params":{"context":"main","entity":"Item","values":{"name":"item \#(i)","n":\#(i % 97),"score":\#(Double(i) / 4)}}}"#
         }
         inserts += "]"
 
         // Best of three rounds, raw and fetchd interleaved: the machine is shared.
-        var raw = Double.infinity, batch = Double.infinity, save = Double.infinity
+        var raw = Double.infinity
+        var batch = Double.infinity
+        var save = Double.infinity
         var harness: Harness! = nil
         for _ in 0..<3 {
             raw = min(raw, try Self.rawInsertSeconds(n))
             harness = Harness(.ndjson)
-            let opened = harness.send([#"{"jsonrpc":"2.0","id":0,"method":"store/open","params":{"model":\#(Self.model)}}"#])
+            let opened = harness.send([
+                #"{"jsonrpc":"2.0","id":0,"method":"store/open","params":{"model":\#(Self.model)}}"#
+            ])
             #expect(opened.first?["result"] != nil, "\(opened)")
             // The replies are checked and let go before the save is timed: the test's own
             // 100k parsed values must not sit in the heap the save allocates from.
@@ -75,7 +84,9 @@ import Darwin
                 batch = min(batch, b)
                 #expect(replies.first?.arrayValue?.count == n)
             }
-            let (s, saved) = Self.timed(harness, harness.frame([#"{"jsonrpc":"2.0","id":"save","method":"context/save","params":{"context":"main"}}"#]))
+            let (s, saved) = Self.timed(
+                harness,
+                harness.frame([#"{"jsonrpc":"2.0","id":"save","method":"context/save","params":{"context":"main"}}"#]))
             save = min(save, s)
             #expect(saved.first?["result"]?["inserted"] == .integer(Int64(n)), "\(saved)")
         }
@@ -85,7 +96,10 @@ import Darwin
         var gets: [[UInt8]] = []
         gets.reserveCapacity(reads)
         for k in 0..<reads {
-            gets.append(harness.frame([#"{"jsonrpc":"2.0","id":\#(k),"method":"context/get","params":{"context":"main","ids":["Item/\#((k &* 7919) % n + 1)"]}}"#]))
+            gets.append(
+                harness.frame([
+                    #"{"jsonrpc":"2.0","id":\#(k),"method":"context/get","params":{"context":"main","ids":["Item/\#((k &* 7919) % n + 1)"]}}"#
+                ]))
         }
         let before = harness.output.count
         let t0 = Self.now()
@@ -95,8 +109,11 @@ import Darwin
         #expect(replies.count == reads)
         #expect(replies.allSatisfy { $0["result"]?["objects"]?.arrayValue?.count == 1 })
 
-        let rawRate = Double(n) / raw, saveRate = Double(n) / save
-        print("PERF server n=\(n) raw insert loop=\(Int(rawRate))/s context/save=\(Int(saveRate))/s (ratio \((saveRate / rawRate * 100).rounded() / 100)) insert batch=\(Int(Double(n) / batch))/s context/get=\((getMicros * 100).rounded() / 100)us")
+        let rawRate = Double(n) / raw
+        let saveRate = Double(n) / save
+        print(
+            "PERF server n=\(n) raw insert loop=\(Int(rawRate))/s context/save=\(Int(saveRate))/s (ratio \((saveRate / rawRate * 100).rounded() / 100)) insert batch=\(Int(Double(n) / batch))/s context/get=\((getMicros * 100).rounded() / 100)us"
+        )
         if strict {
             #expect(saveRate >= rawRate / 2, "save \(saveRate)/s < half of raw \(rawRate)/s")
             #expect(getMicros <= 10, "context/get by id \(getMicros) us")

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import JSON
 import JSONRPC
 import Server
+import Testing
 
 /// The transcripts together show every method the server registers, every notification and
 /// every error kind that can reach the wire, in both framings (Tests/Transcripts/README.md). A method or kind
@@ -19,7 +19,8 @@ import Server
 
     static let sessions: [Session] = TranscriptTests.files.compactMap { name in
         guard let data = FileManager.default.contents(atPath: TranscriptTests.directory + "/" + name),
-              let transcript = try? Transcript(parsing: [UInt8](data)) else { return nil }
+            let transcript = try? Transcript(parsing: [UInt8](data))
+        else { return nil }
         var sent: [JSON] = []
         var written: [JSON] = []
         for (_, step) in transcript.steps {
@@ -46,12 +47,18 @@ import Server
 
     @Test func everyNotificationIsWrittenInATranscript() {
         let written = Set(Self.sessions.flatMap { $0.written.compactMap { $0["method"]?.stringValue } })
-        for name in ["controller/willChangeContent", "controller/didChangeSection", "controller/didChangeObject", "controller/didChangeContent"] {
+        for name in [
+            "controller/willChangeContent", "controller/didChangeSection", "controller/didChangeObject",
+            "controller/didChangeContent",
+        ] {
             #expect(written.contains(name), "no transcript shows \(name)")
         }
-        let objectChanges = Set(Self.sessions.flatMap {
-            $0.written.filter { $0["method"]?.stringValue == "controller/didChangeObject" }.compactMap { $0["params"]?["type"]?.stringValue }
-        })
+        let objectChanges = Set(
+            Self.sessions.flatMap {
+                $0.written.filter { $0["method"]?.stringValue == "controller/didChangeObject" }.compactMap {
+                    $0["params"]?["type"]?.stringValue
+                }
+            })
         #expect(objectChanges == ["insert", "delete", "move", "update"])
     }
 
@@ -64,9 +71,12 @@ import Server
 
     @Test func everyErrorKindThatCanReachTheWireIsInATranscript() {
         let kinds = Self.errorKinds
-        let protocolKinds = ["parseError", "invalidRequest", "messageTooLarge", "initializeNotFirst", "alreadyInitialized",
-                             "shutdownRequested", "methodNotFound", "invalidParams"]
-        for kind in protocolKinds + ErrorTable.codes.map(\.kind.rawValue) where !Self.unreachableKinds.contains(kind) && !Self.notReplayableKinds.contains(kind) {
+        let protocolKinds = [
+            "parseError", "invalidRequest", "messageTooLarge", "initializeNotFirst", "alreadyInitialized",
+            "shutdownRequested", "methodNotFound", "invalidParams",
+        ]
+        for kind in protocolKinds + ErrorTable.codes.map(\.kind.rawValue)
+        where !Self.unreachableKinds.contains(kind) && !Self.notReplayableKinds.contains(kind) {
             #expect(kinds.contains(kind), "no transcript shows an error of kind \(kind)")
         }
         for kind in Self.unreachableKinds {
@@ -76,10 +86,11 @@ import Server
 
     @Test func controllersAreShownInBothFramings() {
         for framing in Framing.allCases {
-            #expect(Self.sessions.contains { session in
-                session.transcript.framing == framing
-                    && session.written.contains { $0["method"]?.stringValue == "controller/didChangeObject" }
-            }, "no \(framing) transcript shows controller notifications")
+            #expect(
+                Self.sessions.contains { session in
+                    session.transcript.framing == framing
+                        && session.written.contains { $0["method"]?.stringValue == "controller/didChangeObject" }
+                }, "no \(framing) transcript shows controller notifications")
         }
     }
 }

@@ -1,20 +1,24 @@
 import Foundation
-import Testing
 import JSON
 import JSONRPC
 import Server
+import Testing
 
 @Suite struct TranscriptTests {
     static let directory = #filePath.components(separatedBy: "/Tests/")[0] + "/Tests/Transcripts"
 
     static var files: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".jsonl") }
+            .sorted()
     }
 
     @Test func thereAreTranscriptsForEveryArea() {
         let names = Self.files
-        for area in ["lifecycle", "framing-lsp", "framing-ndjson", "batches", "parse-errors", "invalid-requests", "spec-examples",
-                     "store-", "context-", "controller-", "seed-"] {
+        for area in [
+            "lifecycle", "framing-lsp", "framing-ndjson", "batches", "parse-errors", "invalid-requests",
+            "spec-examples",
+            "store-", "context-", "controller-", "seed-",
+        ] {
             #expect(names.contains { $0.hasPrefix(area) }, "no transcript for \(area)")
         }
     }
@@ -23,7 +27,8 @@ import Server
     func replaysWithoutADifference(_ file: String) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + file)))
         let transcript = try Transcript(parsing: bytes)
-        #expect(transcript.steps.contains { if case .expect = $0.step { true } else { false } } || file.contains("exit"))
+        #expect(
+            transcript.steps.contains { if case .expect = $0.step { true } else { false } } || file.contains("exit"))
         let difference = TranscriptReplay.run(transcript)
         #expect(difference == nil, "\(difference.map(String.init(describing:)) ?? "")")
     }
@@ -60,7 +65,8 @@ import Server
     func transcript(_ text: String) throws -> Transcript { try Transcript(parsing: Array(text.utf8)) }
 
     @Test func aWrongExpectationIsTheFirstDifference() throws {
-        let t = try transcript("""
+        let t = try transcript(
+            """
             {"send":{"jsonrpc":"2.0","method":"server/ping","id":1}}
             {"expect":{"jsonrpc":"2.0","result":{},"id":1}}
             {"send":{"jsonrpc":"2.0","method":"server/ping","id":2}}
@@ -72,7 +78,8 @@ import Server
     }
 
     @Test func missingAndExtraOutputAreDifferences() throws {
-        let missing = try transcript("""
+        let missing = try transcript(
+            """
             {"send":{"jsonrpc":"2.0","method":"server/ping"}}
             {"expect":{"jsonrpc":"2.0","result":{},"id":1}}
             """)
@@ -82,7 +89,8 @@ import Server
     }
 
     @Test func exitCodeIsChecked() throws {
-        let t = try transcript("""
+        let t = try transcript(
+            """
             {"send":{"jsonrpc":"2.0","method":"exit"}}
             {"exitCode":0}
             """)

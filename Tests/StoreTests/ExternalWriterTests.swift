@@ -1,7 +1,8 @@
-import Testing
-import TestSupport
 import Model
 import SQLite
+import TestSupport
+import Testing
+
 @testable import Store
 
 /// Two fetchd stores and plain SQLite connections (no fetchd functions registered) on one
@@ -12,7 +13,9 @@ import SQLite
 
     func plain(recursiveTriggers: Bool = true) throws -> Connection {
         let db = try Connection(path: file)
-        try db.execute("PRAGMA busy_timeout=2000; PRAGMA foreign_keys=ON; PRAGMA recursive_triggers=\(recursiveTriggers ? "ON" : "OFF")")
+        try db.execute(
+            "PRAGMA busy_timeout=2000; PRAGMA foreign_keys=ON; PRAGMA recursive_triggers=\(recursiveTriggers ? "ON" : "OFF")"
+        )
         return db
     }
 
@@ -23,7 +26,11 @@ import SQLite
     }
 
     func ops(_ txns: [HistoryTransaction]) -> [String] {
-        txns.flatMap { $0.changes.map { "\($0.operation.rawValue) \($0.id)" + ($0.keys.map { " " + $0.joined(separator: ",") } ?? "") } }
+        txns.flatMap {
+            $0.changes.map {
+                "\($0.operation.rawValue) \($0.id)" + ($0.keys.map { " " + $0.joined(separator: ",") } ?? "")
+            }
+        }
     }
 
     @Test func plainWritesAreRecordedAndBumpVersions() throws {
@@ -61,10 +68,13 @@ import SQLite
 
     @Test func fetchdUpdatesRecordChangedKeysOnceWithoutRecursion() throws {
         let store = try Store.open(path: file, model: Models.contacts)
-        let c = try store.reserveID(for: "Contact"), t = try store.reserveID(for: "Tag")
-        try store.write(StoreBatch(inserts: [(c, ["name": .string("Ana"), "age": .integer(1)]), (t, ["label": .string("x")])]))
+        let c = try store.reserveID(for: "Contact")
+        let t = try store.reserveID(for: "Tag")
+        try store.write(
+            StoreBatch(inserts: [(c, ["name": .string("Ana"), "age": .integer(1)]), (t, ["label": .string("x")])]))
         let start = try store.currentToken
-        try store.write(StoreBatch(updates: [(c, ["name": .string("Ana"), "age": .integer(2), "tags": .objects([t])])]))
+        try store.write(
+            StoreBatch(updates: [(c, ["name": .string("Ana"), "age": .integer(2), "tags": .objects([t])])]))
         #expect(try store.version(of: c) == 2)
         let txns = try store.history(after: start)
         #expect(txns.count == 1 && txns[0].origin == store.origin)
@@ -137,7 +147,8 @@ import SQLite
         var mine: [Int64] = [reserved.number]
         for _ in 0..<40 { mine.append(try store.reserveID(for: "Tag").number) }
         #expect(!mine.contains(rawID))
-        try store.write(StoreBatch(inserts: mine.map { (ObjectID(entity: "Tag", number: $0), ["label": .string("f")]) }))
+        try store.write(
+            StoreBatch(inserts: mine.map { (ObjectID(entity: "Tag", number: $0), ["label": .string("f")]) }))
         #expect(try scalar(raw, "SELECT count(*) FROM \"Tag\"") == 43)
     }
 
@@ -156,7 +167,10 @@ import SQLite
     }
 
     @Test func migrationRemakesTheTriggersForTheNewColumns() throws {
-        do { let s = try Store.open(path: file, model: Models.contacts); s.close() }
+        do {
+            let s = try Store.open(path: file, model: Models.contacts)
+            s.close()
+        }
         var entities = Models.contacts.entities
         entities[0].attributes.removeAll { $0.name == "photo" }
         entities[0].attributes.append(Attribute(name: "nick", type: .string, optional: true))
@@ -170,7 +184,8 @@ import SQLite
         let c = ObjectID(entity: "Contact", number: raw.lastInsertRowID)
         #expect(ops(try store.history(after: start)) == ["I \(c)", "U \(c) nick"])
         let db = try store.connection
-        #expect(try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '_fetchd_trg_%'")
+        #expect(
+            try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '_fetchd_trg_%'")
                 == Int64(HistorySchema.triggers(model).count))
     }
 
@@ -180,8 +195,10 @@ import SQLite
             let db = try Connection(path: file)
             try db.execute("PRAGMA journal_mode=WAL")
             try db.execute("CREATE TABLE \"_fetchd_metadata\" (key TEXT PRIMARY KEY, value)")
-            try db.prepareUncached("INSERT INTO \"_fetchd_metadata\" VALUES ('model', ?), ('modelVersion', 1), ('next:Contact', 5)")
-                .run([.text(ModelArchive.encode(Models.contacts))])
+            try db.prepareUncached(
+                "INSERT INTO \"_fetchd_metadata\" VALUES ('model', ?), ('modelVersion', 1), ('next:Contact', 5)"
+            )
+            .run([.text(ModelArchive.encode(Models.contacts))])
             for sql in Schema.create(Models.contacts) {
                 try db.execute(sql.replacingOccurrences(of: "PRIMARY KEY AUTOINCREMENT", with: "PRIMARY KEY"))
             }
@@ -198,9 +215,12 @@ import SQLite
         // The saved counter (5) is kept: 4 was handed out before.
         #expect(try store.reserveID(for: "Contact").number == 5)
         let db = try store.connection
-        #expect(try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '_fetchd_trg_%'")
+        #expect(
+            try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '_fetchd_trg_%'")
                 == Int64(HistorySchema.triggers(Models.contacts).count))
-        #expect(try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '_idx_Contact_age'") == 1)
+        #expect(
+            try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '_idx_Contact_age'") == 1
+        )
         let start = try store.currentToken
         try plain(recursiveTriggers: false).execute("UPDATE \"Contact\" SET age = 2 WHERE _pk = 3")
         #expect(ops(try store.history(after: start)) == ["U \(c3) age"])
@@ -214,7 +234,10 @@ import SQLite
 
 /// The EngineError `body` throws, or nil when it succeeds.
 func engineError(_ body: () throws -> Void) -> EngineError? {
-    do { try body(); return nil } catch let e as EngineError { return e } catch {
+    do {
+        try body()
+        return nil
+    } catch let e as EngineError { return e } catch {
         return EngineError(EngineError.Kind("unexpected"), "\(error)")
     }
 }

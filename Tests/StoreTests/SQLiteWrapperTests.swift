@@ -1,5 +1,5 @@
-import Testing
 import SQLite
+import Testing
 
 @Suite struct SQLiteWrapperTests {
     @Test func roundTripsEveryStorageClass() throws {
@@ -24,7 +24,8 @@ import SQLite
         }
         // Reverse byte order, to prove ORDER BY uses ours.
         try db.createCollation("reversed") { a, b in
-            let x = Array(a), y = Array(b)
+            let x = Array(a)
+            let y = Array(b)
             return x == y ? 0 : (x.lexicographicallyPrecedes(y) ? 1 : -1)
         }
         try db.execute("CREATE TABLE t(s TEXT); INSERT INTO t VALUES ('a'), ('c'), ('b')")

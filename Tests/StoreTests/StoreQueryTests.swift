@@ -1,14 +1,19 @@
-import Testing
 import Model
 import Predicates
+import Testing
+
 @testable import Store
 
 /// The store's reads of a compiled request: counts and keyed rows, with skipped ids and a
 /// window cut by SQL.
 @Suite struct StoreQueryTests {
     static let model = ObjectModel(entities: [
-        Entity(name: "Item", attributes: [Attribute(name: "value", type: .integer),
-                                          Attribute(name: "label", type: .string)]),
+        Entity(
+            name: "Item",
+            attributes: [
+                Attribute(name: "value", type: .integer),
+                Attribute(name: "label", type: .string),
+            ])
     ])
     /// Item n has value (n * 7) % 10 and label "L<n>".
     static let values: [Int64] = (1...10).map { ($0 * 7) % 10 }
@@ -26,15 +31,20 @@ import Predicates
     }
 
     static func compile(_ predicate: String?, _ sorts: [SortDescriptor] = []) throws -> CompiledRequest {
-        try RequestCompiler(model: model).compile(FetchRequest(entity: "Item", predicate: predicate, sortDescriptors: sorts))
+        try RequestCompiler(model: model).compile(
+            FetchRequest(entity: "Item", predicate: predicate, sortDescriptors: sorts))
     }
 
     /// The rows as (id number, key) pairs.
-    static func keys(_ store: Store, _ request: CompiledRequest, ordered: Bool = true, limit: Int? = nil, offset: Int = 0,
-                     skipping: Set<Int64> = []) throws -> [(Int64, SortKey)] {
+    static func keys(
+        _ store: Store, _ request: CompiledRequest, ordered: Bool = true, limit: Int? = nil, offset: Int = 0,
+        skipping: Set<Int64> = []
+    ) throws -> [(Int64, SortKey)] {
         var rows: [(Int64, SortKey)] = []
-        try store.forEachKey(entity: "Item", filter: request.filter, ordering: ordered ? request.ordering : nil,
-                             limit: limit, offset: offset, skipping: skipping) { rows.append(($0, $1)) }
+        try store.forEachKey(
+            entity: "Item", filter: request.filter, ordering: ordered ? request.ordering : nil,
+            limit: limit, offset: offset, skipping: skipping
+        ) { rows.append(($0, $1)) }
         return rows
     }
 
@@ -65,7 +75,9 @@ import Predicates
         #expect(all.count == Self.values.count)
         #expect(try Self.keys(store, request, limit: 3, offset: 2).map(\.0) == Array(all[2..<5]))
         #expect(try Self.keys(store, request, offset: 8).map(\.0) == Array(all[8...]))
-        #expect(try Self.keys(store, request, skipping: [all[0], all[4]]).map(\.0) == all.filter { $0 != all[0] && $0 != all[4] })
+        #expect(
+            try Self.keys(store, request, skipping: [all[0], all[4]]).map(\.0)
+                == all.filter { $0 != all[0] && $0 != all[4] })
     }
 
     @Test func withoutAnOrderingRowsComeByIdNumberWithEmptyKeys() throws {

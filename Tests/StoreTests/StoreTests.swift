@@ -1,21 +1,29 @@
-import Testing
-import TestSupport
 import Model
 import SQLite
+import TestSupport
+import Testing
+
 @testable import Store
 
 enum Models {
     static let contacts = ObjectModel(entities: [
-        Entity(name: "Contact",
-               attributes: [Attribute(name: "name", type: .string),
-                            Attribute(name: "age", type: .integer, defaultValue: .integer(0), indexed: true),
-                            Attribute(name: "photo", type: .binary, optional: true)],
-               relationships: [Relationship(name: "group", destination: "Group", toMany: false, inverse: "members"),
-                               Relationship(name: "tags", destination: "Tag", toMany: true, inverse: "contacts")]),
-        Entity(name: "Group", attributes: [Attribute(name: "title", type: .string)],
-               relationships: [Relationship(name: "members", destination: "Contact", toMany: true, inverse: "group")]),
-        Entity(name: "Tag", attributes: [Attribute(name: "label", type: .string)],
-               relationships: [Relationship(name: "contacts", destination: "Contact", toMany: true, inverse: "tags")]),
+        Entity(
+            name: "Contact",
+            attributes: [
+                Attribute(name: "name", type: .string),
+                Attribute(name: "age", type: .integer, defaultValue: .integer(0), indexed: true),
+                Attribute(name: "photo", type: .binary, optional: true),
+            ],
+            relationships: [
+                Relationship(name: "group", destination: "Group", toMany: false, inverse: "members"),
+                Relationship(name: "tags", destination: "Tag", toMany: true, inverse: "contacts"),
+            ]),
+        Entity(
+            name: "Group", attributes: [Attribute(name: "title", type: .string)],
+            relationships: [Relationship(name: "members", destination: "Contact", toMany: true, inverse: "group")]),
+        Entity(
+            name: "Tag", attributes: [Attribute(name: "label", type: .string)],
+            relationships: [Relationship(name: "contacts", destination: "Contact", toMany: true, inverse: "tags")]),
     ])
 
     static func adding(_ model: ObjectModel, to entity: String, _ attribute: Attribute) -> ObjectModel {
@@ -35,11 +43,18 @@ enum Models {
         #expect(try store.reserveID(for: "Group") == g1)
         #expect(try store.reserveID(for: "Tag") == t1)
         #expect(try store.reserveID(for: "Contact") == c1)
-        try store.write(StoreBatch(inserts: [
-            (c1, ["name": .string("Ana"), "age": .integer(30), "photo": .binary([1, 2]), "group": .object(g1), "tags": .objects([t1])]),
-            (g1, ["title": .string("Friends")]),
-            (t1, ["label": .string("vip")]),
-        ]))
+        try store.write(
+            StoreBatch(inserts: [
+                (
+                    c1,
+                    [
+                        "name": .string("Ana"), "age": .integer(30), "photo": .binary([1, 2]), "group": .object(g1),
+                        "tags": .objects([t1]),
+                    ]
+                ),
+                (g1, ["title": .string("Friends")]),
+                (t1, ["label": .string("vip")]),
+            ]))
     }
 
     @Test func writesAndReadsObjectsWithRelationships() throws {
@@ -47,12 +62,23 @@ enum Models {
         try seed(store)
         let c = try #require(try store.read(c1))
         #expect(c.version == 1)
-        #expect(c.values == ["name": .string("Ana"), "age": .integer(30), "photo": .binary([1, 2]),
-                             "group": .object(g1), "tags": .objects([t1])])
+        #expect(
+            c.values == [
+                "name": .string("Ana"), "age": .integer(30), "photo": .binary([1, 2]),
+                "group": .object(g1), "tags": .objects([t1]),
+            ])
         #expect(try store.read(g1)?.values["members"] == .objects([c1]))
         #expect(try store.read(t1)?.values["contacts"] == .objects([c1]))
-        try store.write(StoreBatch(updates: [(c1, ["name": .string("Ana B"), "age": .integer(31), "photo": .null,
-                                                   "group": .null, "tags": .objects([])])]))
+        try store.write(
+            StoreBatch(updates: [
+                (
+                    c1,
+                    [
+                        "name": .string("Ana B"), "age": .integer(31), "photo": .null,
+                        "group": .null, "tags": .objects([]),
+                    ]
+                )
+            ]))
         #expect(try store.version(of: c1) == 2)
         #expect(try store.read(g1)?.values["members"] == .objects([]))
         #expect(try store.read(t1)?.values["contacts"] == .objects([]))
@@ -68,7 +94,8 @@ enum Models {
         let mode = try db.prepare("PRAGMA journal_mode")
         _ = try mode.step()
         #expect(mode.text(0) == "wal")
-        let idx = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '_idx%' ORDER BY name")
+        let idx = try db.prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '_idx%' ORDER BY name")
         var names: [String] = []
         while try idx.step() { names.append(idx.text(0)) }
         #expect(names == ["_idx_Contact_age", "_idx_Contact_group", "_idx_join_Contact_tags_b"])
@@ -99,8 +126,12 @@ enum Models {
         let c2 = try store.reserveID(for: "Contact")
         // The second insert points at a group that does not exist: the foreign key fails at COMMIT.
         #expect(throws: EngineError.self) {
-            try store.write(StoreBatch(inserts: [(c2, ["name": .string("Bo")])],
-                                       updates: [(c1, ["name": .string("changed"), "group": .object(ObjectID(entity: "Group", number: 99))])]))
+            try store.write(
+                StoreBatch(
+                    inserts: [(c2, ["name": .string("Bo")])],
+                    updates: [
+                        (c1, ["name": .string("changed"), "group": .object(ObjectID(entity: "Group", number: 99))])
+                    ]))
         }
         #expect(try store.read(c2) == nil)
         #expect(try store.read(c1)?.values["name"] == .string("Ana"))
@@ -110,10 +141,17 @@ enum Models {
     @Test func migratesAddedAttributeAndEntity() throws {
         let dir = TempDir()
         let file = dir.file("m.sqlite")
-        do { let s = try Store.open(path: file, model: Models.contacts); try seed(s); s.close() }
-        var model = Models.adding(Models.contacts, to: "Contact", Attribute(name: "score", type: .double, defaultValue: .double(1.5), indexed: true))
+        do {
+            let s = try Store.open(path: file, model: Models.contacts)
+            try seed(s)
+            s.close()
+        }
+        var model = Models.adding(
+            Models.contacts, to: "Contact",
+            Attribute(name: "score", type: .double, defaultValue: .double(1.5), indexed: true))
         model = Models.adding(model, to: "Group", Attribute(name: "note", type: .string, optional: true))
-        model = ObjectModel(entities: model.entities + [Entity(name: "Note", attributes: [Attribute(name: "text", type: .string)])])
+        model = ObjectModel(
+            entities: model.entities + [Entity(name: "Note", attributes: [Attribute(name: "text", type: .string)])])
         let store = try Store.open(path: file, model: model)
         #expect(store.migrated)
         #expect(store.modelVersion == 2)
@@ -131,27 +169,40 @@ enum Models {
     @Test func migratesAddedRelationships() throws {
         let dir = TempDir()
         let file = dir.file("rel.sqlite")
-        do { let s = try Store.open(path: file, model: Models.contacts); try seed(s); s.close() }
+        do {
+            let s = try Store.open(path: file, model: Models.contacts)
+            try seed(s)
+            s.close()
+        }
         var entities = Models.contacts.entities
         // A one-to-many between existing entities and a many-to-many to a new one.
-        entities[0].relationships.append(Relationship(name: "leads", destination: "Group", toMany: true, inverse: "leader"))
-        entities[1].relationships.append(Relationship(name: "leader", destination: "Contact", toMany: false, inverse: "leads"))
-        entities[1].relationships.append(Relationship(name: "labels", destination: "Label", toMany: true, inverse: "groups"))
-        entities.append(Entity(name: "Label", attributes: [Attribute(name: "text", type: .string)],
-                               relationships: [Relationship(name: "groups", destination: "Group", toMany: true, inverse: "labels")]))
+        entities[0].relationships.append(
+            Relationship(name: "leads", destination: "Group", toMany: true, inverse: "leader"))
+        entities[1].relationships.append(
+            Relationship(name: "leader", destination: "Contact", toMany: false, inverse: "leads"))
+        entities[1].relationships.append(
+            Relationship(name: "labels", destination: "Label", toMany: true, inverse: "groups"))
+        entities.append(
+            Entity(
+                name: "Label", attributes: [Attribute(name: "text", type: .string)],
+                relationships: [Relationship(name: "groups", destination: "Group", toMany: true, inverse: "labels")]))
         let store = try Store.open(path: file, model: ObjectModel(entities: entities))
         #expect(store.migrated)
         #expect(try store.read(g1)?.values["leader"] == .null)
         #expect(try store.read(c1)?.values["leads"] == .objects([]))
         let label = try store.reserveID(for: "Label")
-        try store.write(StoreBatch(inserts: [(label, ["text": .string("x"), "groups": .objects([g1])])],
-                                   updates: [(g1, ["title": .string("Friends"), "leader": .object(c1)])]))
+        try store.write(
+            StoreBatch(
+                inserts: [(label, ["text": .string("x"), "groups": .objects([g1])])],
+                updates: [(g1, ["title": .string("Friends"), "leader": .object(c1)])]))
         #expect(try store.read(c1)?.values["leads"] == .objects([g1]))
         #expect(try store.read(g1)?.values["labels"] == .objects([label]))
         // A required relationship cannot be added to existing rows.
         var required = entities
-        required[2].relationships.append(Relationship(name: "owner", destination: "Label", toMany: false, inverse: "owned", optional: false))
-        required[3].relationships.append(Relationship(name: "owned", destination: "Tag", toMany: true, inverse: "owner"))
+        required[2].relationships.append(
+            Relationship(name: "owner", destination: "Label", toMany: false, inverse: "owned", optional: false))
+        required[3].relationships.append(
+            Relationship(name: "owned", destination: "Tag", toMany: true, inverse: "owner"))
         store.close()
         #expect(throws: EngineError.self) { _ = try Store.open(path: file, model: ObjectModel(entities: required)) }
     }
@@ -159,7 +210,11 @@ enum Models {
     @Test func refusedMigrationLeavesFileByteIdentical() throws {
         let dir = TempDir()
         let file = dir.file("r.sqlite")
-        do { let s = try Store.open(path: file, model: Models.contacts); try seed(s); s.close() }
+        do {
+            let s = try Store.open(path: file, model: Models.contacts)
+            try seed(s)
+            s.close()
+        }
         let before = try #require(fileBytes(file))
         var entities = Models.contacts.entities
         entities[0].attributes[1] = Attribute(name: "age", type: .string, defaultValue: .string("0"), indexed: true)
@@ -187,8 +242,16 @@ enum Models {
         do {
             let s = try Store.open(path: file, model: Models.contacts)
             try seed(s)
-            try s.write(StoreBatch(updates: [(c1, ["name": .string("Ana"), "age": .integer(30), "photo": .null,
-                                                   "group": .object(g1), "tags": .objects([t1])])]))
+            try s.write(
+                StoreBatch(updates: [
+                    (
+                        c1,
+                        [
+                            "name": .string("Ana"), "age": .integer(30), "photo": .null,
+                            "group": .object(g1), "tags": .objects([t1]),
+                        ]
+                    )
+                ]))
             s.close()
         }
         var entities = Models.contacts.entities
@@ -200,19 +263,29 @@ enum Models {
         let c = try #require(try store.read(c1))
         #expect(c.values["photo"] == .binary([9]))
         #expect(c.values["tags"] == nil)
-        let tables = try store.connection.prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('Tag', '_join_Contact_tags')")
+        let tables = try store.connection.prepare(
+            "SELECT count(*) FROM sqlite_master WHERE name IN ('Tag', '_join_Contact_tags')")
         _ = try tables.step()
         #expect(tables.int64(0) == 0)
     }
 
     @Test func refusesInvalidModelAndForeignFiles() throws {
-        let bad = ObjectModel(entities: [Entity(name: "A", attributes: [],
-            relationships: [Relationship(name: "b", destination: "B", toMany: false, inverse: "a")])])
+        let bad = ObjectModel(entities: [
+            Entity(
+                name: "A", attributes: [],
+                relationships: [Relationship(name: "b", destination: "B", toMany: false, inverse: "a")])
+        ])
         #expect(throws: EngineError.self) { _ = try Store.open(model: bad) }
         let dir = TempDir()
         let file = dir.file("other.sqlite")
-        do { let db = try Connection(path: file); try db.execute("CREATE TABLE t(x)") }
-        do { _ = try Store.open(path: file, model: Models.contacts); Issue.record("opened a foreign file") } catch {
+        do {
+            let db = try Connection(path: file)
+            try db.execute("CREATE TABLE t(x)")
+        }
+        do {
+            _ = try Store.open(path: file, model: Models.contacts)
+            Issue.record("opened a foreign file")
+        } catch {
             #expect(error.kind == .storeError)
         }
     }

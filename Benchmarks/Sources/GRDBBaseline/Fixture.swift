@@ -34,10 +34,11 @@ enum Fixture {
         }
         let queue = try DatabaseQueue(path: file, configuration: config)
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE msg(id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,
-                                 sender TEXT NOT NULL, body TEXT NOT NULL)
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE msg(id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,
+                                     sender TEXT NOT NULL, body TEXT NOT NULL)
+                    """)
             let insert = try db.makeStatement(sql: "INSERT INTO msg(id, ts, sender, body) VALUES (?, ?, ?, ?)")
             for row in Workload.rows(count: n) {
                 try insert.execute(arguments: [row.id, row.ts, row.sender, row.body])

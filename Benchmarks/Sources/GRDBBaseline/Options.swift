@@ -28,7 +28,10 @@ struct Options {
         var options = Options()
         var rest = arguments[...]
         while let flag = rest.popFirst() {
-            if flag == "--help" || flag == "-h" { print(usage); exit(0) }
+            if flag == "--help" || flag == "-h" {
+                print(usage)
+                exit(0)
+            }
             guard let value = rest.popFirst() else { throw Failure.bad("\(flag) needs a value") }
             switch flag {
             case "--sizes": options.sizes = try list(value, flag)
@@ -49,8 +52,9 @@ struct Options {
             throw Failure.bad("--iterations needs one count, or one per size")
         }
         guard options.sizes.allSatisfy({ $0 > 0 }), options.iterations.allSatisfy({ $0 > 0 }),
-              options.fetchRepeats > 0, options.cycleChanges >= 0, options.commits > 0,
-              options.pipeRoundTrips > 0 else {
+            options.fetchRepeats > 0, options.cycleChanges >= 0, options.commits > 0,
+            options.pipeRoundTrips > 0
+        else {
             throw Failure.bad("sizes, iterations and repeats must be positive")
         }
         return options

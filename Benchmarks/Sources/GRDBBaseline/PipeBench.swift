@@ -5,13 +5,17 @@ import Foundation
 /// on raw file descriptors, no JSON.
 enum PipeBench {
     /// A typical small request line (the size of a context/update).
-    static let message = Array(#"{"jsonrpc":"2.0","id":12,"method":"context/update","params":{"context":"main","id":"Msg/4488","values":{"ts":2362742405662}}}"#.utf8) + [10]
+    static let message =
+        Array(
+            #"{"jsonrpc":"2.0","id":12,"method":"context/update","params":{"context":"main","id":"Msg/4488","values":{"ts":2362742405662}}}"#
+                .utf8) + [10]
 
     static func run(iterations: Int) throws -> [Double] {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["--echo"]
-        let toChild = Pipe(), fromChild = Pipe()
+        let toChild = Pipe()
+        let fromChild = Pipe()
         child.standardInput = toChild
         child.standardOutput = fromChild
         try child.run()

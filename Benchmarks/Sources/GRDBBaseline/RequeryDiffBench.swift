@@ -62,7 +62,7 @@ struct RequeryDiffBench {
             },
             onChange: { probe.receive($0) })
         defer { cancellable.cancel() }
-        _ = probe.awaitNext()  // the initial fetch
+        _ = probe.awaitNext() // the initial fetch
 
         var result = Result()
         var changes = Workload.Changes(rowCount: rows)

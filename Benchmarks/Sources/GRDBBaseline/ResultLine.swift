@@ -1,6 +1,8 @@
 // One JSON object per line on stdout: the result format every baseline shares
 // (see Benchmarks/README.md). Built by hand: the keys are fixed and plain ASCII.
 
+import Foundation
+
 struct ResultLine {
     let suite: String
     let metric: String
@@ -23,5 +25,3 @@ struct ResultLine {
 
     private func number(_ x: Double) -> String { String(format: "%.3f", x) }
 }
-
-import Foundation

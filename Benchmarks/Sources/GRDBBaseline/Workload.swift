@@ -35,7 +35,8 @@ enum Workload {
     static func rows(count n: Int) -> some Sequence<Row> {
         var rng = SplitMix64(seed: rowSeed)
         return (1...Int64(n)).lazy.map { id in
-            Row(id: id, ts: rng.nextKey(), sender: "sender-\(id % 500)",
+            Row(
+                id: id, ts: rng.nextKey(), sender: "sender-\(id % 500)",
                 body: "body of message \(id) for the benchmark")
         }
     }

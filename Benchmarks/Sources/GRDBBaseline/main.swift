@@ -22,8 +22,10 @@ do {
 }
 
 do {
-    emit(ResultLine(suite: "pipe-raw", metric: "roundtrip", n: 0,
-                    summary: Summary(try PipeBench.run(iterations: options.pipeRoundTrips))))
+    emit(
+        ResultLine(
+            suite: "pipe-raw", metric: "roundtrip", n: 0,
+            summary: Summary(try PipeBench.run(iterations: options.pipeRoundTrips))))
     for (n, iterations) in zip(options.sizes, options.iterations) {
         log("n=\(n): building table")
         let queue = try Fixture.create(directory: options.directory, rows: n)
@@ -33,18 +35,26 @@ do {
         emit(ResultLine(suite: "sqlite-raw", metric: "initial_fetch", n: n, summary: Summary(raw)))
 
         let bench = RequeryDiffBench(queue: queue, rows: n)
-        emit(ResultLine(suite: "grdb", metric: "initial_fetch", n: n,
-                        summary: Summary(try bench.fetchAll(repeats: options.fetchRepeats))))
+        emit(
+            ResultLine(
+                suite: "grdb", metric: "initial_fetch", n: n,
+                summary: Summary(try bench.fetchAll(repeats: options.fetchRepeats))))
 
         log("n=\(n): \(iterations) single-row changes")
         let cycle = n >= options.cycleMinRows ? options.cycleChanges : 0
         let result = try bench.run(iterations: iterations, cycleChanges: cycle)
-        emit(ResultLine(suite: "grdb", metric: "change_latency", n: n, summary: Summary(result.single),
-                        extra: [("nonempty_diffs", String(result.nonEmptyDiffs)),
-                                ("workload", "\"\(result.firstChange)\"")]))
+        emit(
+            ResultLine(
+                suite: "grdb", metric: "change_latency", n: n, summary: Summary(result.single),
+                extra: [
+                    ("nonempty_diffs", String(result.nonEmptyDiffs)),
+                    ("workload", "\"\(result.firstChange)\""),
+                ]))
         if let cycleTime = result.cycle {
-            emit(ResultLine(suite: "grdb", metric: "cycle_latency", n: n, summary: Summary([cycleTime]),
-                            extra: [("changes", String(cycle)), ("diff_size", String(result.cycleDiffSize))]))
+            emit(
+                ResultLine(
+                    suite: "grdb", metric: "cycle_latency", n: n, summary: Summary([cycleTime]),
+                    extra: [("changes", String(cycle)), ("diff_size", String(result.cycleDiffSize))]))
         }
         try queue.close()
         let commits = try RawCommitBench(path: Fixture.path(directory: options.directory, rows: n), rows: n)

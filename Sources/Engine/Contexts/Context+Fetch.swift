@@ -11,17 +11,22 @@ extension Context {
     /// key path of the filter or ordering) are left out of the SQL rows and evaluated in
     /// memory instead, then both sorted lists are merged.
     public func fetchKeys(entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?)
-        throws(EngineError) -> [(ObjectID, SortKey)] {
+        throws(EngineError) -> [(ObjectID, SortKey)]
+    {
         try fetchKeys(entity: entity, filter: filter, ordering: ordering, limit: nil, offset: 0)
     }
 
     /// The controllers' form (`ControllerSource`): the whole match set, keyed.
-    public func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
+    public func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(
+        ObjectID, SortKey
+    )] {
         try fetchKeys(entity: ordering.entity, filter: filter, ordering: ordering, limit: nil, offset: 0)
     }
 
-    public func fetch(entity: String, filter: (any ObjectFilter)? = nil, ordering: (any ObjectOrdering)? = nil,
-                      limit: Int? = nil, offset: Int = 0) throws(EngineError) -> [ObjectID] {
+    public func fetch(
+        entity: String, filter: (any ObjectFilter)? = nil, ordering: (any ObjectOrdering)? = nil,
+        limit: Int? = nil, offset: Int = 0
+    ) throws(EngineError) -> [ObjectID] {
         try fetchKeys(entity: entity, filter: filter, ordering: ordering, limit: limit, offset: offset).map(\.0)
     }
 
@@ -39,15 +44,20 @@ extension Context {
     /// The controllers' bulk form: `body` gets each matching object's id number and key in
     /// order, as `fetchKeys` returns them, without an array of the whole match set. The key
     /// is one buffer rewritten between calls (`body` copies what it keeps).
-    public func forEachKey(filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
-                           _ body: (Int64, SortKey) -> Void) throws(EngineError) {
+    public func forEachKey(
+        filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
+        _ body: (Int64, SortKey) -> Void
+    ) throws(EngineError) {
         try streamKeys(entity: ordering.entity, filter: filter, ordering: ordering, limit: nil, offset: 0, body)
     }
 
-    private func fetchKeys(entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
-                           limit: Int?, offset: Int) throws(EngineError) -> [(ObjectID, SortKey)] {
+    private func fetchKeys(
+        entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
+        limit: Int?, offset: Int
+    ) throws(EngineError) -> [(ObjectID, SortKey)] {
         var rows: [(ObjectID, SortKey)] = []
-        try streamKeys(entity: entity, filter: filter, ordering: ordering, limit: limit, offset: offset) { number, key in
+        try streamKeys(entity: entity, filter: filter, ordering: ordering, limit: limit, offset: offset) {
+            number, key in
             rows.append((ObjectID(entity: entity, number: number), key))
         }
         return rows
@@ -56,16 +66,19 @@ extension Context {
     /// The one keyed fetch: the store's rows (minus the overlay) merged on the fly with the
     /// overlay's objects evaluated in memory, both in the ordering's order then by id number;
     /// rows `[offset, offset + limit)` of the merge go to `body`.
-    private func streamKeys(entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
-                            limit: Int?, offset: Int, _ body: (Int64, SortKey) -> Void) throws(EngineError) {
+    private func streamKeys(
+        entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
+        limit: Int?, offset: Int, _ body: (Int64, SortKey) -> Void
+    ) throws(EngineError) {
         let table = try checkedEntity(entity, filter: filter, ordering: ordering)
         let paths = (filter?.relationshipPaths ?? []) + (ordering?.relationshipPaths ?? [])
         // Every overlay id is of this entity, so numbers identify them.
         let overlay = Set(try overlayIDs(entity: table.name, paths: paths).map(\.number))
         // Nothing to merge in memory: the store cuts the window.
         if overlay.isEmpty {
-            try store.forEachKey(entity: table.name, filter: filter, ordering: ordering, limit: limit, offset: offset,
-                                 body)
+            try store.forEachKey(
+                entity: table.name, filter: filter, ordering: ordering, limit: limit, offset: offset,
+                body)
             return
         }
         var fromMemory: [(Int64, SortKey)] = []
@@ -84,12 +97,15 @@ extension Context {
         merge.finish(body)
     }
 
-    private func checkedEntity(_ name: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?) throws(EngineError) -> Entity {
+    private func checkedEntity(_ name: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?)
+        throws(EngineError) -> Entity
+    {
         guard let e = model.entity(name) else {
             throw EngineError(.unknownEntity, "no entity \(name)", [("entity", .string(name))])
         }
         for other in [filter?.entity, ordering?.entity].compactMap({ $0 }) where other != name {
-            throw EngineError(.invalidValue, "the request is on \(name) but was compiled for \(other)", [("entity", .string(other))])
+            throw EngineError(
+                .invalidValue, "the request is on \(name) but was compiled for \(other)", [("entity", .string(other))])
         }
         return e
     }
@@ -123,7 +139,8 @@ extension Context {
                         // Both the stored and the current values: the object may have been
                         // reached before the change or after it.
                         for values in [try store.read(id)?.values, try object(id)].compactMap({ $0 }) {
-                            for referrer in (values[hop.relationship.inverse] ?? .null).objectIDs where referrer.entity == hop.entity {
+                            for referrer in (values[hop.relationship.inverse] ?? .null).objectIDs
+                            where referrer.entity == hop.entity {
                                 next.insert(referrer)
                             }
                         }

@@ -55,13 +55,16 @@ extension Context {
             guard let v = values[r.name] else { continue }
             try entity.check(r.name, v)
             for target in v.objectIDs where try object(target) == nil {
-                throw EngineError(.unknownObject, "\(entity.name).\(r.name): no object \(target) in context \(name)",
-                                  [("id", .string(target.description)), ("key", .string(r.name)), ("context", .string(name))])
+                throw EngineError(
+                    .unknownObject, "\(entity.name).\(r.name): no object \(target) in context \(name)",
+                    [("id", .string(target.description)), ("key", .string(r.name)), ("context", .string(name))])
             }
         }
     }
 
-    private func setRelationships(_ entity: Entity, _ id: ObjectID, _ values: Snapshot, in staging: inout Staging) throws(EngineError) {
+    private func setRelationships(_ entity: Entity, _ id: ObjectID, _ values: Snapshot, in staging: inout Staging)
+        throws(EngineError)
+    {
         for r in entity.relationships {
             guard let v = values[r.name] else { continue }
             if r.toMany {

@@ -92,13 +92,16 @@ extension Context {
             let conflicted = entries[i].value.isInsert ? false : conflicts.contains(id)
             switch write {
             case .insert(let v):
-                batch.inserts.append((id, v)); counts.inserted += 1
+                batch.inserts.append((id, v))
+                counts.inserted += 1
                 if conflicted && v != ours { settled.append((id, v)) }
             case .update(let v):
-                batch.updates.append((id, v)); counts.updated += 1
+                batch.updates.append((id, v))
+                counts.updated += 1
                 if conflicted && v != ours { settled.append((id, v)) }
             case .delete:
-                batch.deletes.append(id); counts.deleted += 1
+                batch.deletes.append(id)
+                counts.deleted += 1
                 if ours != nil { settled.append((id, nil)) }
             case .skip:
                 settled.append((id, try store.read(id)?.values))
@@ -110,7 +113,9 @@ extension Context {
             // What the merging roots see before the write, for their cycles afterwards. A new
             // object was nowhere before.
             written = batch.inserts.map(\.0) + batch.updates.map(\.0) + batch.deletes
-            let finals = Dictionary(uniqueKeysWithValues: batch.updates.map { ($0.0, Optional($0.1)) } + batch.deletes.map { ($0, Snapshot?.none) })
+            let finals = Dictionary(
+                uniqueKeysWithValues: batch.updates.map { ($0.0, Optional($0.1)) }
+                    + batch.deletes.map { ($0, Snapshot?.none) })
             for r in mergers {
                 for (id, values) in batch.inserts {
                     r.noteNew(id)
@@ -141,7 +146,8 @@ extension Context {
     func sortedPending() -> [(key: ObjectID, value: PendingChange)] {
         var rank: [String: UInt64] = [:]
         for (i, name) in model.entities.map(\.name).sorted().enumerated() { rank[name] = UInt64(i) }
-        var lastEntity = "", lastRank: UInt64 = 0
+        var lastEntity = ""
+        var lastRank: UInt64 = 0
         var fits = true
         var keyed: [(UInt64, Dictionary<ObjectID, PendingChange>.Index)] = []
         keyed.reserveCapacity(pending.count)
@@ -149,7 +155,10 @@ extension Context {
         while i != pending.endIndex {
             let (id, change) = pending[i]
             if change.isEffective {
-                if id.entity != lastEntity { lastEntity = id.entity; lastRank = rank[id.entity] ?? 0 }
+                if id.entity != lastEntity {
+                    lastEntity = id.entity
+                    lastRank = rank[id.entity] ?? 0
+                }
                 if id.number >= 1 << 47 { fits = false }
                 keyed.append((lastRank << 47 | UInt64(truncatingIfNeeded: id.number), i))
             }
@@ -200,7 +209,8 @@ extension Context {
                 for r in entity.relationships {
                     let targets = (values[r.name] ?? .null).objectIDs
                     if !r.optional && targets.isEmpty {
-                        errors.append((id, r.name, r.toMany ? "required relationship is empty" : "required relationship missing"))
+                        errors.append(
+                            (id, r.name, r.toMany ? "required relationship is empty" : "required relationship missing"))
                     }
                     for t in targets where try object(t) == nil {
                         errors.append((id, r.name, "refers to \(t), which does not exist"))
@@ -210,7 +220,8 @@ extension Context {
                 // Objects left pointing at a deleted object (a noAction rule), saved or not.
                 let derived = Set(model.derivedRelationships(of: id.entity).map(\.name))
                 for r in entity.relationships {
-                    let targets = derived.contains(r.name) ? try derivedIDs(id, r).sorted() : (base[r.name] ?? .null).objectIDs
+                    let targets =
+                        derived.contains(r.name) ? try derivedIDs(id, r).sorted() : (base[r.name] ?? .null).objectIDs
                     for t in targets where pending[t] == nil {
                         if let tv = try object(t), (tv[r.inverse] ?? .null).objectIDs.contains(id) {
                             errors.append((t, r.inverse, "refers to \(id), which does not exist"))
@@ -224,8 +235,9 @@ extension Context {
         let list: [EngineError.Detail] = errors.map {
             .record([("id", .string($0.0.description)), ("key", .string($0.1)), ("reason", .string($0.2))])
         }
-        throw EngineError(.validation, "the save is invalid: \(errors.count) problem(s), nothing was written",
-                          [("errors", .list(list))])
+        throw EngineError(
+            .validation, "the save is invalid: \(errors.count) problem(s), nothing was written",
+            [("errors", .list(list))])
     }
 
     // MARK: Conflicts
@@ -240,7 +252,8 @@ extension Context {
     /// The write for each entry, after the merge policy settled objects that another context
     /// saved since this one read them.
     private func resolveConflicts(_ entries: [(key: ObjectID, value: PendingChange)]) throws(EngineError)
-        -> ([(ObjectID, Write)], conflicted: Set<ObjectID>) {
+        -> ([(ObjectID, Write)], conflicted: Set<ObjectID>)
+    {
         var out: [(ObjectID, Write)] = []
         var conflicted: Set<ObjectID> = []
         var conflicts: [EngineError.Detail] = []
@@ -255,42 +268,63 @@ extension Context {
                 continue
             }
             conflicted.insert(id)
-            let ours = p.values, theirs = stored(row?.values, of: id.entity), base = p.base ?? [:]
+            let ours = p.values
+            let theirs = stored(row?.values, of: id.entity)
+            let base = p.base ?? [:]
             switch mergePolicy {
             case .error:
                 conflicts.append(conflictDetail(id, ours: ours, theirs: theirs, base: base))
             case .overwrite:
-                out.append((id, ours.map { theirs == nil ? .insert($0) : .update($0) } ?? (theirs == nil ? .skip : .delete)))
+                out.append(
+                    (id, ours.map { theirs == nil ? .insert($0) : .update($0) } ?? (theirs == nil ? .skip : .delete)))
             case .rollback:
                 out.append((id, .skip))
             case .objectTrump:
-                guard let ours else { out.append((id, theirs == nil ? .skip : .delete)); continue }
-                guard var merged = theirs else { out.append((id, .insert(ours))); continue }
+                guard let ours else {
+                    out.append((id, theirs == nil ? .skip : .delete))
+                    continue
+                }
+                guard var merged = theirs else {
+                    out.append((id, .insert(ours)))
+                    continue
+                }
                 for key in p.changedKeys { merged[key] = ours[key] }
                 out.append((id, .update(merged)))
             case .storeTrump:
-                guard let ours, let theirs else { out.append((id, .skip)); continue }
+                guard let ours, let theirs else {
+                    out.append((id, .skip))
+                    continue
+                }
                 var merged = ours
                 for (key, v) in theirs where base[key] != v { merged[key] = v }
                 out.append((id, .update(merged)))
             }
         }
         if !conflicts.isEmpty {
-            throw EngineError(.mergeConflict, "\(conflicts.count) object(s) changed in the store since context \(name) read them; nothing was written",
-                              [("conflicts", .list(conflicts))])
+            throw EngineError(
+                .mergeConflict,
+                "\(conflicts.count) object(s) changed in the store since context \(name) read them; nothing was written",
+                [("conflicts", .list(conflicts))])
         }
         return (out, conflicted)
     }
 
-    private func conflictDetail(_ id: ObjectID, ours: Snapshot?, theirs: Snapshot?, base: Snapshot) -> EngineError.Detail {
+    private func conflictDetail(_ id: ObjectID, ours: Snapshot?, theirs: Snapshot?, base: Snapshot)
+        -> EngineError.Detail
+    {
         let entity = model.entity(id.entity)
-        let keys = differingKeys(ours, theirs).filter { (ours?[$0] ?? .null) != base[$0] || (theirs?[$0] ?? .null) != base[$0] }
-        let ordered = (entity.map { $0.attributes.map(\.name) + $0.relationships.map(\.name) } ?? []).filter(keys.contains)
+        let keys = differingKeys(ours, theirs).filter {
+            (ours?[$0] ?? .null) != base[$0] || (theirs?[$0] ?? .null) != base[$0]
+        }
+        let ordered = (entity.map { $0.attributes.map(\.name) + $0.relationships.map(\.name) } ?? []).filter(
+            keys.contains)
         func side(_ s: Snapshot?) -> EngineError.Detail {
             guard let s, let entity else { return .null }
             return entity.detail(of: s, keys: ordered)
         }
-        return .record([("id", .string(id.description)), ("keys", .list(ordered.map { .string($0) })),
-                        ("ours", side(ours)), ("theirs", side(theirs))])
+        return .record([
+            ("id", .string(id.description)), ("keys", .list(ordered.map { .string($0) })),
+            ("ours", side(ours)), ("theirs", side(theirs)),
+        ])
     }
 }

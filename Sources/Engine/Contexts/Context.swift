@@ -56,7 +56,8 @@ public final class Context {
     /// The object's values as this context sees them; nil when it does not exist here.
     public func object(_ id: ObjectID) throws(EngineError) -> Snapshot? {
         guard var values = try lookup(id).values else { return nil }
-        for r in model.derivedRelationships(of: id.entity) where values[r.name] == nil || chainHasPending(r.destination) {
+        for r in model.derivedRelationships(of: id.entity) where values[r.name] == nil || chainHasPending(r.destination)
+        {
             values[r.name] = .objects(try derivedIDs(id, r).sorted())
         }
         return values
@@ -74,7 +75,11 @@ public final class Context {
     /// The objects whose to-one inverse of `r` points at `target` in this view.
     func derivedIDs(_ target: ObjectID, _ r: Relationship) throws(EngineError) -> Set<ObjectID> {
         var ids: Set<ObjectID>
-        if let parent { ids = try parent.derivedIDs(target, r) } else { ids = Set(try store.relatedIDs(of: target, r.name)) }
+        if let parent {
+            ids = try parent.derivedIDs(target, r)
+        } else {
+            ids = Set(try store.relatedIDs(of: target, r.name))
+        }
         if pendingCount[r.destination, default: 0] > 0 {
             ids = ids.filter { pending[$0] == nil }
             ids.formUnion(referrerIndex["\(r.destination).\(r.inverse)"]?[target] ?? [])
@@ -97,8 +102,9 @@ public final class Context {
             throw EngineError(.unknownEntity, "no entity \(id.entity)", [("entity", .string(id.entity))])
         }
         guard let values = try object(id) else {
-            throw EngineError(.unknownObject, "no object \(id) in context \(name)",
-                              [("id", .string(id.description)), ("context", .string(name))])
+            throw EngineError(
+                .unknownObject, "no object \(id) in context \(name)",
+                [("id", .string(id.description)), ("context", .string(name))])
         }
         return values
     }
@@ -123,7 +129,9 @@ public final class Context {
     /// Sets this context's own value of `id` (nil deletes), remembering what it and the
     /// objects whose one-to-many sides it changes looked like before, here and in the
     /// children that see them through this context.
-    func setPending(_ id: ObjectID, _ newValues: Snapshot?, isNew: Bool = false, baseVersion: Int64?? = nil) throws(EngineError) {
+    func setPending(_ id: ObjectID, _ newValues: Snapshot?, isNew: Bool = false, baseVersion: Int64?? = nil)
+        throws(EngineError)
+    {
         let values = stored(newValues, of: id.entity)
         let existingEntry = pending[id]
         let old: (values: Snapshot?, version: Int64?)
@@ -137,7 +145,9 @@ public final class Context {
             old = try store.read(id).map { ($0.values, $0.version) } ?? (nil, nil)
         }
         if isNew { noteNew(id) } else { try noteCurrent(id) }
-        for t in referencedTargets(old.values, of: id.entity) + referencedTargets(values, of: id.entity) { try noteCurrent(t) }
+        for t in referencedTargets(old.values, of: id.entity) + referencedTargets(values, of: id.entity) {
+            try noteCurrent(t)
+        }
 
         unindex(id)
         if var entry = existingEntry {
@@ -156,7 +166,9 @@ public final class Context {
     private func index(_ id: ObjectID) {
         guard let values = pending[id]?.values else { return }
         for r in model.referencingRelationships(of: id.entity) {
-            if case .object(let t)? = values[r.name] { referrerIndex["\(id.entity).\(r.name)", default: [:]][t, default: []].insert(id) }
+            if case .object(let t)? = values[r.name] {
+                referrerIndex["\(id.entity).\(r.name)", default: [:]][t, default: []].insert(id)
+            }
         }
     }
 
@@ -183,7 +195,9 @@ public final class Context {
     /// Notes `id`, and the one-to-many sides its current and `next` values point at.
     func noteCurrent(_ id: ObjectID, next: Snapshot?) throws(EngineError) {
         try noteCurrent(id)
-        for t in referencedTargets(try object(id), of: id.entity) + referencedTargets(next, of: id.entity) { try noteCurrent(t) }
+        for t in referencedTargets(try object(id), of: id.entity) + referencedTargets(next, of: id.entity) {
+            try noteCurrent(t)
+        }
     }
 
     /// Drops every pending change (their values become the parent's again), noting them.
@@ -193,7 +207,9 @@ public final class Context {
             // The value coming back is the parent's now, which may differ from the base.
             let next: Snapshot?
             if let parent { next = try parent.lookup(id).values } else { next = try store.read(id)?.values }
-            for t in referencedTargets(p.values, of: id.entity) + referencedTargets(next, of: id.entity) { try noteCurrent(t) }
+            for t in referencedTargets(p.values, of: id.entity) + referencedTargets(next, of: id.entity) {
+                try noteCurrent(t)
+            }
         }
         pending.removeAll()
         pendingCount.removeAll()
@@ -215,7 +231,10 @@ public final class Context {
         unindex(id)
         if pending[id] != nil { pendingCount[id.entity, default: 1] -= 1 }
         pending[id] = entry
-        if entry != nil { pendingCount[id.entity, default: 0] += 1; index(id) }
+        if entry != nil {
+            pendingCount[id.entity, default: 0] += 1
+            index(id)
+        }
     }
 
     // MARK: Change cycles
@@ -231,7 +250,8 @@ public final class Context {
                 let before = recorded[id]!
                 let after = snapshot(of: id)
                 guard before != after else { continue }
-                changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: differingKeys(before, after)))
+                changes.append(
+                    ChangeSet.Change(id: id, before: before, after: after, changedKeys: differingKeys(before, after)))
             }
             if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes, reason: reason)) }
         }
@@ -247,7 +267,9 @@ extension Context: ObjectView {
     }
 
     public func referrers(of target: ObjectID, entity: String, relationship: String) -> [ObjectID] {
-        guard let r = model.entity(entity)?.relationship(relationship), let values = snapshot(of: target) else { return [] }
+        guard let r = model.entity(entity)?.relationship(relationship), let values = snapshot(of: target) else {
+            return []
+        }
         return (values[r.inverse] ?? .null).objectIDs.filter { $0.entity == entity }
     }
 }

@@ -20,7 +20,8 @@ struct KeyMerge {
     }
 
     /// Whether `(a, ak)` sorts before `(b, bk)`: key, then id number.
-    static func before(_ ordering: (any ObjectOrdering)?, _ a: Int64, _ ak: SortKey, _ b: Int64, _ bk: SortKey) -> Bool {
+    static func before(_ ordering: (any ObjectOrdering)?, _ a: Int64, _ ak: SortKey, _ b: Int64, _ bk: SortKey) -> Bool
+    {
         let c = ordering?.compare(ak, bk) ?? 0
         return c != 0 ? c < 0 : a < b
     }

@@ -61,7 +61,10 @@ extension ObjectGraph {
 
         var delivered: [ChangeSet] = []
         let forward = onChangeSet
-        onChangeSet = { delivered.append($0); forward?($0) }
+        onChangeSet = {
+            delivered.append($0)
+            forward?($0)
+        }
         defer { onChangeSet = forward }
         for r in mergers {
             try r.rebase(on: ids)

@@ -16,7 +16,8 @@ public final class ObjectGraph {
 
     public init(store: Store) {
         self.store = store
-        let main = Context(name: Self.mainContext, parent: nil, mergesChangesFromParent: true, mergePolicy: .error, graph: self)
+        let main = Context(
+            name: Self.mainContext, parent: nil, mergesChangesFromParent: true, mergePolicy: .error, graph: self)
         contexts.append(main)
         byName[main.name] = main
     }
@@ -29,8 +30,10 @@ public final class ObjectGraph {
     }
 
     @discardableResult
-    public func createContext(_ name: String, parent: String? = nil, mergesChangesFromParent: Bool = true,
-                              mergePolicy: MergePolicy = .error) throws(EngineError) -> Context {
+    public func createContext(
+        _ name: String, parent: String? = nil, mergesChangesFromParent: Bool = true,
+        mergePolicy: MergePolicy = .error
+    ) throws(EngineError) -> Context {
         guard !name.isEmpty else {
             throw EngineError(.invalidValue, "a context needs a name", [("key", .string("name"))])
         }
@@ -38,8 +41,9 @@ public final class ObjectGraph {
             throw EngineError(.duplicateName, "a context named \(name) exists", [("context", .string(name))])
         }
         let p = try parent.map { name throws(EngineError) in try context(name) }
-        let c = Context(name: name, parent: p, mergesChangesFromParent: mergesChangesFromParent,
-                        mergePolicy: mergePolicy, graph: self)
+        let c = Context(
+            name: name, parent: p, mergesChangesFromParent: mergesChangesFromParent,
+            mergePolicy: mergePolicy, graph: self)
         p?.children.append(c)
         contexts.append(c)
         byName[name] = c

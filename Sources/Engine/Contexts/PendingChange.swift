@@ -27,8 +27,8 @@ struct PendingChange {
 func differingKeys(_ a: Snapshot?, _ b: Snapshot?) -> Set<String> {
     switch (a, b) {
     case (nil, nil): return []
-    case let (x?, nil), let (nil, x?): return Set(x.keys)
-    case let (x?, y?):
+    case (let x?, nil), (nil, let x?): return Set(x.keys)
+    case (let x?, let y?):
         var keys: Set<String> = []
         for (k, v) in x where y[k] != v { keys.insert(k) }
         for k in y.keys where x[k] == nil { keys.insert(k) }

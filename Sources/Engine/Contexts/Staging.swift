@@ -34,8 +34,9 @@ struct Staging {
     }
 
     func unknown(_ id: ObjectID) -> EngineError {
-        EngineError(.unknownObject, "no object \(id) in context \(context.name)",
-                    [("id", .string(id.description)), ("context", .string(context.name))])
+        EngineError(
+            .unknownObject, "no object \(id) in context \(context.name)",
+            [("id", .string(id.description)), ("context", .string(context.name))])
     }
 
     // MARK: Relationships, keeping both sides in step
@@ -132,8 +133,9 @@ struct Staging {
                 for t in (xv[r.name] ?? .null).objectIDs where try exists(t) { targets.append(t) }
                 switch r.deleteRule {
                 case .deny where !targets.isEmpty:
-                    throw EngineError(.deleteDenied, "\(x) cannot be deleted: its \(r.name) is not empty (deny rule)",
-                                      [("id", .string(x.description)), ("relationship", .string(r.name))])
+                    throw EngineError(
+                        .deleteDenied, "\(x) cannot be deleted: its \(r.name) is not empty (deny rule)",
+                        [("id", .string(x.description)), ("relationship", .string(r.name))])
                 case .cascade:
                     for t in targets where doomedSet.insert(t).inserted { doomed.append(t) }
                 default:

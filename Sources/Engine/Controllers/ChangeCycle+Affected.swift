@@ -14,11 +14,15 @@ extension FetchedResultsController {
         var leaving = affected.indices.filter { affected[$0].oldRank != nil }
         leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
         for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
-        var keys: [SortKey] = [], entering: [Int] = []
+        var keys: [SortKey] = []
+        var entering: [Int] = []
         keys.reserveCapacity(affected.count)
         entering.reserveCapacity(affected.count)
         for i in affected.indices {
-            if let key = affected[i].newKey { keys.append(key); entering.append(i) }
+            if let key = affected[i].newKey {
+                keys.append(key)
+                entering.append(i)
+            }
         }
         var order = Array(keys.indices)
         if order.count > 1 {
@@ -67,12 +71,17 @@ extension FetchedResultsController {
         var differ: [Int64] = []
         var newLeaves: [Entries] = []
         fresh.rows.forEachLeaf { entries, _ in newLeaves.append(entries) }
-        var leaf = 0, j = 0
+        var leaf = 0
+        var j = 0
         let width = results.rows.width
-        var oldKey = SortKey(repeating: .null, count: width), newKey = oldKey
+        var oldKey = SortKey(repeating: .null, count: width)
+        var newKey = oldKey
         // Moves to the next fresh entry (loading its key); false past the last one.
         func loadNew() -> Bool {
-            while leaf < newLeaves.count && j == newLeaves[leaf].count { leaf += 1; j = 0 }
+            while leaf < newLeaves.count && j == newLeaves[leaf].count {
+                leaf += 1
+                j = 0
+            }
             guard leaf < newLeaves.count else { return false }
             newLeaves[leaf].load(j, into: &newKey)
             return true
@@ -92,7 +101,10 @@ extension FetchedResultsController {
                 if loadNew(), newLeaves[leaf].ids[j] == oldID, newKey == oldKey { j += 1 } else { differ.append(oldID) }
             }
         }
-        while loadNew() { differ.append(newLeaves[leaf].ids[j]); j += 1 }
+        while loadNew() {
+            differ.append(newLeaves[leaf].ids[j])
+            j += 1
+        }
         return differ
     }
 
@@ -105,12 +117,23 @@ extension FetchedResultsController {
             for j in 0..<entries.count {
                 guard let i = lookup[entries.ids[j]] else { continue }
                 found[i] = true
-                if old { affected[i].oldRank = first + j; affected[i].oldKey = entries.key(at: j) }
-                else { affected[i].newRank = first + j; affected[i].newKey = entries.key(at: j) }
+                if old {
+                    affected[i].oldRank = first + j
+                    affected[i].oldKey = entries.key(at: j)
+                } else {
+                    affected[i].newRank = first + j
+                    affected[i].newKey = entries.key(at: j)
+                }
             }
         }
         for i in affected.indices where !found[i] {
-            if old { affected[i].oldRank = nil; affected[i].oldKey = nil } else { affected[i].newKey = nil; affected[i].newRank = nil }
+            if old {
+                affected[i].oldRank = nil
+                affected[i].oldKey = nil
+            } else {
+                affected[i].newKey = nil
+                affected[i].newRank = nil
+            }
         }
     }
 
@@ -128,8 +151,9 @@ extension FetchedResultsController {
             if let proxies = Self.numericProxies(lookups.map { found[$0].oldKey! }) {
                 lookups = Array(lookups.indices).sorted { proxies[$0] < proxies[$1] }.map { lookups[$0] }
             } else {
-                var sorter = KeySorter(ordering: ordering, keys: lookups.map { found[$0].oldKey! },
-                                       ids: lookups.map { found[$0].id.number })
+                var sorter = KeySorter(
+                    ordering: ordering, keys: lookups.map { found[$0].oldKey! },
+                    ids: lookups.map { found[$0].id.number })
                 lookups = Array(lookups.indices).sorted { sorter.less($0, $1) }.map { lookups[$0] }
             }
         }
@@ -146,10 +170,14 @@ extension FetchedResultsController {
 
     /// With `evaluate` false (a rebuild) only the ids are collected: `locateByWalk` reads
     /// keys and ranks from the old and the rebuilt trees.
-    func collectAffected(_ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
-                         evaluate locate: Bool) -> [AffectedRow] {
+    func collectAffected(
+        _ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
+        evaluate locate: Bool
+    ) -> [AffectedRow] {
         // Locals: the stored properties would be re-read (and checked) for every change.
-        let rows = results.rows, entity = self.entity, source = self.source
+        let rows = results.rows
+        let entity = self.entity
+        let source = self.source
         // One existential box each for the whole cycle, not one per key computed.
         let view: any ObjectView = source
         let old: any ObjectView = tracer.isEmpty ? view : OldView(current: source, changes: changes)
@@ -158,7 +186,10 @@ extension FetchedResultsController {
         for change in changeList where change.id.entity == entity && change.before != change.after {
             let id = change.id
             var row = AffectedRow(id: id)
-            guard locate else { found.append(row); continue }
+            guard locate else {
+                found.append(row)
+                continue
+            }
             if let before = change.before { row.oldKey = ordering.key(of: id, before, in: old) }
             if let after = change.after, filter.matches(id, after, in: view) {
                 row.newKey = ordering.key(of: id, after, in: view)
@@ -173,7 +204,10 @@ extension FetchedResultsController {
                 guard let values = changes[id]?.after ?? source.snapshot(of: id) else { continue }
                 var row = AffectedRow(id: id)
                 row.isDependent = true
-                guard locate else { found.append(row); continue }
+                guard locate else {
+                    found.append(row)
+                    continue
+                }
                 let key = ordering.key(of: id, values, in: old)
                 row.oldKey = key
                 if filter.matches(id, values, in: source) { row.newKey = ordering.key(of: id, values, in: source) }

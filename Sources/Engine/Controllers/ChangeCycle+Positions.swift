@@ -43,20 +43,24 @@ extension FetchedResultsController {
         }
         let changedOld = affected.compactMap(\.oldRank).sorted()
         let windowed = old.offset > 0 || old.limit != Int.max
-        let a1 = unchangedBefore(old.offset, changedOld), b1 = unchangedBefore(old.windowEnd, changedOld)
+        let a1 = unchangedBefore(old.offset, changedOld)
+        let b1 = unchangedBefore(old.windowEnd, changedOld)
         var edges: [Int: EdgeRow] = [:]
         if windowed {
             let margin = 2 * affected.count + 1
             let unchangedCount = old.count - changedOld.count
-            for range in [max(0, a1 - margin)..<min(unchangedCount, a1 + margin),
-                          max(0, b1 - margin)..<min(unchangedCount, b1 + margin)] where !range.isEmpty {
+            for range in [
+                max(0, a1 - margin)..<min(unchangedCount, a1 + margin),
+                max(0, b1 - margin)..<min(unchangedCount, b1 + margin),
+            ] where !range.isEmpty {
                 recordEdges(range, changedOld, firstOld, &starts, into: &edges)
             }
         }
         let sectionKeys = old.sectioned ? sectionKeysOf(affected, edges) : [:]
         let sections = sectionKeys.mapValues { old.visibleSection($0, firstSection: firstOld) }
-        return OldPositions(firstSection: firstOld, changedRanks: changedOld, windowed: windowed, windowStart: a1,
-                            windowEnd: b1, edges: edges, sectionKeys: sectionKeys, sections: sections)
+        return OldPositions(
+            firstSection: firstOld, changedRanks: changedOld, windowed: windowed, windowStart: a1,
+            windowEnd: b1, edges: edges, sectionKeys: sectionKeys, sections: sections)
     }
 
     /// One key per section that a changed row was in or joins, or an edge row is in.
@@ -77,12 +81,15 @@ extension FetchedResultsController {
         let firstNew = now.firstVisibleSectionRank()
         var starts: [String: Int] = [:]
         for i in entering {
-            affected[i].newPath = now.indexPath(rank: affected[i].newRank!, key: affected[i].newKey!,
-                                                firstSection: firstNew) { k in cachedStart(&starts, k, in: now) }
+            affected[i].newPath = now.indexPath(
+                rank: affected[i].newRank!, key: affected[i].newKey!,
+                firstSection: firstNew
+            ) { k in cachedStart(&starts, k, in: now) }
         }
         let changedNew = affected.compactMap(\.newRank).sorted()
-        return NewPositions(firstSection: firstNew, changedRanks: changedNew,
-                            windowStart: unchangedBefore(now.offset, changedNew),
-                            windowEnd: unchangedBefore(now.windowEnd, changedNew), sectionStarts: starts)
+        return NewPositions(
+            firstSection: firstNew, changedRanks: changedNew,
+            windowStart: unchangedBefore(now.offset, changedNew),
+            windowEnd: unchangedBefore(now.windowEnd, changedNew), sectionStarts: starts)
     }
 }

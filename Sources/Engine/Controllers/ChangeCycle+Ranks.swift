@@ -20,8 +20,12 @@ extension FetchedResultsController {
 
     /// Unchanged rows at ranks below `rank`, given the sorted ranks of the changed rows.
     func unchangedBefore(_ rank: Int, _ changed: [Int]) -> Int {
-        var lo = 0, hi = changed.count
-        while lo < hi { let mid = (lo + hi) / 2; if changed[mid] < rank { lo = mid + 1 } else { hi = mid } }
+        var lo = 0
+        var hi = changed.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if changed[mid] < rank { lo = mid + 1 } else { hi = mid }
+        }
         return rank - lo
     }
 
@@ -33,8 +37,10 @@ extension FetchedResultsController {
     }
 
     /// Records the unchanged rows with unchanged-indices in `range`, with old index paths.
-    func recordEdges(_ range: Range<Int>, _ changed: [Int], _ firstOld: Int, _ starts: inout [String: Int],
-                             into edges: inout [Int: EdgeRow]) {
+    func recordEdges(
+        _ range: Range<Int>, _ changed: [Int], _ firstOld: Int, _ starts: inout [String: Int],
+        into edges: inout [Int: EdgeRow]
+    ) {
         let changedSet = Set(changed)
         var rank = rankOfUnchanged(range.lowerBound, changed)
         var u = range.lowerBound

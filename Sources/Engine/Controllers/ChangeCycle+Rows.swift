@@ -14,7 +14,8 @@ extension FetchedResultsController {
     /// Unchanged rows pushed out of the fetchOffset/fetchLimit window (deletes at their old
     /// paths, recorded as edge rows) or into it (inserts at their new paths).
     func windowEdgeChanges(_ old: OldPositions, _ new: inout NewPositions, into rows: inout RowChanges) {
-        let oldWindow = old.windowStart..<old.windowEnd, newWindow = new.windowStart..<new.windowEnd
+        let oldWindow = old.windowStart..<old.windowEnd
+        let newWindow = new.windowStart..<new.windowEnd
         for u in indices(in: oldWindow, notIn: newWindow) {
             guard let edge = old.edges[u], let path = edge.oldPath else {
                 preconditionFailure("edge row \(u) was not recorded")
@@ -48,22 +49,27 @@ extension FetchedResultsController {
     /// Sorts the changed rows into deletes, inserts, moves and updates. Survivors whose
     /// section and gap (unchanged survivors before them) are the same before and after may
     /// stay in place (`fewestMoves`); the others move.
-    func classifyChangedRows(_ affected: [AffectedRow], _ old: OldPositions, _ new: NewPositions,
-                             into rows: inout RowChanges) {
-        let low = max(old.windowStart, new.windowStart), high = min(old.windowEnd, new.windowEnd)
+    func classifyChangedRows(
+        _ affected: [AffectedRow], _ old: OldPositions, _ new: NewPositions,
+        into rows: inout RowChanges
+    ) {
+        let low = max(old.windowStart, new.windowStart)
+        let high = min(old.windowEnd, new.windowEnd)
         let now = results
         var candidates: [StayCandidate] = []
         candidates.reserveCapacity(affected.count)
         for i in affected.indices {
             switch (affected[i].oldPath, affected[i].newPath) {
-            case let (oldPath?, nil): rows.deletes.append((oldPath, affected[i].id))
-            case let (nil, newPath?): rows.inserts.append((newPath, affected[i].id))
-            case let (oldPath?, newPath?):
-                let oldRank = affected[i].oldRank!, newRank = affected[i].newRank!
+            case (let oldPath?, nil): rows.deletes.append((oldPath, affected[i].id))
+            case (nil, let newPath?): rows.inserts.append((newPath, affected[i].id))
+            case (let oldPath?, let newPath?):
+                let oldRank = affected[i].oldRank!
+                let newRank = affected[i].newRank!
                 let gapOld = min(max(unchangedBefore(oldRank, old.changedRanks), low), high)
                 let gapNew = min(max(unchangedBefore(newRank, new.changedRanks), low), high)
                 if gapOld != gapNew
-                    || (now.sectioned && now.sectionName(affected[i].oldKey!) != now.sectionName(affected[i].newKey!)) {
+                    || (now.sectioned && now.sectionName(affected[i].oldKey!) != now.sectionName(affected[i].newKey!))
+                {
                     rows.moves.append((oldPath, newPath, affected[i].id))
                 } else {
                     candidates.append(StayCandidate(gap: gapNew, newRank: newRank, index: i))

@@ -109,7 +109,10 @@ extension FetchedResultsController {
     func wireOrder(_ sectionEvents: [ControllerEvent], _ rows: RowChanges) -> [ControllerEvent] {
         guard !(sectionEvents.isEmpty && rows.isEmpty) else { return [] }
         var events: [ControllerEvent] = [.willChangeContent]
-        func sectionIndex(_ e: ControllerEvent) -> Int { if case let .section(_, i, _) = e { return i }; return 0 }
+        func sectionIndex(_ e: ControllerEvent) -> Int {
+            if case .section(_, let i, _) = e { return i }
+            return 0
+        }
         func isDelete(_ e: ControllerEvent) -> Bool {
             if case .section(.delete, _, _) = e { return true }
             return false

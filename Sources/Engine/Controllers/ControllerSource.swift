@@ -7,16 +7,21 @@ public protocol ControllerSource: ObjectView {
     /// Every object matching `filter` with its key under `ordering`, ordered by
     /// `ordering.compare` and then by id number (one SQL query over the context's view).
     /// A nil filter matches every object of `ordering.entity`.
-    func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)]
+    func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(
+        ObjectID, SortKey
+    )]
     /// `fetchKeys` streamed: `body` gets each id number and key in the same order. The key
     /// may be a buffer rewritten between calls, so `body` copies what it keeps.
-    func forEachKey(filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
-                    _ body: (Int64, SortKey) -> Void) throws(EngineError)
+    func forEachKey(
+        filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
+        _ body: (Int64, SortKey) -> Void) throws(EngineError)
 }
 
 extension ControllerSource {
-    public func forEachKey(filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
-                           _ body: (Int64, SortKey) -> Void) throws(EngineError) {
+    public func forEachKey(
+        filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
+        _ body: (Int64, SortKey) -> Void
+    ) throws(EngineError) {
         for (id, key) in try fetchKeys(filter: filter, ordering: ordering) { body(id.number, key) }
     }
 }

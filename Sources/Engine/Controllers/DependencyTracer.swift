@@ -10,18 +10,24 @@ import Model
 struct DependencyTracer {
     /// One path resolved against the model: per step, the entity it starts from, the
     /// relationship name, and the inverse relationship name on the destination.
-    struct Step { var from: String; var relationship: String; var destination: String; var inverse: String }
+    struct Step {
+        var from: String
+        var relationship: String
+        var destination: String
+        var inverse: String
+    }
 
     let paths: [[Step]]
 
     init(entity: String, paths: [[String]], model: ObjectModel) {
         var resolved: [[Step]] = []
-        for path in Set(paths.map { $0 }) .sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+        for path in Set(paths.map { $0 }).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             var steps: [Step] = []
             var current = entity
             for name in path {
                 guard let rel = model.entity(current)?.relationship(name) else { break }
-                steps.append(Step(from: current, relationship: name, destination: rel.destination, inverse: rel.inverse))
+                steps.append(
+                    Step(from: current, relationship: name, destination: rel.destination, inverse: rel.inverse))
                 current = rel.destination
             }
             if steps.count == path.count, !steps.isEmpty { resolved.append(steps) }
@@ -38,7 +44,8 @@ struct DependencyTracer {
             for steps in paths {
                 for (j, step) in steps.enumerated() where step.destination == id.entity {
                     // Objects at level j pointing at the changed object, before or after.
-                    var level = Set(Self.related(change.before, step.inverse) + Self.related(change.after, step.inverse))
+                    var level = Set(
+                        Self.related(change.before, step.inverse) + Self.related(change.after, step.inverse))
                     var i = j
                     while i > 0, !level.isEmpty {
                         let back = steps[i - 1]

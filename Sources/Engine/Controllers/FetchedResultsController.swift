@@ -19,8 +19,10 @@ public final class FetchedResultsController {
 
     /// `ordering` must carry the section component first when `sectionNameKeyPath` is set.
     /// `model` resolves the relationship paths the filter and ordering read.
-    public init(name: String, source: any ControllerSource, filter: any ObjectFilter, ordering: any ObjectOrdering,
-                sectionNameKeyPath: String? = nil, fetchLimit: Int? = nil, fetchOffset: Int = 0, model: ObjectModel) {
+    public init(
+        name: String, source: any ControllerSource, filter: any ObjectFilter, ordering: any ObjectOrdering,
+        sectionNameKeyPath: String? = nil, fetchLimit: Int? = nil, fetchOffset: Int = 0, model: ObjectModel
+    ) {
         self.name = name
         self.source = source
         self.filter = filter
@@ -29,17 +31,20 @@ public final class FetchedResultsController {
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
         let width = ordering.keyColumns(alias: "t").count
-        results = Results(ordering: ordering, keyWidth: width, sectioned: sectionNameKeyPath != nil,
-                          offset: fetchOffset, limit: fetchLimit)
-        tracer = DependencyTracer(entity: filter.entity, paths: filter.relationshipPaths + ordering.relationshipPaths,
-                                  model: model)
+        results = Results(
+            ordering: ordering, keyWidth: width, sectioned: sectionNameKeyPath != nil,
+            offset: fetchOffset, limit: fetchLimit)
+        tracer = DependencyTracer(
+            entity: filter.entity, paths: filter.relationshipPaths + ordering.relationshipPaths,
+            model: model)
     }
 
     /// A controller for a compiled request (its limit and offset included).
     public convenience init(name: String, source: any ControllerSource, request: CompiledRequest, model: ObjectModel) {
-        self.init(name: name, source: source, filter: request.filter, ordering: request.ordering,
-                  sectionNameKeyPath: request.sectionNameKeyPath, fetchLimit: request.request.fetchLimit,
-                  fetchOffset: request.request.fetchOffset, model: model)
+        self.init(
+            name: name, source: source, filter: request.filter, ordering: request.ordering,
+            sectionNameKeyPath: request.sectionNameKeyPath, fetchLimit: request.request.fetchLimit,
+            fetchOffset: request.request.fetchOffset, model: model)
     }
 
     public var entity: String { filter.entity }
@@ -77,10 +82,12 @@ public final class FetchedResultsController {
     public func ids(section: Int, offset: Int = 0, limit: Int? = nil) throws(EngineError) -> [ObjectID] {
         let all = results.visibleSections()
         guard section >= 0, section < all.count else {
-            throw EngineError(.invalidValue, "no section \(section)", [("key", "section"), ("section", .int(Int64(section)))])
+            throw EngineError(
+                .invalidValue, "no section \(section)", [("key", "section"), ("section", .int(Int64(section)))])
         }
         guard offset >= 0, (limit ?? 0) >= 0 else {
-            throw EngineError(.invalidValue, "offset and limit must not be negative", [("key", offset < 0 ? "offset" : "limit")])
+            throw EngineError(
+                .invalidValue, "offset and limit must not be negative", [("key", offset < 0 ? "offset" : "limit")])
         }
         let ranks = all[section].ranks
         let lo = min(ranks.upperBound, ranks.lowerBound + offset)
@@ -91,9 +98,14 @@ public final class FetchedResultsController {
     public func object(at indexPath: IndexPath) throws(EngineError) -> ObjectID {
         let all = results.visibleSections()
         guard indexPath.section >= 0, indexPath.section < all.count, indexPath.row >= 0,
-              indexPath.row < all[indexPath.section].ranks.count else {
-            throw EngineError(.invalidValue, "no row at \(indexPath)",
-                              [("key", "indexPath"), ("indexPath", .list([.int(Int64(indexPath.section)), .int(Int64(indexPath.row))]))])
+            indexPath.row < all[indexPath.section].ranks.count
+        else {
+            throw EngineError(
+                .invalidValue, "no row at \(indexPath)",
+                [
+                    ("key", "indexPath"),
+                    ("indexPath", .list([.int(Int64(indexPath.section)), .int(Int64(indexPath.row))])),
+                ])
         }
         let rank = all[indexPath.section].ranks.lowerBound + indexPath.row
         return ObjectID(entity: entity, number: results.rows.id(at: rank))
@@ -123,9 +135,11 @@ public final class FetchedResultsController {
         let infos = sections
         if let s = infos.firstIndex(where: { $0.indexTitle == title }) { return s }
         let titles = sectionIndexTitles
-        guard index >= 0, index < titles.count, let s = infos.firstIndex(where: { $0.indexTitle == titles[index] }) else {
-            throw EngineError(.invalidValue, "no section for index title \"\(title)\" at \(index)",
-                              [("key", "title"), ("title", .string(title)), ("index", .int(Int64(index)))])
+        guard index >= 0, index < titles.count, let s = infos.firstIndex(where: { $0.indexTitle == titles[index] })
+        else {
+            throw EngineError(
+                .invalidValue, "no section for index title \"\(title)\" at \(index)",
+                [("key", "title"), ("title", .string(title)), ("index", .int(Int64(index)))])
         }
         return s
     }

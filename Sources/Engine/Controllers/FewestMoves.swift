@@ -12,8 +12,12 @@ func earliestLongestIncreasing(_ values: [Int]) -> [Int] {
     var tails: [Int] = []
     for i in stride(from: m - 1, through: 0, by: -1) {
         let x = -values[i]
-        var lo = 0, hi = tails.count
-        while lo < hi { let mid = (lo + hi) / 2; if tails[mid] < x { lo = mid + 1 } else { hi = mid } }
+        var lo = 0
+        var hi = tails.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if tails[mid] < x { lo = mid + 1 } else { hi = mid }
+        }
         if lo == tails.count { tails.append(x) } else { tails[lo] = x }
         lengthFrom[i] = lo + 1
     }
@@ -26,8 +30,12 @@ func earliestLongestIncreasing(_ values: [Int]) -> [Int] {
     for length in stride(from: best - 1, through: 1, by: -1) {
         let cur = chosen[chosen.count - 1]
         let level = levels[length]
-        var lo = 0, hi = level.count
-        while lo < hi { let mid = (lo + hi) / 2; if level[mid] <= cur { lo = mid + 1 } else { hi = mid } }
+        var lo = 0
+        var hi = level.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if level[mid] <= cur { lo = mid + 1 } else { hi = mid }
+        }
         chosen.append(level[lo])
     }
     return chosen

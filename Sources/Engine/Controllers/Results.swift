@@ -28,8 +28,9 @@ struct Results {
 
     /// Empty results with the same ordering, sections and window (for a rebuild).
     func emptyCopy() -> Results {
-        Results(ordering: ordering, keyWidth: rows.width, sectioned: sectioned, offset: offset,
-                limit: limit == Int.max ? nil : limit)
+        Results(
+            ordering: ordering, keyWidth: rows.width, sectioned: sectioned, offset: offset,
+            limit: limit == Int.max ? nil : limit)
     }
 
     /// Sign of `a`'s section against `b`'s: the ordering compares `a` with `a` carrying
@@ -81,8 +82,15 @@ struct Results {
                 if c == 0 { return }
             }
             sections.append(key, 0)
-            if section.isEmpty { section = key; probe = key; return }
-            for c in key.indices { section[c] = key[c]; probe[c] = key[c] }
+            if section.isEmpty {
+                section = key
+                probe = key
+                return
+            }
+            for c in key.indices {
+                section[c] = key[c]
+                probe[c] = key[c]
+            }
         }
 
         consuming func finish() -> Results {
@@ -159,7 +167,8 @@ struct Results {
     /// The visible part of `key`'s section: its visible index and info; nil when hidden.
     func visibleSection(_ key: SortKey, firstSection: Int) -> (index: Int, info: SectionInfo)? {
         let range = sectionRange(key)
-        let lo = max(range.lowerBound, offset), hi = min(range.upperBound, windowEnd)
+        let lo = max(range.lowerBound, offset)
+        let hi = min(range.upperBound, windowEnd)
         guard lo < hi else { return nil }
         let index = sectioned ? sections.rank(of: key, id: 0) - firstSection : 0
         return (index, SectionInfo(name: sectionName(key), numberOfObjects: hi - lo))

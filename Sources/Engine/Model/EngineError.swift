@@ -18,7 +18,8 @@ public struct EngineError: Error, Equatable, Sendable, CustomStringConvertible {
     public func detail(_ key: String) -> Detail? { details.first { $0.0 == key }?.1 }
 
     public static func == (a: EngineError, b: EngineError) -> Bool {
-        a.kind == b.kind && a.message == b.message && a.details.elementsEqual(b.details) { $0.0 == $1.0 && $0.1 == $1.1 }
+        a.kind == b.kind && a.message == b.message
+            && a.details.elementsEqual(b.details) { $0.0 == $1.0 && $0.1 == $1.1 }
     }
 
     /// A stable error name. Modules add their kinds as static constants in extensions.
@@ -41,12 +42,12 @@ public struct EngineError: Error, Equatable, Sendable, CustomStringConvertible {
         public static func == (a: Detail, b: Detail) -> Bool {
             switch (a, b) {
             case (.null, .null): return true
-            case let (.bool(x), .bool(y)): return x == y
-            case let (.int(x), .int(y)): return x == y
-            case let (.double(x), .double(y)): return x == y
-            case let (.string(x), .string(y)): return x == y
-            case let (.list(x), .list(y)): return x == y
-            case let (.record(x), .record(y)): return x.elementsEqual(y) { $0.0 == $1.0 && $0.1 == $1.1 }
+            case (.bool(let x), .bool(let y)): return x == y
+            case (.int(let x), .int(let y)): return x == y
+            case (.double(let x), .double(let y)): return x == y
+            case (.string(let x), .string(let y)): return x == y
+            case (.list(let x), .list(let y)): return x == y
+            case (.record(let x), .record(let y)): return x.elementsEqual(y) { $0.0 == $1.0 && $0.1 == $1.1 }
             default: return false
             }
         }

@@ -10,7 +10,10 @@ public enum ISO8601 {
         let days = ms >= 0 ? ms / 86_400_000 : -((-ms + 86_399_999) / 86_400_000)
         ms -= days * 86_400_000
         let (y, m, d) = civil(fromDays: days)
-        let h = ms / 3_600_000, mi = (ms / 60_000) % 60, s = (ms / 1000) % 60, f = ms % 1000
+        let h = ms / 3_600_000
+        let mi = (ms / 60_000) % 60
+        let s = (ms / 1000) % 60
+        let f = ms % 1000
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(f, 3))Z"
     }
 
@@ -18,19 +21,26 @@ public enum ISO8601 {
     public static func parse(_ text: String) -> Double? {
         var p = Scanner(Array(text.utf8))
         guard let y = p.digits(4), p.take(UInt8(ascii: "-")), let mo = p.digits(2), p.take(UInt8(ascii: "-")),
-              let d = p.digits(2), (1...12).contains(mo), (1...daysIn(month: mo, year: y)).contains(d)
+            let d = p.digits(2), (1...12).contains(mo), (1...daysIn(month: mo, year: y)).contains(d)
         else { return nil }
         var seconds = Double(days(fromCivil: y, mo, d)) * 86_400
         if p.atEnd { return seconds }
         guard p.take(UInt8(ascii: "T")) || p.take(UInt8(ascii: "t")) || p.take(UInt8(ascii: " ")),
-              let h = p.digits(2), p.take(UInt8(ascii: ":")), let mi = p.digits(2), h < 24, mi < 60 else { return nil }
+            let h = p.digits(2), p.take(UInt8(ascii: ":")), let mi = p.digits(2), h < 24, mi < 60
+        else { return nil }
         var time = Double(h * 3600 + mi * 60)
         if p.take(UInt8(ascii: ":")) {
             guard let s = p.digits(2), s < 60 else { return nil }
             time += Double(s)
             if p.take(UInt8(ascii: ".")) || p.take(UInt8(ascii: ",")) {
-                var scale = 0.1, any = false
-                while let c = p.peek, c >= 48, c <= 57 { time += Double(c - 48) * scale; scale /= 10; p.i += 1; any = true }
+                var scale = 0.1
+                var any = false
+                while let c = p.peek, c >= 48, c <= 57 {
+                    time += Double(c - 48) * scale
+                    scale /= 10
+                    p.i += 1
+                    any = true
+                }
                 guard any else { return nil }
             }
         }
@@ -40,8 +50,12 @@ public enum ISO8601 {
             p.i += 1
             guard let oh = p.digits(2), oh < 24 else { return nil }
             var om = 0
-            if p.take(UInt8(ascii: ":")) { guard let m = p.digits(2) else { return nil }; om = m }
-            else if let m = p.digits(2) { om = m }
+            if p.take(UInt8(ascii: ":")) {
+                guard let m = p.digits(2) else { return nil }
+                om = m
+            } else if let m = p.digits(2) {
+                om = m
+            }
             guard om < 60 else { return nil }
             let offset = Double(oh * 3600 + om * 60)
             seconds += sign == UInt8(ascii: "+") ? -offset : offset
@@ -56,11 +70,21 @@ public enum ISO8601 {
         init(_ bytes: [UInt8]) { self.bytes = bytes }
         var atEnd: Bool { i == bytes.count }
         var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
-        mutating func take(_ c: UInt8) -> Bool { if peek == c { i += 1; return true }; return false }
+        mutating func take(_ c: UInt8) -> Bool {
+            if peek == c {
+                i += 1
+                return true
+            }
+            return false
+        }
         mutating func digits(_ n: Int) -> Int? {
             guard i + n <= bytes.count else { return nil }
             var v = 0
-            for k in i..<(i + n) { let c = bytes[k]; guard c >= 48, c <= 57 else { return nil }; v = v * 10 + Int(c - 48) }
+            for k in i..<(i + n) {
+                let c = bytes[k]
+                guard c >= 48, c <= 57 else { return nil }
+                v = v * 10 + Int(c - 48)
+            }
             i += n
             return v
         }

@@ -41,8 +41,9 @@ extension ObjectModel {
                 throw Self.invalid("\(path).inverse", "\(r.destination) has no relationship \(r.inverse)")
             }
             guard inverse.destination == entity.name, inverse.inverse == r.name else {
-                throw Self.invalid("\(path).inverse",
-                                   "\(r.destination).\(r.inverse) does not point back to \(entity.name).\(r.name)")
+                throw Self.invalid(
+                    "\(path).inverse",
+                    "\(r.destination).\(r.inverse) does not point back to \(entity.name).\(r.name)")
             }
             if inverse.name == r.name && inverse.destination == entity.name && r.destination == entity.name {
                 throw Self.invalid("\(path).inverse", "a relationship cannot be its own inverse")
@@ -54,9 +55,11 @@ extension ObjectModel {
     private static func checkName(_ name: String, path: String, entity: Bool) throws(EngineError) {
         guard let first = name.unicodeScalars.first else { throw invalid(path, "empty name") }
         let isLetter = ("a"..."z").contains(first) || ("A"..."Z").contains(first)
-        let ok = isLetter && name.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
-        }
+        let ok =
+            isLetter
+            && name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+            }
         guard ok else {
             throw invalid(path, "invalid name \(name): use a letter, then letters, digits or _")
         }
@@ -69,7 +72,9 @@ extension ObjectModel {
     }
 
     private static func invalid(_ path: String, _ reason: String) -> EngineError {
-        EngineError(.invalidModel, "invalid model at \(path): \(reason)", [("path", .string(path)), ("reason", .string(reason))])
+        EngineError(
+            .invalidModel, "invalid model at \(path): \(reason)",
+            [("path", .string(path)), ("reason", .string(reason))])
     }
 }
 
@@ -78,7 +83,7 @@ extension Value {
     public func fits(_ type: AttributeType) -> Bool {
         switch (self, type) {
         case (.null, _), (.string, .string), (.integer, .integer), (.double, .double), (.bool, .boolean),
-             (.date, .date), (.binary, .binary), (.uuid, .uuid):
+            (.date, .date), (.binary, .binary), (.uuid, .uuid):
             return true
         default:
             return false

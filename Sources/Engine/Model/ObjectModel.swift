@@ -15,8 +15,10 @@ public struct Attribute: Sendable, Equatable {
     public var defaultValue: Value?
     public var indexed: Bool
 
-    public init(name: String, type: AttributeType, optional: Bool = false, defaultValue: Value? = nil,
-                indexed: Bool = false) {
+    public init(
+        name: String, type: AttributeType, optional: Bool = false, defaultValue: Value? = nil,
+        indexed: Bool = false
+    ) {
         self.name = name
         self.type = type
         self.optional = optional
@@ -33,8 +35,10 @@ public struct Relationship: Sendable, Equatable {
     public var deleteRule: DeleteRule
     public var optional: Bool
 
-    public init(name: String, destination: String, toMany: Bool, inverse: String,
-                deleteRule: DeleteRule = .nullify, optional: Bool = true) {
+    public init(
+        name: String, destination: String, toMany: Bool, inverse: String,
+        deleteRule: DeleteRule = .nullify, optional: Bool = true
+    ) {
         self.name = name
         self.destination = destination
         self.toMany = toMany
@@ -74,10 +78,13 @@ public struct ObjectModel: Sendable, Equatable {
         (byName, derived, referencing) = Self.index(entities)
     }
 
-    private static func index(_ entities: [Entity]) -> ([String: Int], [String: [Relationship]], [String: [Relationship]]) {
+    private static func index(_ entities: [Entity]) -> (
+        [String: Int], [String: [Relationship]], [String: [Relationship]]
+    ) {
         var names: [String: Int] = [:]
         for (i, e) in entities.enumerated() where names[e.name] == nil { names[e.name] = i }
-        var derived: [String: [Relationship]] = [:], referencing: [String: [Relationship]] = [:]
+        var derived: [String: [Relationship]] = [:]
+        var referencing: [String: [Relationship]] = [:]
         for e in entities {
             for r in e.relationships {
                 guard let d = names[r.destination], let inverse = entities[d].relationship(r.inverse) else { continue }

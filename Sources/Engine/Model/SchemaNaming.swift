@@ -25,7 +25,8 @@ public enum SchemaNaming {
     /// side's N and the column holding the other side's N. Both sides of the pair get the
     /// same table; the side whose `Entity.relationship` sorts first names it.
     public static func joinTable(entity: String, relationship: Relationship)
-        -> (table: String, selfColumn: String, otherColumn: String) {
+        -> (table: String, selfColumn: String, otherColumn: String)
+    {
         let mine = "\(entity).\(relationship.name)"
         let theirs = "\(relationship.destination).\(relationship.inverse)"
         if mine <= theirs {

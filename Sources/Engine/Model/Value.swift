@@ -26,13 +26,14 @@ public enum Value: Hashable, Sendable {
     public static func == (a: Value, b: Value) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
-        case let (.integer(x), .integer(y)): return x == y
-        case let (.double(x), .double(y)), let (.date(x), .date(y)): return x == y
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.string(x), .string(y)), let (.uuid(x), .uuid(y)): return x.unicodeScalars.elementsEqual(y.unicodeScalars)
-        case let (.binary(x), .binary(y)): return x == y
-        case let (.object(x), .object(y)): return x == y
-        case let (.objects(x), .objects(y)): return x == y
+        case (.integer(let x), .integer(let y)): return x == y
+        case (.double(let x), .double(let y)), (.date(let x), .date(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.string(let x), .string(let y)), (.uuid(let x), .uuid(let y)):
+            return x.unicodeScalars.elementsEqual(y.unicodeScalars)
+        case (.binary(let x), .binary(let y)): return x == y
+        case (.object(let x), .object(let y)): return x == y
+        case (.objects(let x), .objects(let y)): return x == y
         default: return false
         }
     }
@@ -40,15 +41,33 @@ public enum Value: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
-        case .integer(let v): hasher.combine(1); hasher.combine(v)
-        case .double(let v): hasher.combine(2); hasher.combine(v)
-        case .bool(let v): hasher.combine(3); hasher.combine(v)
-        case .string(let s): hasher.combine(4); for u in s.utf8 { hasher.combine(u) }
-        case .date(let v): hasher.combine(5); hasher.combine(v)
-        case .binary(let b): hasher.combine(6); hasher.combine(b)
-        case .uuid(let s): hasher.combine(7); for u in s.utf8 { hasher.combine(u) }
-        case .object(let id): hasher.combine(8); hasher.combine(id)
-        case .objects(let ids): hasher.combine(9); hasher.combine(ids)
+        case .integer(let v):
+            hasher.combine(1)
+            hasher.combine(v)
+        case .double(let v):
+            hasher.combine(2)
+            hasher.combine(v)
+        case .bool(let v):
+            hasher.combine(3)
+            hasher.combine(v)
+        case .string(let s):
+            hasher.combine(4)
+            for u in s.utf8 { hasher.combine(u) }
+        case .date(let v):
+            hasher.combine(5)
+            hasher.combine(v)
+        case .binary(let b):
+            hasher.combine(6)
+            hasher.combine(b)
+        case .uuid(let s):
+            hasher.combine(7)
+            for u in s.utf8 { hasher.combine(u) }
+        case .object(let id):
+            hasher.combine(8)
+            hasher.combine(id)
+        case .objects(let ids):
+            hasher.combine(9)
+            hasher.combine(ids)
         }
     }
 }
@@ -69,7 +88,8 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
         let name = String(text[..<slash])
         let digits = text[text.index(after: slash)...]
         guard !name.isEmpty, !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let n = Int64(digits), n > 0 else { return nil }
+            let n = Int64(digits), n > 0
+        else { return nil }
         self.init(entity: name, number: n)
     }
 

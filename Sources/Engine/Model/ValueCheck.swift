@@ -17,7 +17,8 @@ extension Entity {
     public func check(_ key: String, _ value: Value) throws(EngineError) {
         switch self.key(key) {
         case nil:
-            throw EngineError(.unknownKey, "\(name) has no key \(key)", [("entity", .string(name)), ("key", .string(key))])
+            throw EngineError(
+                .unknownKey, "\(name) has no key \(key)", [("entity", .string(name)), ("key", .string(key))])
         case .attribute(let a):
             guard value.fits(a.type) else { throw mismatch(key, expected: a.type.rawValue) }
         case .relationship(let r):
@@ -29,19 +30,24 @@ extension Entity {
             case .objects(let ids) where r.toMany:
                 for id in ids where id.entity != r.destination { throw wrongEntity(key, id, r) }
             default:
-                throw mismatch(key, expected: r.toMany ? "array of \(r.destination) ids" : "\(r.destination) id or null")
+                throw mismatch(
+                    key, expected: r.toMany ? "array of \(r.destination) ids" : "\(r.destination) id or null")
             }
         }
     }
 
     private func mismatch(_ key: String, expected: String) -> EngineError {
-        EngineError(.typeMismatch, "\(name).\(key) expects \(expected)",
-                    [("entity", .string(name)), ("key", .string(key)), ("expected", .string(expected))])
+        EngineError(
+            .typeMismatch, "\(name).\(key) expects \(expected)",
+            [("entity", .string(name)), ("key", .string(key)), ("expected", .string(expected))])
     }
 
     private func wrongEntity(_ key: String, _ id: ObjectID, _ r: Relationship) -> EngineError {
-        EngineError(.typeMismatch, "\(name).\(key) expects \(r.destination) ids, not \(id)",
-                    [("entity", .string(name)), ("key", .string(key)), ("expected", .string(r.destination)),
-                     ("id", .string(id.description))])
+        EngineError(
+            .typeMismatch, "\(name).\(key) expects \(r.destination) ids, not \(id)",
+            [
+                ("entity", .string(name)), ("key", .string(key)), ("expected", .string(r.destination)),
+                ("id", .string(id.description)),
+            ])
     }
 }

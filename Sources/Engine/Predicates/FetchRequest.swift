@@ -34,8 +34,11 @@ public struct FetchRequest: Sendable, Hashable {
     public var fetchLimit: Int?
     public var fetchOffset: Int
 
-    public init(entity: String, predicate: String? = nil, variables: [String: Value] = [:],
-                listVariables: [String: [Value]] = [:], sortDescriptors: [SortDescriptor] = [], fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+    public init(
+        entity: String, predicate: String? = nil, variables: [String: Value] = [:],
+        listVariables: [String: [Value]] = [:], sortDescriptors: [SortDescriptor] = [], fetchLimit: Int? = nil,
+        fetchOffset: Int = 0
+    ) {
         self.entity = entity
         self.predicate = predicate
         self.variables = variables

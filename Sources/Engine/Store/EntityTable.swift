@@ -29,7 +29,9 @@ final class EntityTable {
         attributes = e.attributes
         toOne = e.relationships.filter(SchemaNaming.hasColumn)
         let q = SchemaNaming.quoted
-        let pk = q(SchemaNaming.primaryKey), version = q(SchemaNaming.version), table = q(e.name)
+        let pk = q(SchemaNaming.primaryKey)
+        let version = q(SchemaNaming.version)
+        let table = q(e.name)
         let columns = attributes.map { q($0.name) } + toOne.map { q($0.name) }
         var toMany: [(Relationship, String)] = []
         var joins: [(Relationship, String, String, String)] = []
@@ -37,7 +39,8 @@ final class EntityTable {
             if SchemaNaming.isManyToMany(r, in: model) {
                 let j = SchemaNaming.joinTable(entity: e.name, relationship: r)
                 joins.append((r, j.table, j.selfColumn, j.otherColumn))
-                toMany.append((r, "SELECT \(q(j.otherColumn)) FROM \(q(j.table)) WHERE \(q(j.selfColumn)) = ? ORDER BY 1"))
+                toMany.append(
+                    (r, "SELECT \(q(j.otherColumn)) FROM \(q(j.table)) WHERE \(q(j.selfColumn)) = ? ORDER BY 1"))
             } else {
                 toMany.append((r, "SELECT \(pk) FROM \(q(r.destination)) WHERE \(q(r.inverse)) = ? ORDER BY 1"))
             }

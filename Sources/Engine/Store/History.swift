@@ -1,15 +1,18 @@
 import Model
 import SQLite
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One row a writer changed, as the history recorded it.
 public struct HistoryChange: Equatable, Sendable {
     public enum Operation: String, Sendable {
-        case insert = "I", update = "U", delete = "D"
+        case insert = "I"
+        case update = "U"
+        case delete = "D"
     }
 
     public var id: ObjectID
@@ -90,7 +93,8 @@ extension Store {
         do {
             let db = try connection
             let version = try Self.dataVersion(db)
-            let s = try db.prepare("""
+            let s = try db.prepare(
+                """
                 SELECT h.seq, h.txn, h.time, h.entity, h.pk, h.op, h.keys, t.author, t.origin, t.time, h.version, h.old, h.other
                 FROM "\(HistorySchema.history)" h LEFT JOIN "\(HistorySchema.transactions)" t ON t.token = h.txn
                 WHERE h.seq > ? ORDER BY h.seq
@@ -106,28 +110,39 @@ extension Store {
                     if out.count == limit { break }
                     currentTxn = txn
                     let time = txn == nil ? (s.isNull(2) ? nil : s.double(2)) : (s.isNull(9) ? nil : s.double(9))
-                    out.append(HistoryTransaction(token: s.int64(0), author: s.isNull(7) ? nil : s.text(7),
-                                                  origin: s.isNull(8) ? nil : s.text(8), time: time, changes: []))
+                    out.append(
+                        HistoryTransaction(
+                            token: s.int64(0), author: s.isNull(7) ? nil : s.text(7),
+                            origin: s.isNull(8) ? nil : s.text(8), time: time, changes: []))
                 }
                 out[out.count - 1].token = s.int64(0)
                 let entity = s.text(3)
                 guard let op = HistoryChange.Operation(rawValue: s.text(5)) else { continue }
-                let row = HistoryRow(seq: s.int64(0), table: entity, pk: s.int64(4), op: op,
-                                     version: s.isNull(10) ? nil : s.int64(10), old: s.isNull(11) ? nil : s.text(11),
-                                     other: s.isNull(12) ? nil : s.int64(12))
+                let row = HistoryRow(
+                    seq: s.int64(0), table: entity, pk: s.int64(4), op: op,
+                    version: s.isNull(10) ? nil : s.int64(10), old: s.isNull(11) ? nil : s.text(11),
+                    other: s.isNull(12) ? nil : s.int64(12))
                 if tables[entity] != nil {
                     let keys = s.isNull(6) ? nil : s.text(6).split(separator: ",").map(String.init)
                     for n in row.numbers {
-                        out[out.count - 1].changes.append(HistoryChange(id: ObjectID(entity: entity, number: n),
-                                                                        operation: op, keys: keys))
+                        out[out.count - 1].changes.append(
+                            HistoryChange(
+                                id: ObjectID(entity: entity, number: n),
+                                operation: op, keys: keys))
                     }
                 } else if let join = joins[entity], let other = row.other {
                     // A link added or removed: both objects' to-many relationships changed.
-                    out[out.count - 1].changes.append(HistoryChange(id: ObjectID(entity: join.a.entity, number: row.pk),
-                                                                    operation: .update, keys: [join.a.relationship]))
-                    out[out.count - 1].changes.append(HistoryChange(id: ObjectID(entity: join.b.entity, number: other),
-                                                                    operation: .update, keys: [join.b.relationship]))
-                } else { continue }
+                    out[out.count - 1].changes.append(
+                        HistoryChange(
+                            id: ObjectID(entity: join.a.entity, number: row.pk),
+                            operation: .update, keys: [join.a.relationship]))
+                    out[out.count - 1].changes.append(
+                        HistoryChange(
+                            id: ObjectID(entity: join.b.entity, number: other),
+                            operation: .update, keys: [join.b.relationship]))
+                } else {
+                    continue
+                }
                 out[out.count - 1].rows.append(row)
             }
             if out.count < limit { seenDataVersion = version }

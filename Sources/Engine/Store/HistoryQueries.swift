@@ -22,12 +22,14 @@ extension Store {
         let db = try connection
         try beginImmediate(db, "purging the history")
         do {
-            let h = "\"\(HistorySchema.history)\"", t = "\"\(HistorySchema.transactions)\""
+            let h = "\"\(HistorySchema.history)\""
+            let t = "\"\(HistorySchema.transactions)\""
             let delete = try db.prepareUncached("DELETE FROM \(h) WHERE seq < ? AND seq < (SELECT max(seq) FROM \(h))")
             try delete.bind(.integer(token), at: 1)
             _ = try delete.step()
             let deleted = db.changes
-            try db.execute("""
+            try db.execute(
+                """
                 DELETE FROM \(t) WHERE token < (SELECT max(token) FROM \(t))
                 AND token NOT IN (SELECT txn FROM \(h) WHERE txn IS NOT NULL)
                 """)

@@ -35,7 +35,9 @@ enum HistorySchema {
     private static let time = "(julianday('now') - 2440587.5) * 86400.0"
 
     /// One history row per tuple, with the time (a plain client's).
-    private static func insertRows(_ rows: [(entity: String, pk: String, op: String, keys: String, version: String, old: String, other: String)]) -> String {
+    private static func insertRows(
+        _ rows: [(entity: String, pk: String, op: String, keys: String, version: String, old: String, other: String)]
+    ) -> String {
         let selects = rows.map {
             "SELECT NULL, \(time), \(literal($0.entity)), \($0.pk), \($0.op), \($0.keys), \($0.version), \($0.old), \($0.other)"
         }
@@ -68,9 +70,13 @@ enum HistorySchema {
     static func recordUpdate(_ e: Entity) -> String {
         let q = SchemaNaming.quoted
         let names = columns(e).map(\.name)
-        let keys = names.isEmpty ? "''" : "rtrim(" + names.enumerated().map {
-            "iif(\(q($0.element)) IS NOT ?\($0.offset + 3), \(literal($0.element + ",")), '')"
-        }.joined(separator: " || ") + ", ',')"
+        let keys =
+            names.isEmpty
+            ? "''"
+            : "rtrim("
+                + names.enumerated().map {
+                    "iif(\(q($0.element)) IS NOT ?\($0.offset + 3), \(literal($0.element + ",")), '')"
+                }.joined(separator: " || ") + ", ',')"
         return "INSERT INTO \"\(history)\" (txn, entity, pk, op, keys, version, old) SELECT ?1, \(literal(e.name)), "
             + "\(q(SchemaNaming.primaryKey)), 'U', \(keys), \(q(SchemaNaming.version)), \(oldValues(e, "")) "
             + "FROM \(q(e.name)) WHERE \(q(SchemaNaming.primaryKey)) = ?2"
@@ -103,44 +109,70 @@ enum HistorySchema {
     /// adding a row without keys.
     static func triggers(_ model: ObjectModel) -> [(name: String, sql: String)] {
         let q = SchemaNaming.quoted
-        let pk = q(SchemaNaming.primaryKey), version = q(SchemaNaming.version)
+        let pk = q(SchemaNaming.primaryKey)
+        let version = q(SchemaNaming.version)
         var out: [(String, String)] = []
         for e in model.entities {
-            let table = q(e.name), entity = e.name
+            let table = q(e.name)
+            let entity = e.name
             let names = columns(e).map(\.name)
-            let keys = names.isEmpty ? "''" : "rtrim(" + names.map {
-                "iif(OLD.\(q($0)) IS NOT NEW.\(q($0)), \(literal($0 + ",")), '')"
-            }.joined(separator: " || ") + ", ',')"
+            let keys =
+                names.isEmpty
+                ? "''"
+                : "rtrim("
+                    + names.map {
+                        "iif(OLD.\(q($0)) IS NOT NEW.\(q($0)), \(literal($0 + ",")), '')"
+                    }.joined(separator: " || ") + ", ',')"
             let name = { (op: String) in q(triggerPrefix + e.name + "_" + op) }
             let deleted = (entity, "OLD.\(pk)", "'D'", "NULL", "OLD.\(version)", oldValues(e, "OLD."), "NULL")
-            out.append((triggerPrefix + e.name + "_insert",
-                        "CREATE TRIGGER \(name("insert")) AFTER INSERT ON \(table) BEGIN "
-                            + insertRows([(entity, "NEW.\(pk)", "'I'", "NULL", "NULL", "NULL", "NULL")]) + "; END"))
-            out.append((triggerPrefix + e.name + "_update",
-                        "CREATE TRIGGER \(name("update")) AFTER UPDATE ON \(table) BEGIN "
-                            // A changed primary key is the old object deleted and a new one inserted.
-                            + insertRows([deleted]) + " WHERE OLD.\(pk) IS NOT NEW.\(pk); "
-                            + insertRows([(entity, "NEW.\(pk)", "iif(OLD.\(pk) IS NEW.\(pk), 'U', 'I')", keys,
-                                           "iif(OLD.\(pk) IS NEW.\(pk), OLD.\(version), NULL)",
-                                           "iif(OLD.\(pk) IS NEW.\(pk), \(oldValues(e, "OLD.")), NULL)", "NULL")]) + "; "
-                            + "UPDATE \(table) SET \(version) = OLD.\(version) + 1 "
-                            + "WHERE NEW.\(version) IS OLD.\(version) AND \(pk) = NEW.\(pk); END"))
-            out.append((triggerPrefix + e.name + "_delete",
-                        "CREATE TRIGGER \(name("delete")) AFTER DELETE ON \(table) BEGIN " + insertRows([deleted]) + "; END"))
+            out.append(
+                (
+                    triggerPrefix + e.name + "_insert",
+                    "CREATE TRIGGER \(name("insert")) AFTER INSERT ON \(table) BEGIN "
+                        + insertRows([(entity, "NEW.\(pk)", "'I'", "NULL", "NULL", "NULL", "NULL")]) + "; END"
+                ))
+            out.append(
+                (
+                    triggerPrefix + e.name + "_update",
+                    "CREATE TRIGGER \(name("update")) AFTER UPDATE ON \(table) BEGIN "
+                        // A changed primary key is the old object deleted and a new one inserted.
+                        + insertRows([deleted]) + " WHERE OLD.\(pk) IS NOT NEW.\(pk); "
+                        + insertRows([
+                            (
+                                entity, "NEW.\(pk)", "iif(OLD.\(pk) IS NEW.\(pk), 'U', 'I')", keys,
+                                "iif(OLD.\(pk) IS NEW.\(pk), OLD.\(version), NULL)",
+                                "iif(OLD.\(pk) IS NEW.\(pk), \(oldValues(e, "OLD.")), NULL)", "NULL"
+                            )
+                        ]) + "; "
+                        + "UPDATE \(table) SET \(version) = OLD.\(version) + 1 "
+                        + "WHERE NEW.\(version) IS OLD.\(version) AND \(pk) = NEW.\(pk); END"
+                ))
+            out.append(
+                (
+                    triggerPrefix + e.name + "_delete",
+                    "CREATE TRIGGER \(name("delete")) AFTER DELETE ON \(table) BEGIN " + insertRows([deleted]) + "; END"
+                ))
             // INSERT OR REPLACE deletes the old row without the delete trigger unless
             // recursive_triggers is on: record it here (a second row when it is on), with its
             // version, which the new row then continues from, so a context that read the old
             // row sees a conflict.
-            let replaced = "SELECT version FROM \"\(history)\" WHERE seq >= (SELECT max(seq) - 1 FROM \"\(history)\") "
+            let replaced =
+                "SELECT version FROM \"\(history)\" WHERE seq >= (SELECT max(seq) - 1 FROM \"\(history)\") "
                 + "AND op = 'D' AND entity = \(literal(e.name)) AND pk = NEW.\(pk) ORDER BY seq DESC LIMIT 1"
-            out.append((triggerPrefix + e.name + "_replace",
-                        "CREATE TRIGGER \(name("replace")) BEFORE INSERT ON \(table) "
-                            + "WHEN EXISTS (SELECT 1 FROM \(table) WHERE \(pk) = NEW.\(pk)) BEGIN "
-                            + "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, version, old) SELECT NULL, \(time), \(literal(e.name)), "
-                            + "\(pk), 'D', \(version), \(oldValues(e, "\(table).")) FROM \(table) WHERE \(pk) = NEW.\(pk); END"))
-            out.append((triggerPrefix + e.name + "_replaced",
-                        "CREATE TRIGGER \(name("replaced")) AFTER INSERT ON \(table) WHEN (\(replaced)) >= NEW.\(version) BEGIN "
-                            + "UPDATE \(table) SET \(version) = (\(replaced)) + 1 WHERE \(pk) = NEW.\(pk); END"))
+            out.append(
+                (
+                    triggerPrefix + e.name + "_replace",
+                    "CREATE TRIGGER \(name("replace")) BEFORE INSERT ON \(table) "
+                        + "WHEN EXISTS (SELECT 1 FROM \(table) WHERE \(pk) = NEW.\(pk)) BEGIN "
+                        + "INSERT INTO \"\(history)\" (txn, time, entity, pk, op, version, old) SELECT NULL, \(time), \(literal(e.name)), "
+                        + "\(pk), 'D', \(version), \(oldValues(e, "\(table).")) FROM \(table) WHERE \(pk) = NEW.\(pk); END"
+                ))
+            out.append(
+                (
+                    triggerPrefix + e.name + "_replaced",
+                    "CREATE TRIGGER \(name("replaced")) AFTER INSERT ON \(table) WHEN (\(replaced)) >= NEW.\(version) BEGIN "
+                        + "UPDATE \(table) SET \(version) = (\(replaced)) + 1 WHERE \(pk) = NEW.\(pk); END"
+                ))
         }
         // A join table's row: `pk` is column a, `other` column b.
         for e in model.entities {
@@ -148,10 +180,17 @@ enum HistorySchema {
                 let j = SchemaNaming.joinTable(entity: e.name, relationship: r)
                 guard j.selfColumn == "a" else { continue }
                 for (op, row) in [("insert", "NEW"), ("delete", "OLD")] {
-                    out.append((triggerPrefix + j.table + "_" + op,
-                                "CREATE TRIGGER \(q(triggerPrefix + j.table + "_" + op)) AFTER \(op.uppercased()) ON \(q(j.table)) BEGIN "
-                                    + insertRows([(j.table, "\(row).\"a\"", op == "insert" ? "'I'" : "'D'", "NULL", "NULL", "NULL",
-                                                   "\(row).\"b\"")]) + "; END"))
+                    out.append(
+                        (
+                            triggerPrefix + j.table + "_" + op,
+                            "CREATE TRIGGER \(q(triggerPrefix + j.table + "_" + op)) AFTER \(op.uppercased()) ON \(q(j.table)) BEGIN "
+                                + insertRows([
+                                    (
+                                        j.table, "\(row).\"a\"", op == "insert" ? "'I'" : "'D'", "NULL", "NULL", "NULL",
+                                        "\(row).\"b\""
+                                    )
+                                ]) + "; END"
+                        ))
                 }
             }
         }
@@ -159,14 +198,18 @@ enum HistorySchema {
     }
 
     static func existingTriggers(_ db: Connection) throws -> [(String, String)] {
-        let s = try db.prepareUncached("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\\_fetchd\\_trg\\_%' ESCAPE '\\' ORDER BY name")
+        let s = try db.prepareUncached(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\\_fetchd\\_trg\\_%' ESCAPE '\\' ORDER BY name"
+        )
         var out: [(String, String)] = []
         while try s.step() { out.append((s.text(0), s.text(1))) }
         return out
     }
 
     static func dropTriggers(_ db: Connection) throws {
-        for (name, _) in try existingTriggers(db) { try db.execute("DROP TRIGGER IF EXISTS \(SchemaNaming.quoted(name))") }
+        for (name, _) in try existingTriggers(db) {
+            try db.execute("DROP TRIGGER IF EXISTS \(SchemaNaming.quoted(name))")
+        }
     }
 
     /// Creates the history tables and (re)creates the triggers when they differ from the

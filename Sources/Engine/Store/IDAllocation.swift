@@ -57,15 +57,19 @@ extension Store {
     /// Best effort by design: a closed store has nothing to return, and a failure only leaves a
     /// gap in the numbers (never a number handed out twice).
     func returnUnusedIDs() {
-        guard let db = try? connection, !db.isInTransaction, idBlocks.contains(where: { $0.value.next < $0.value.end }) else { return }
+        guard let db = try? connection, !db.isInTransaction, idBlocks.contains(where: { $0.value.next < $0.value.end })
+        else { return }
         do {
             try db.transaction {
                 for (entity, b) in idBlocks where b.next < b.end {
-                    let table = SchemaNaming.quoted(entity), pk = SchemaNaming.quoted(SchemaNaming.primaryKey)
-                    try db.prepareUncached("""
+                    let table = SchemaNaming.quoted(entity)
+                    let pk = SchemaNaming.quoted(SchemaNaming.primaryKey)
+                    try db.prepareUncached(
+                        """
                         UPDATE sqlite_sequence SET seq = ? WHERE name = ? AND seq = ?
                         AND NOT EXISTS (SELECT 1 FROM \(table) WHERE \(pk) >= ?)
-                        """).run([.integer(b.next - 1), .text(entity), .integer(b.end - 1), .integer(b.next)])
+                        """
+                    ).run([.integer(b.next - 1), .text(entity), .integer(b.end - 1), .integer(b.next)])
                 }
             }
         } catch {
@@ -76,8 +80,11 @@ extension Store {
 
     /// The highest number used or reserved for the entity.
     static func sequence(_ db: Connection, _ entity: String) throws -> Int64 {
-        let table = SchemaNaming.quoted(entity), pk = SchemaNaming.quoted(SchemaNaming.primaryKey)
-        let s = try db.prepare("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?1), 0), coalesce((SELECT max(\(pk)) FROM \(table)), 0))")
+        let table = SchemaNaming.quoted(entity)
+        let pk = SchemaNaming.quoted(SchemaNaming.primaryKey)
+        let s = try db.prepare(
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?1), 0), coalesce((SELECT max(\(pk)) FROM \(table)), 0))"
+        )
         defer { s.reset() }
         try s.bind(.text(entity), at: 1)
         _ = try s.step()
@@ -87,7 +94,9 @@ extension Store {
     static func setSequence(_ db: Connection, _ entity: String, _ value: Int64) throws {
         try db.prepare("UPDATE sqlite_sequence SET seq = ?1 WHERE name = ?2").run([.integer(value), .text(entity)])
         if db.changes == 0 {
-            try db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?2, ?1)").run([.integer(value), .text(entity)])
+            try db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?2, ?1)").run([
+                .integer(value), .text(entity),
+            ])
         }
     }
 
@@ -117,13 +126,18 @@ extension Store {
         defer { try? db.execute("PRAGMA foreign_keys=ON") }
         try db.transaction {
             for (name, sql) in try plainTables() {
-                let table = SchemaNaming.quoted(name), scratch = SchemaNaming.quoted("_fetchd_rebuild")
+                let table = SchemaNaming.quoted(name)
+                let scratch = SchemaNaming.quoted("_fetchd_rebuild")
                 let pk = "\(SchemaNaming.quoted(SchemaNaming.primaryKey)) INTEGER PRIMARY KEY"
                 guard let open = sql.firstIndex(of: "("), let pkRange = sql.range(of: pk) else {
-                    throw EngineError(.storeError, "cannot read the layout of table \(name)", [("entity", .string(name))])
+                    throw EngineError(
+                        .storeError, "cannot read the layout of table \(name)", [("entity", .string(name))])
                 }
-                let ddl = "CREATE TABLE \(scratch) " + sql[open..<pkRange.upperBound] + " AUTOINCREMENT" + sql[pkRange.upperBound...]
-                let indexes = try db.prepareUncached("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
+                let ddl =
+                    "CREATE TABLE \(scratch) " + sql[open..<pkRange.upperBound] + " AUTOINCREMENT"
+                    + sql[pkRange.upperBound...]
+                let indexes = try db.prepareUncached(
+                    "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
                 try indexes.bind(.text(name), at: 1)
                 var indexSQL: [String] = []
                 while try indexes.step() { indexSQL.append(indexes.text(0)) }

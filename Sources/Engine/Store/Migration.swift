@@ -41,7 +41,8 @@ struct MigrationPlan {
                     steps.append(.sql("DROP TABLE IF EXISTS \(SchemaNaming.quoted(table))"))
                 } else if SchemaNaming.hasColumn(r), survivor != nil {
                     steps.append(.sql(Schema.dropIndex(e.name, r.name)))
-                    steps.append(.sql("UPDATE \(SchemaNaming.quoted(e.name)) SET \(SchemaNaming.quoted(r.name)) = NULL"))
+                    steps.append(
+                        .sql("UPDATE \(SchemaNaming.quoted(e.name)) SET \(SchemaNaming.quoted(r.name)) = NULL"))
                 }
             }
         }
@@ -57,16 +58,20 @@ struct MigrationPlan {
             let hasDefault = a.defaultValue.map { !$0.isNull } ?? false
             guard let was = old.attribute(a.name) else {
                 guard a.optional || hasDefault else {
-                    throw refused(new.name, a.name, "added attribute \(new.name).\(a.name) is required and has no default")
+                    throw refused(
+                        new.name, a.name, "added attribute \(new.name).\(a.name) is required and has no default")
                 }
                 steps.append(.sql("ALTER TABLE \(table) ADD COLUMN \(Schema.columnDefinition(a))"))
-                if hasDefault, let d = a.defaultValue { steps.append(.fill(entity: new.name, column: a.name, value: d)) }
+                if hasDefault, let d = a.defaultValue {
+                    steps.append(.fill(entity: new.name, column: a.name, value: d))
+                }
                 if a.indexed { steps.append(.sql(Schema.createIndex(new.name, a.name))) }
                 continue
             }
             guard was.type == a.type else {
-                throw refused(new.name, a.name,
-                              "\(new.name).\(a.name) changed type from \(was.type.rawValue) to \(a.type.rawValue)")
+                throw refused(
+                    new.name, a.name,
+                    "\(new.name).\(a.name) changed type from \(was.type.rawValue) to \(a.type.rawValue)")
             }
             if was.optional && !a.optional {
                 guard hasDefault, let d = a.defaultValue else {
@@ -75,7 +80,8 @@ struct MigrationPlan {
                 steps.append(.fill(entity: new.name, column: a.name, value: d))
             }
             if was.indexed != a.indexed {
-                steps.append(.sql(a.indexed ? Schema.createIndex(new.name, a.name) : Schema.dropIndex(new.name, a.name)))
+                steps.append(
+                    .sql(a.indexed ? Schema.createIndex(new.name, a.name) : Schema.dropIndex(new.name, a.name)))
             }
             _ = column
         }
@@ -98,7 +104,8 @@ struct MigrationPlan {
                 continue
             }
             guard was.destination == r.destination, was.toMany == r.toMany, was.inverse == r.inverse else {
-                throw refused(new.name, r.name, "relationship \(new.name).\(r.name) changed destination, cardinality or inverse")
+                throw refused(
+                    new.name, r.name, "relationship \(new.name).\(r.name) changed destination, cardinality or inverse")
             }
             if was.optional && !r.optional && !r.toMany {
                 throw refused(new.name, r.name, "\(new.name).\(r.name) became required")
@@ -107,7 +114,8 @@ struct MigrationPlan {
     }
 
     private func refused(_ entity: String, _ key: String, _ reason: String) -> EngineError {
-        EngineError(.migrationRefused, "migration refused: \(reason); the store was not changed",
-                    [("entity", .string(entity)), ("key", .string(key)), ("reason", .string(reason))])
+        EngineError(
+            .migrationRefused, "migration refused: \(reason); the store was not changed",
+            [("entity", .string(entity)), ("key", .string(key)), ("reason", .string(reason))])
     }
 }

@@ -9,12 +9,18 @@ enum ModelArchive {
         for e in model.entities {
             lines.append(join(["E", e.name]))
             for a in e.attributes {
-                lines.append(join(["A", a.name, a.type.rawValue, flag(a.optional), flag(a.indexed),
-                                   a.defaultValue.map(encodeDefault) ?? "-"]))
+                lines.append(
+                    join([
+                        "A", a.name, a.type.rawValue, flag(a.optional), flag(a.indexed),
+                        a.defaultValue.map(encodeDefault) ?? "-",
+                    ]))
             }
             for r in e.relationships {
-                lines.append(join(["R", r.name, r.destination, flag(r.toMany), r.inverse, r.deleteRule.rawValue,
-                                   flag(r.optional)]))
+                lines.append(
+                    join([
+                        "R", r.name, r.destination, flag(r.toMany), r.inverse, r.deleteRule.rawValue,
+                        flag(r.optional),
+                    ]))
             }
         }
         return lines.joined(separator: "\n")
@@ -30,14 +36,18 @@ enum ModelArchive {
             case ("A", 6):
                 guard !entities.isEmpty, let type = AttributeType(rawValue: f[2]) else { return nil }
                 var d: Value? = nil
-                if f[5] != "-" { guard let v = decodeDefault(f[5], type) else { return nil }; d = v }
+                if f[5] != "-" {
+                    guard let v = decodeDefault(f[5], type) else { return nil }
+                    d = v
+                }
                 entities[entities.count - 1].attributes.append(
                     Attribute(name: f[1], type: type, optional: f[3] == "1", defaultValue: d, indexed: f[4] == "1"))
             case ("R", 7):
                 guard !entities.isEmpty, let rule = DeleteRule(rawValue: f[5]) else { return nil }
                 entities[entities.count - 1].relationships.append(
-                    Relationship(name: f[1], destination: f[2], toMany: f[3] == "1", inverse: f[4], deleteRule: rule,
-                                 optional: f[6] == "1"))
+                    Relationship(
+                        name: f[1], destination: f[2], toMany: f[3] == "1", inverse: f[4], deleteRule: rule,
+                        optional: f[6] == "1"))
             default:
                 return nil
             }
@@ -56,7 +66,8 @@ enum ModelArchive {
         case .double(let d): return "d\(d)"
         case .bool(let b): return b ? "b1" : "b0"
         case .date(let t): return "t\(t)"
-        case .binary(let bytes): return "x" + bytes.map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined()
+        case .binary(let bytes):
+            return "x" + bytes.map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined()
         case .uuid(let u): return "u" + u
         case .object, .objects: return "n"
         }
@@ -108,7 +119,12 @@ enum ModelArchive {
         var escaping = false
         for c in s {
             if escaping {
-                switch c { case "t": out += "\t"; case "n": out += "\n"; case "r": out += "\r"; default: out.append(c) }
+                switch c {
+                case "t": out += "\t"
+                case "n": out += "\n"
+                case "r": out += "\r"
+                default: out.append(c)
+                }
                 escaping = false
             } else if c == "\\" {
                 escaping = true

@@ -46,7 +46,9 @@ extension Store {
             var prior: StoredObject?
             if let row = firstRow[id] {
                 // The first recorded row tells what was there before.
-                if row.op == .insert { prior = nil } else {
+                if row.op == .insert {
+                    prior = nil
+                } else {
                     prior = StoredObject(values: try decodeOld(row.old, t), version: row.version ?? 1)
                 }
             } else {
@@ -63,7 +65,8 @@ extension Store {
                         guard mine == id.number else { continue }
                         if row.op == .insert { links.remove(theirs) } else { links.insert(theirs) }
                     }
-                    p.values[j.relationship.name] = .objects(links.sorted().map { ObjectID(entity: j.relationship.destination, number: $0) })
+                    p.values[j.relationship.name] = .objects(
+                        links.sorted().map { ObjectID(entity: j.relationship.destination, number: $0) })
                 }
                 prior = p
             }
@@ -111,7 +114,12 @@ extension Store {
         var high: UInt8? = nil
         for c in text.utf8 {
             let d: UInt8 = c >= 65 ? (c & 0x5f) - 55 : c - 48
-            if let h = high { out.append(h << 4 | d); high = nil } else { high = d }
+            if let h = high {
+                out.append(h << 4 | d)
+                high = nil
+            } else {
+                high = d
+            }
         }
         return out
     }
@@ -137,8 +145,12 @@ extension Store {
         return object
     }
 
-    func relatedBefore(_ id: ObjectID, _ relationship: String, _ overlay: [ObjectID: StoredObject?]) throws(EngineError) -> [ObjectID] {
-        guard let t = tables[id.entity], let r = t.toMany.first(where: { $0.relationship.name == relationship })?.relationship else { return [] }
+    func relatedBefore(_ id: ObjectID, _ relationship: String, _ overlay: [ObjectID: StoredObject?]) throws(EngineError)
+        -> [ObjectID]
+    {
+        guard let t = tables[id.entity],
+            let r = t.toMany.first(where: { $0.relationship.name == relationship })?.relationship
+        else { return [] }
         if SchemaNaming.isManyToMany(r, in: model) {
             return (try readBefore(id, overlay)?.values[relationship] ?? .objects([])).objectIDs
         }
@@ -147,7 +159,9 @@ extension Store {
 
     /// A to-many side read backwards from its inverse to-one: the current rows, with the
     /// overlay's objects counted as they were.
-    private func derivedBefore(_ id: ObjectID, _ r: Relationship, _ overlay: [ObjectID: StoredObject?]) throws(EngineError) -> [ObjectID] {
+    private func derivedBefore(_ id: ObjectID, _ r: Relationship, _ overlay: [ObjectID: StoredObject?])
+        throws(EngineError) -> [ObjectID]
+    {
         var ids = Set(try relatedCurrent(id, r.name)).filter { overlay.index(forKey: $0) == nil }
         for (other, entry) in overlay where other.entity == r.destination {
             if let entry, entry.values[r.inverse] == .object(id) { ids.insert(other) }

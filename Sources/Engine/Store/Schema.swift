@@ -26,8 +26,10 @@ enum Schema {
     static func createTable(_ e: Entity) -> String {
         // AUTOINCREMENT: a number is never used twice, and one reserved by fetchd (protocol.md §5)
         // is never taken by a plain client's insert.
-        var columns = ["\(SchemaNaming.quoted(SchemaNaming.primaryKey)) INTEGER PRIMARY KEY AUTOINCREMENT",
-                       "\(SchemaNaming.quoted(SchemaNaming.version)) INTEGER NOT NULL DEFAULT 1"]
+        var columns = [
+            "\(SchemaNaming.quoted(SchemaNaming.primaryKey)) INTEGER PRIMARY KEY AUTOINCREMENT",
+            "\(SchemaNaming.quoted(SchemaNaming.version)) INTEGER NOT NULL DEFAULT 1",
+        ]
         columns += e.attributes.map(columnDefinition)
         columns += e.relationships.filter(SchemaNaming.hasColumn).map(columnDefinition)
         return "CREATE TABLE \(SchemaNaming.quoted(e.name)) (\(columns.joined(separator: ", ")))"
@@ -59,14 +61,19 @@ enum Schema {
             "INTEGER NOT NULL REFERENCES \(SchemaNaming.quoted(e))(\(pk)) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
         }
         let t = SchemaNaming.quoted(table)
-        return ["CREATE TABLE IF NOT EXISTS \(t) (\"a\" \(ref(aEntity)), \"b\" \(ref(bEntity)), PRIMARY KEY (\"a\", \"b\")) WITHOUT ROWID",
-                "CREATE INDEX IF NOT EXISTS \(SchemaNaming.quoted("_idx\(table)_b")) ON \(t)(\"b\", \"a\")"]
+        return [
+            "CREATE TABLE IF NOT EXISTS \(t) (\"a\" \(ref(aEntity)), \"b\" \(ref(bEntity)), PRIMARY KEY (\"a\", \"b\")) WITHOUT ROWID",
+            "CREATE INDEX IF NOT EXISTS \(SchemaNaming.quoted("_idx\(table)_b")) ON \(t)(\"b\", \"a\")",
+        ]
     }
 
     /// Everything a fresh store needs for `model`.
     static func create(_ model: ObjectModel) -> [String] {
         var sql: [String] = []
-        for e in model.entities { sql.append(createTable(e)); sql += indexes(e) }
+        for e in model.entities {
+            sql.append(createTable(e))
+            sql += indexes(e)
+        }
         for e in model.entities {
             for r in e.relationships where SchemaNaming.isManyToMany(r, in: model) {
                 sql += createJoinTable(entity: e.name, r)

@@ -8,7 +8,8 @@ extension Store {
     /// How many saved objects of `entity` match `filter`, leaving out the id numbers in
     /// `skipping` (objects a context evaluates in memory instead).
     public func count(entity: String, filter: (any ObjectFilter)?, skipping skipped: Set<Int64> = [])
-        throws(EngineError) -> Int {
+        throws(EngineError) -> Int
+    {
         let table = SchemaNaming.quoted(entity)
         let (whereSQL, bindings) = Self.whereClause(filter)
         do {
@@ -35,9 +36,11 @@ extension Store {
     /// number (by id number alone without an ordering), rows `[offset, offset + limit)`
     /// only: `body` gets each id number not in `skipping` and its key, decoded by the
     /// ordering into one buffer rewritten between calls (empty without key columns).
-    public func forEachKey(entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
-                           limit: Int? = nil, offset: Int = 0, skipping skipped: Set<Int64> = [],
-                           _ body: (Int64, SortKey) -> Void) throws(EngineError) {
+    public func forEachKey(
+        entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
+        limit: Int? = nil, offset: Int = 0, skipping skipped: Set<Int64> = [],
+        _ body: (Int64, SortKey) -> Void
+    ) throws(EngineError) {
         let alias = "t"
         let pk = Self.primaryKey(alias)
         let keyColumns = ordering?.keyColumns(alias: alias) ?? []
@@ -71,8 +74,10 @@ extension Store {
     /// Steps `s` (id, then `width` key columns) and hands each row not in `skipped` to
     /// `row`, its key decoded by `ordering` into one reused buffer. Generic so the ordering
     /// is opened once here, not copied out of its existential box per row.
-    private static func scan<O: ObjectOrdering>(_ s: Statement, _ ordering: O, width: Int, skipping skipped: Set<Int64>,
-                                                _ row: (Int64, SortKey) -> Void) throws(SQLiteError) {
+    private static func scan<O: ObjectOrdering>(
+        _ s: Statement, _ ordering: O, width: Int, skipping skipped: Set<Int64>,
+        _ row: (Int64, SortKey) -> Void
+    ) throws(SQLiteError) {
         var key = SortKey(repeating: .null, count: width)
         let columns = Int32(width)
         let screened = !skipped.isEmpty

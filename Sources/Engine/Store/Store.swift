@@ -1,10 +1,11 @@
 import Model
 import Predicates
 import SQLite
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An object as the store holds it: its values and the version its row is at.
@@ -23,8 +24,10 @@ public struct StoreBatch: Sendable {
     /// Recorded with the transaction in the history (a context's `transactionAuthor`).
     public var author: String? = nil
 
-    public init(inserts: [(ObjectID, Snapshot)] = [], updates: [(ObjectID, Snapshot)] = [], deletes: [ObjectID] = [],
-                author: String? = nil) {
+    public init(
+        inserts: [(ObjectID, Snapshot)] = [], updates: [(ObjectID, Snapshot)] = [], deletes: [ObjectID] = [],
+        author: String? = nil
+    ) {
         self.inserts = inserts
         self.updates = updates
         self.deletes = deletes
@@ -67,8 +70,10 @@ public final class Store {
 
     /// Opens (or creates) the store at `path` for `model`. `configure` runs on the new
     /// connection before any query: the place to register SQL functions and collations.
-    public static func open(path: String = ":memory:", model: ObjectModel,
-                            configure: (Connection) throws -> Void = { _ in }) throws(EngineError) -> Store {
+    public static func open(
+        path: String = ":memory:", model: ObjectModel,
+        configure: (Connection) throws -> Void = { _ in }
+    ) throws(EngineError) -> Store {
         try model.validate()
         let db: Connection
         do { db = try Connection(path: path) } catch { throw storeError(error, "cannot open \(path)") }
@@ -81,7 +86,7 @@ public final class Store {
                 do {
                     try db.execute("PRAGMA journal_mode=WAL")
                     break
-                } catch where error.code & 0xff == 5 && attempts < 250 {
+                } catch  where error.code & 0xff == 5 && attempts < 250 {
                     attempts += 1
                     usleep(20_000)
                 }
@@ -101,7 +106,9 @@ public final class Store {
         return try Store(db, path: path, model: model, migrated: migrated, modelVersion: version)
     }
 
-    private init(_ db: Connection, path: String, model: ObjectModel, migrated: Bool, modelVersion: Int64) throws(EngineError) {
+    private init(_ db: Connection, path: String, model: ObjectModel, migrated: Bool, modelVersion: Int64)
+        throws(EngineError)
+    {
         self.handle = db
         self.path = path
         self.model = model
@@ -153,8 +160,14 @@ public final class Store {
             guard try s.step() else { return nil }
             var values: Snapshot = Dictionary(minimumCapacity: t.entity.attributes.count + t.entity.relationships.count)
             var column: Int32 = 1
-            for a in t.attributes { values[a.name] = ValueEncoding.value(s.value(column), as: a.type); column += 1 }
-            for r in t.toOne { values[r.name] = ValueEncoding.reference(s.value(column), to: r.destination); column += 1 }
+            for a in t.attributes {
+                values[a.name] = ValueEncoding.value(s.value(column), as: a.type)
+                column += 1
+            }
+            for r in t.toOne {
+                values[r.name] = ValueEncoding.reference(s.value(column), to: r.destination)
+                column += 1
+            }
             let version = s.int64(0)
             for (r, sql) in t.toMany {
                 let m = try db.prepare(sql)
@@ -175,7 +188,8 @@ public final class Store {
     }
 
     func relatedCurrent(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
-        guard let t = tables[id.entity], let (r, sql) = t.toMany.first(where: { $0.relationship.name == relationship }) else { return [] }
+        guard let t = tables[id.entity], let (r, sql) = t.toMany.first(where: { $0.relationship.name == relationship })
+        else { return [] }
         do {
             let m = try connection.prepare(sql)
             defer { m.reset() }
@@ -238,13 +252,22 @@ public final class Store {
                     if end - k != 32 { end = k + 1 }
                     var i: Int32 = 1
                     for (id, values) in inserts[k..<end] {
-                        if let r = run, r.entity == id.entity, r.last + 1 == id.number { run!.last = id.number } else {
+                        if let r = run, r.entity == id.entity, r.last + 1 == id.number {
+                            run!.last = id.number
+                        } else {
                             try flushRun()
                             run = (id.entity, id.number, id.number)
                         }
-                        try s.bind(.integer(id.number), at: i); i += 1
-                        for a in t.attributes { try s.bind(ValueEncoding.sql(values[a.name] ?? .null), at: i); i += 1 }
-                        for r in t.toOne { try s.bind(ValueEncoding.sql(values[r.name] ?? .null), at: i); i += 1 }
+                        try s.bind(.integer(id.number), at: i)
+                        i += 1
+                        for a in t.attributes {
+                            try s.bind(ValueEncoding.sql(values[a.name] ?? .null), at: i)
+                            i += 1
+                        }
+                        for r in t.toOne {
+                            try s.bind(ValueEncoding.sql(values[r.name] ?? .null), at: i)
+                            i += 1
+                        }
                     }
                     while try s.step() {}
                     s.reset()
@@ -261,16 +284,22 @@ public final class Store {
                     try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound)
                     bound.append(.integer(id.number))
                     try s.run(bound)
-                    guard db.changes == 1 else { throw EngineError(.storeError, "\(id) is not in the store", [("id", .string(id.description))]) }
+                    guard db.changes == 1 else {
+                        throw EngineError(.storeError, "\(id) is not in the store", [("id", .string(id.description))])
+                    }
                     try writeJoins(db, t, id, values, replacing: true)
                 }
                 for id in batch.deletes {
                     let t = try table(id)
                     try db.prepare(t.recordDelete).run([txn, .integer(id.number)])
                     for j in t.manyToMany {
-                        try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([txn, .integer(id.number)])
-                        try db.prepare("DELETE FROM \(SchemaNaming.quoted(j.table)) WHERE \(SchemaNaming.quoted(j.selfColumn)) = ?")
-                            .run([.integer(id.number)])
+                        try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([
+                            txn, .integer(id.number),
+                        ])
+                        try db.prepare(
+                            "DELETE FROM \(SchemaNaming.quoted(j.table)) WHERE \(SchemaNaming.quoted(j.selfColumn)) = ?"
+                        )
+                        .run([.integer(id.number)])
                     }
                     try db.prepare(t.delete).run([.integer(id.number)])
                 }
@@ -292,14 +321,19 @@ public final class Store {
         return t
     }
 
-    private func writeJoins(_ db: Connection, _ t: EntityTable, _ id: ObjectID, _ values: Snapshot, replacing: Bool) throws {
+    private func writeJoins(_ db: Connection, _ t: EntityTable, _ id: ObjectID, _ values: Snapshot, replacing: Bool)
+        throws
+    {
         for j in t.manyToMany {
             guard case .objects(let targets)? = values[j.relationship.name] else { continue }
-            let me = SchemaNaming.quoted(j.selfColumn), other = SchemaNaming.quoted(j.otherColumn)
+            let me = SchemaNaming.quoted(j.selfColumn)
+            let other = SchemaNaming.quoted(j.otherColumn)
             let table = SchemaNaming.quoted(j.table)
             let txn = SQLValue.integer(writeToken ?? 0)
             if replacing {
-                try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([txn, .integer(id.number)])
+                try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([
+                    txn, .integer(id.number),
+                ])
                 try db.prepare("DELETE FROM \(table) WHERE \(me) = ?").run([.integer(id.number)])
             }
             let add = try db.prepare("INSERT OR IGNORE INTO \(table) (\(me), \(other)) VALUES (?, ?)")
@@ -314,20 +348,27 @@ public final class Store {
 
     // MARK: Opening
 
-    private static func prepareSchema(_ db: Connection, model: ObjectModel, path: String) throws(EngineError) -> (Bool, Int64) {
+    private static func prepareSchema(_ db: Connection, model: ObjectModel, path: String) throws(EngineError) -> (
+        Bool, Int64
+    ) {
         let meta = SchemaNaming.quoted(SchemaNaming.metadataTable)
         do {
-            let hasMeta = try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                     [.text(SchemaNaming.metadataTable)]) ?? 0
+            let hasMeta =
+                try scalar(
+                    db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                    [.text(SchemaNaming.metadataTable)]) ?? 0
             if hasMeta == 0 {
                 let tables = try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
                 guard tables == 0 else {
-                    throw EngineError(.storeError, "\(path) is a SQLite file but not a fetchd store", [("path", .string(path))])
+                    throw EngineError(
+                        .storeError, "\(path) is a SQLite file but not a fetchd store", [("path", .string(path))])
                 }
                 // Checked again under the write lock: another process may have created it meanwhile.
                 let created = try db.transaction { () throws -> Bool in
-                    let raced = try scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                           [.text(SchemaNaming.metadataTable)]) ?? 0
+                    let raced =
+                        try scalar(
+                            db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            [.text(SchemaNaming.metadataTable)]) ?? 0
                     guard raced == 0 else { return false }
                     try db.execute("CREATE TABLE \(meta) (key TEXT PRIMARY KEY, value)")
                     for sql in Schema.create(model) { try db.execute(sql) }
@@ -360,13 +401,19 @@ public final class Store {
                 for step in plan.steps {
                     switch step {
                     case .sql(let sql): try db.execute(sql)
-                    case let .fill(entity, column, value):
-                        try db.prepareUncached("UPDATE \(SchemaNaming.quoted(entity)) SET \(SchemaNaming.quoted(column)) = ? WHERE \(SchemaNaming.quoted(column)) IS NULL")
-                            .run([ValueEncoding.sql(value)])
+                    case .fill(let entity, let column, let value):
+                        try db.prepareUncached(
+                            "UPDATE \(SchemaNaming.quoted(entity)) SET \(SchemaNaming.quoted(column)) = ? WHERE \(SchemaNaming.quoted(column)) IS NULL"
+                        )
+                        .run([ValueEncoding.sql(value)])
                     }
                 }
-                try db.prepare("UPDATE \(meta) SET value = ? WHERE key = 'model'").run([.text(ModelArchive.encode(model))])
-                try db.prepare("INSERT OR REPLACE INTO \(meta) (key, value) VALUES ('modelVersion', ?)").run([.integer(version + 1)])
+                try db.prepare("UPDATE \(meta) SET value = ? WHERE key = 'model'").run([
+                    .text(ModelArchive.encode(model))
+                ])
+                try db.prepare("INSERT OR REPLACE INTO \(meta) (key, value) VALUES ('modelVersion', ?)").run([
+                    .integer(version + 1)
+                ])
             }
             return (true, version + 1)
         } catch let e as EngineError {
@@ -376,7 +423,9 @@ public final class Store {
         }
     }
 
-    private static func scalar(_ db: Connection, _ sql: String, _ bindings: [SQLValue] = []) throws(EngineError) -> Int64? {
+    private static func scalar(_ db: Connection, _ sql: String, _ bindings: [SQLValue] = []) throws(EngineError)
+        -> Int64?
+    {
         do {
             let s = try db.prepare(sql)
             defer { s.reset() }
@@ -389,7 +438,9 @@ public final class Store {
     static func storeError(_ error: any Error, _ context: String) -> EngineError {
         if let e = error as? EngineError { return e }
         if let e = error as? SQLiteError {
-            return EngineError(.storeError, "\(context): \(e.message)", [("code", .int(Int64(e.code))), ("message", .string(e.message))])
+            return EngineError(
+                .storeError, "\(context): \(e.message)",
+                [("code", .int(Int64(e.code))), ("message", .string(e.message))])
         }
         return EngineError(.storeError, "\(context): \(error)")
     }

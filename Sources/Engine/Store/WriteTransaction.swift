@@ -31,8 +31,10 @@ extension Store {
         let db = try connection
         try beginImmediate(db, "the save was not written")
         do {
-            try db.prepare("INSERT INTO \"\(HistorySchema.transactions)\" (author, origin, time) VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)")
-                .run([author.map(SQLValue.text) ?? .null, .text(origin)])
+            try db.prepare(
+                "INSERT INTO \"\(HistorySchema.transactions)\" (author, origin, time) VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)"
+            )
+            .run([author.map(SQLValue.text) ?? .null, .text(origin)])
             writeToken = db.lastInsertRowID
         } catch {
             try? db.execute("ROLLBACK")
@@ -65,8 +67,9 @@ extension Store {
     func beginImmediate(_ db: Connection, _ what: String) throws(EngineError) {
         do { try db.execute("BEGIN IMMEDIATE") } catch {
             if error.code & 0xff == 5 || error.code & 0xff == 6 {
-                throw EngineError(.storeBusy, "the store is locked by another writer; nothing was written",
-                                  [("path", .string(path)), ("timeoutMs", .int(Int64(busyTimeoutMilliseconds)))])
+                throw EngineError(
+                    .storeBusy, "the store is locked by another writer; nothing was written",
+                    [("path", .string(path)), ("timeoutMs", .int(Int64(busyTimeoutMilliseconds)))])
             }
             throw Self.storeError(error, what)
         }

@@ -92,8 +92,9 @@ public struct MethodDeclaration<P: RPCParams, R: RPCResult>: Sendable {
     }
 
     public var description: MethodDescription {
-        MethodDescription(name: name, summary: summary, params: P.params,
-                          result: (R.resultName, R.schema), errors: errors, direction: nil)
+        MethodDescription(
+            name: name, summary: summary, params: P.params,
+            result: (R.resultName, R.schema), errors: errors, direction: nil)
     }
 
     public func handle(in scope: ParamScope, _ body: @escaping (P) throws -> R) -> MethodTable.Entry {
@@ -128,8 +129,9 @@ public struct ServerNotification<P: NotificationPayload>: Sendable {
     }
 
     public var description: MethodDescription {
-        MethodDescription(name: name, summary: summary, params: P.params, result: nil, errors: [],
-                          direction: .serverToClient)
+        MethodDescription(
+            name: name, summary: summary, params: P.params, result: nil, errors: [],
+            direction: .serverToClient)
     }
 
     public func message(_ params: P) -> OutgoingNotification {
@@ -151,8 +153,9 @@ public struct ClientNotification<P: PlainParams>: Sendable {
     }
 
     public var description: MethodDescription {
-        MethodDescription(name: name, summary: summary, params: P.params, result: nil, errors: [],
-                          direction: .clientToServer)
+        MethodDescription(
+            name: name, summary: summary, params: P.params, result: nil, errors: [],
+            direction: .clientToServer)
     }
 
     public func handle(_ body: @escaping (P) throws -> Void) -> MethodTable.Entry {

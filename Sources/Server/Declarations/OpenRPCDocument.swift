@@ -6,8 +6,10 @@ public enum OpenRPCDocument {
     public static func make(_ descriptions: [MethodDescription], version: String) -> JSON {
         .object([
             "openrpc": "1.3.2",
-            "info": ["title": "fetchd", "version": .string(version),
-                     "description": "NSFetchedResultsController as a JSON-RPC 2.0 server (protocol.md)."],
+            "info": [
+                "title": "fetchd", "version": .string(version),
+                "description": "NSFetchedResultsController as a JSON-RPC 2.0 server (protocol.md).",
+            ],
             "methods": .array(descriptions.map(method)),
             "components": ["schemas": .object(JSONObject(Components.all.map { ($0.0, .object($0.1.json)) }))],
         ])
@@ -15,13 +17,18 @@ public enum OpenRPCDocument {
 
     static func method(_ d: MethodDescription) -> JSON {
         var o: JSONObject = ["name": .string(d.name), "summary": .string(d.summary), "paramStructure": "by-name"]
-        o["params"] = .array(d.params.map { p in
-            var param: JSONObject = ["name": .string(p.name), "required": .bool(p.required),
-                                     "schema": .object(p.schema.json)]
-            if let text = p.description { param["description"] = .string(text) }
-            return .object(param)
-        })
-        if let result = d.result { o["result"] = ["name": .string(result.name), "schema": .object(result.schema.json)] }
+        o["params"] = .array(
+            d.params.map { p in
+                var param: JSONObject = [
+                    "name": .string(p.name), "required": .bool(p.required),
+                    "schema": .object(p.schema.json),
+                ]
+                if let text = p.description { param["description"] = .string(text) }
+                return .object(param)
+            })
+        if let result = d.result {
+            o["result"] = ["name": .string(result.name), "schema": .object(result.schema.json)]
+        }
         o["errors"] = .array(d.errors.map { ["code": .integer(Int64($0.code)), "message": .string($0.kind)] })
         if let direction = d.direction {
             o["x-notification"] = true

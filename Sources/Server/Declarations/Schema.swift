@@ -40,8 +40,10 @@ public struct Schema: Equatable, Sendable {
 
     /// An object with these properties in this order; `additional`: false (closed), nil (open)
     /// or a schema every other member must satisfy.
-    public static func object(_ properties: [(String, Schema)], required: [String] = [],
-                              additional: Schema? = nil, closed: Bool = false) -> Schema {
+    public static func object(
+        _ properties: [(String, Schema)], required: [String] = [],
+        additional: Schema? = nil, closed: Bool = false
+    ) -> Schema {
         var o: JSONObject = ["type": "object"]
         if !properties.isEmpty { o["properties"] = .object(JSONObject(properties.map { ($0.0, .object($0.1.json)) })) }
         if !required.isEmpty { o["required"] = .array(required.map(JSON.string)) }

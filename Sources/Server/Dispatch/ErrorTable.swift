@@ -1,6 +1,6 @@
+import Controllers
 import JSON
 import JSONRPC
-import Controllers
 import Model
 import Store
 
@@ -36,7 +36,8 @@ public enum ErrorTable {
         (.mergeConflict, -32032),
     ]
 
-    private static let byKind: [EngineError.Kind: Int] = Dictionary(uniqueKeysWithValues: codes.map { ($0.kind, $0.code) })
+    private static let byKind: [EngineError.Kind: Int] = Dictionary(
+        uniqueKeysWithValues: codes.map { ($0.kind, $0.code) })
 
     public static func code(for kind: EngineError.Kind) -> Int { byKind[kind] ?? serverError }
 

@@ -43,8 +43,9 @@ public final class MethodTable {
 
     /// Accepts, and ignores, the notifications whose names start with a declared prefix.
     public func ignore(_ rule: IgnoredNotificationPrefix) {
-        precondition(!ignoredNotificationPrefixes.contains { $0.prefix == rule.prefix },
-                     "\(rule.prefix) declared twice")
+        precondition(
+            !ignoredNotificationPrefixes.contains { $0.prefix == rule.prefix },
+            "\(rule.prefix) declared twice")
         ignoredNotificationPrefixes.append(rule)
     }
 

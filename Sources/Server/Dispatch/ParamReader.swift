@@ -115,7 +115,8 @@ public struct ParamReader: Sendable {
         result.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
             guard let v = T(param: item) else {
-                throw RPCError.invalidParams(param: "\(name(key))[\(i)]", expected: T.expected, got: Self.describe(item))
+                throw RPCError.invalidParams(
+                    param: "\(name(key))[\(i)]", expected: T.expected, got: Self.describe(item))
             }
             result.append(v)
         }

@@ -1,16 +1,19 @@
-import JSON
 import Contexts
+import JSON
 import Model
 import Predicates
-import Contexts
 
 /// Contexts (protocol.md §6).
 public enum ContextDeclarations {
     static let named: [ErrorKind] = [.invalidParams, .engine(.noStore), .engine(.unknownContext)]
-    static let values: [ErrorKind] = [.engine(.unknownEntity), .engine(.unknownKey), .engine(.unknownObject),
-                                      .engine(.typeMismatch), .engine(.invalidValue)]
-    static let query: [ErrorKind] = [.engine(.unknownEntity), .engine(.unknownKey), .engine(.typeMismatch),
-                                     .engine(.invalidValue), .engine(.predicateSyntax), .engine(.missingVariable)]
+    static let values: [ErrorKind] = [
+        .engine(.unknownEntity), .engine(.unknownKey), .engine(.unknownObject),
+        .engine(.typeMismatch), .engine(.invalidValue),
+    ]
+    static let query: [ErrorKind] = [
+        .engine(.unknownEntity), .engine(.unknownKey), .engine(.typeMismatch),
+        .engine(.invalidValue), .engine(.predicateSyntax), .engine(.missingVariable),
+    ]
 
     public static let create = MethodDeclaration<CreateContextParams, Single<ContextMember>>(
         "context/create", "Creates a context: a root, or a child of parent.",
@@ -21,7 +24,9 @@ public enum ContextDeclarations {
         "context/update", "Changes some values of an object.", errors: named + values)
     public static let delete = MethodDeclaration<ObjectParams, EmptyResult>(
         "context/delete", "Deletes an object, applying its delete rules.",
-        errors: named + [.engine(.unknownEntity), .engine(.unknownObject), .engine(.invalidValue), .engine(.deleteDenied)])
+        errors: named + [
+            .engine(.unknownEntity), .engine(.unknownObject), .engine(.invalidValue), .engine(.deleteDenied),
+        ])
     public static let get = MethodDeclaration<GetParams, Single<ObjectsMember>>(
         "context/get", "Reads objects by id, in the order of ids.",
         errors: named + [.engine(.unknownEntity), .engine(.unknownKey), .engine(.unknownObject)])
@@ -53,12 +58,15 @@ public enum CountMember: SingleMember {
 
 public struct SaveResult: RPCResult {
     public static let resultName = "counts"
-    public static let schema = Schema.object([("inserted", .integer), ("updated", .integer), ("deleted", .integer)],
-                                             required: ["inserted", "updated", "deleted"], closed: true)
+    public static let schema = Schema.object(
+        [("inserted", .integer), ("updated", .integer), ("deleted", .integer)],
+        required: ["inserted", "updated", "deleted"], closed: true)
     let counts: SaveCounts
     public var json: JSON {
-        .object(["inserted": .integer(Int64(counts.inserted)), "updated": .integer(Int64(counts.updated)),
-                 "deleted": .integer(Int64(counts.deleted))])
+        .object([
+            "inserted": .integer(Int64(counts.inserted)), "updated": .integer(Int64(counts.updated)),
+            "deleted": .integer(Int64(counts.deleted)),
+        ])
     }
 }
 
@@ -71,7 +79,9 @@ let requestParam = ParamSpec.required("request", .ref("FetchRequest"))
 public struct ContextParams: RPCParams {
     public static let params = [contextParam]
     let context: Context
-    public init(params p: ParamReader, in scope: ParamScope) throws { context = try scope.context(try p.string("context")) }
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        context = try scope.context(try p.string("context"))
+    }
 }
 
 /// `context/close`: the graph is required before the name is read.
@@ -104,7 +114,8 @@ public struct CreateContextParams: RPCParams {
         var policy = MergePolicy.error
         if let text = try p.optionalString("mergePolicy") {
             guard let parsed = MergePolicy(rawValue: text) else {
-                throw p.mismatch("mergePolicy", MergePolicy.allCases.map(\.rawValue).joined(separator: " | "), got: "\"\(text)\"")
+                throw p.mismatch(
+                    "mergePolicy", MergePolicy.allCases.map(\.rawValue).joined(separator: " | "), got: "\"\(text)\"")
             }
             policy = parsed
         }
@@ -172,7 +183,8 @@ public struct GetParams: RPCParams {
         let keys = try p.optionalStringArray("keys")
         for key in keys ?? [] where !ids.contains(where: { $0.1.key(key) != nil }) {
             let entity = ids.first?.1.name ?? ""
-            throw EngineError(.unknownKey, "no key \(key) on \(entity)", [("entity", .string(entity)), ("key", .string(key))])
+            throw EngineError(
+                .unknownKey, "no key \(key) on \(entity)", [("entity", .string(entity)), ("key", .string(key))])
         }
         self.keys = keys.map(Set.init)
     }

@@ -12,9 +12,10 @@ extension Server {
         typealias D = ContextDeclarations
         return [
             D.create.handle(in: scope) { p in
-                let context = try p.graph.createContext(p.name, parent: p.parent,
-                                                        mergesChangesFromParent: p.mergesChangesFromParent,
-                                                        mergePolicy: p.mergePolicy)
+                let context = try p.graph.createContext(
+                    p.name, parent: p.parent,
+                    mergesChangesFromParent: p.mergesChangesFromParent,
+                    mergePolicy: p.mergePolicy)
                 context.transactionAuthor = p.transactionAuthor
                 return Single(.string(context.name))
             },
@@ -36,8 +37,9 @@ extension Server {
                 return Single(.array(objects))
             },
             D.fetch.handle(in: scope) { p in
-                let ids = try p.context.fetch(entity: p.request.entity, filter: p.compiled.filter, ordering: p.compiled.ordering,
-                                              limit: p.request.fetchLimit, offset: p.request.fetchOffset)
+                let ids = try p.context.fetch(
+                    entity: p.request.entity, filter: p.compiled.filter, ordering: p.compiled.ordering,
+                    limit: p.request.fetchLimit, offset: p.request.fetchOffset)
                 var objects: [JSON] = []
                 objects.reserveCapacity(ids.count)
                 for id in ids { objects.append(try Self.object(id, in: p.context, p.entity, keys: p.keys)) }
@@ -66,10 +68,13 @@ extension Server {
     }
 
     /// The object as `context` sees it, on the wire; `unknownObject` when it does not exist there.
-    static func object(_ id: ObjectID, in context: Context, _ entity: Entity, keys: Set<String>? = nil) throws(EngineError) -> JSON {
+    static func object(_ id: ObjectID, in context: Context, _ entity: Entity, keys: Set<String>? = nil)
+        throws(EngineError) -> JSON
+    {
         guard let values = try context.object(id) else {
-            throw EngineError(.unknownObject, "no object \(id) in context \(context.name)",
-                              [("id", .string(id.description)), ("context", .string(context.name))])
+            throw EngineError(
+                .unknownObject, "no object \(id) in context \(context.name)",
+                [("id", .string(id.description)), ("context", .string(context.name))])
         }
         return WireObject.json(id, values, entity: entity, keys: keys)
     }

@@ -1,8 +1,8 @@
+import Contexts
+import Controllers
 import JSON
 import Model
 import Predicates
-import Controllers
-import Contexts
 
 /// Controllers (protocol.md §9).
 public enum ControllerDeclarations {
@@ -50,8 +50,9 @@ public enum SectionMember: SingleMember {
 /// `{sections, count}`: what controller/create and controller/performFetch answer.
 public struct ControllerSummary: RPCResult {
     public static let resultName = "results"
-    public static let schema = Schema.object([("sections", .array(.ref("SectionInfo"))), ("count", .integer)],
-                                             required: ["sections", "count"], closed: true)
+    public static let schema = Schema.object(
+        [("sections", .array(.ref("SectionInfo"))), ("count", .integer)],
+        required: ["sections", "count"], closed: true)
     let sections: JSON
     let count: Int
     public var json: JSON { .object(["sections": sections, "count": .integer(Int64(count))]) }
@@ -75,8 +76,9 @@ public struct CreateControllerParams: RPCParams {
         .required("name", .string, "Unique per process, not empty."),
         requestParam,
         .optional("sectionNameKeyPath", .string, "Sections by this key path's value."),
-        .optional("notify", .object([("keys", .array(.string)), ("objects", .boolean)], closed: true),
-                  "What change notifications carry: every value (absent), {keys} or {objects: false} (ids only)."),
+        .optional(
+            "notify", .object([("keys", .array(.string)), ("objects", .boolean)], closed: true),
+            "What change notifications carry: every value (absent), {keys} or {objects: false} (ids only)."),
     ]
     let context: Context
     let name: String
@@ -107,7 +109,9 @@ public struct CreateControllerParams: RPCParams {
             if n.has("keys") { throw n.mismatch("keys", "no keys with objects: false", got: "keys") }
             return .idsOnly
         }
-        if let keys = try WireObject.projection(try n.optionalStringArray("keys"), entity: entity) { return .keys(keys) }
+        if let keys = try WireObject.projection(try n.optionalStringArray("keys"), entity: entity) {
+            return .keys(keys)
+        }
         return .allValues
     }
 }

@@ -14,10 +14,16 @@ extension Server {
         typealias D = ControllerDeclarations
         return [
             D.create.handle(in: scope) { p in
-                let controller = FetchedResultsController(name: p.name, source: p.context, request: p.compiled, model: p.model)
-                try state.add(ControllersState.Entry(controller: controller, context: p.context, entity: p.entity,
-                                                     projection: p.projection))
-                do { try controller.performFetch() } catch { state.remove(p.name); throw error }
+                let controller = FetchedResultsController(
+                    name: p.name, source: p.context, request: p.compiled, model: p.model)
+                try state.add(
+                    ControllersState.Entry(
+                        controller: controller, context: p.context, entity: p.entity,
+                        projection: p.projection))
+                do { try controller.performFetch() } catch {
+                    state.remove(p.name)
+                    throw error
+                }
                 return Self.summary(controller)
             },
             D.performFetch.handle(in: scope) { p in

@@ -14,8 +14,10 @@ public enum ControllerNotifications {
         "controller/didChangeContent", "The batch ends: apply it (protocol.md §11).")
 
     /// In wire order, for the method table.
-    public static let descriptions = [willChangeContent.description, didChangeSection.description,
-                                      didChangeObject.description, didChangeContent.description]
+    public static let descriptions = [
+        willChangeContent.description, didChangeSection.description,
+        didChangeObject.description, didChangeContent.description,
+    ]
 }
 
 public struct ControllerName: NotificationPayload {
@@ -36,8 +38,10 @@ public struct SectionChange: NotificationPayload {
     let sectionIndex: Int
     let section: SectionInfo
     public var json: JSON {
-        .object(["controller": .string(controller), "type": .string(type.rawValue),
-                 "sectionIndex": .integer(Int64(sectionIndex)), "section": ControllerWire.section(section)])
+        .object([
+            "controller": .string(controller), "type": .string(type.rawValue),
+            "sectionIndex": .integer(Int64(sectionIndex)), "section": ControllerWire.section(section),
+        ])
     }
 }
 
@@ -48,7 +52,8 @@ public struct ObjectChange: NotificationPayload {
         idParam,
         .optional("indexPath", .ref("IndexPath"), "OLD index path (delete, move, update)."),
         .optional("newIndexPath", .ref("IndexPath"), "NEW index path (insert, move, update)."),
-        .optional("object", .ref("Object"), "Its values as notify chose; absent for deletes and with {objects: false}."),
+        .optional(
+            "object", .ref("Object"), "Its values as notify chose; absent for deletes and with {objects: false}."),
     ]
     let controller: String
     let type: ControllerEvent.ObjectChange
@@ -57,8 +62,10 @@ public struct ObjectChange: NotificationPayload {
     let newIndexPath: IndexPath?
     let object: JSON?
     public var json: JSON {
-        var params: JSONObject = ["controller": .string(controller), "type": .string(type.rawValue),
-                                  "id": .string(id.description)]
+        var params: JSONObject = [
+            "controller": .string(controller), "type": .string(type.rawValue),
+            "id": .string(id.description),
+        ]
         if let indexPath { params["indexPath"] = ControllerWire.indexPath(indexPath) }
         if let newIndexPath { params["newIndexPath"] = ControllerWire.indexPath(newIndexPath) }
         if let object { params["object"] = object }
@@ -75,10 +82,11 @@ extension Outbox {
             send(ControllerNotifications.willChangeContent, ControllerName(controller: name))
         case .didChangeContent:
             send(ControllerNotifications.didChangeContent, ControllerName(controller: name))
-        case let .section(type, index, info):
-            send(ControllerNotifications.didChangeSection,
-                 SectionChange(controller: name, type: type, sectionIndex: index, section: info))
-        case let .object(type, id, old, new):
+        case .section(let type, let index, let info):
+            send(
+                ControllerNotifications.didChangeSection,
+                SectionChange(controller: name, type: type, sectionIndex: index, section: info))
+        case .object(let type, let id, let old, let new):
             var object: JSON?
             if type != .delete, let values = entry.context.snapshot(of: id) {
                 switch entry.projection {
@@ -87,8 +95,9 @@ extension Outbox {
                 case .idsOnly: break
                 }
             }
-            send(ControllerNotifications.didChangeObject,
-                 ObjectChange(controller: name, type: type, id: id, indexPath: old, newIndexPath: new, object: object))
+            send(
+                ControllerNotifications.didChangeObject,
+                ObjectChange(controller: name, type: type, id: id, indexPath: old, newIndexPath: new, object: object))
         }
     }
 }

@@ -48,8 +48,9 @@ public final class ControllersState: ChangeCycleObserver {
 
     func add(_ entry: Entry) throws(EngineError) {
         guard !entries.contains(where: { $0.controller.name == entry.controller.name }) else {
-            throw EngineError(.duplicateName, "a controller named \(entry.controller.name) exists",
-                              [("controller", .string(entry.controller.name))])
+            throw EngineError(
+                .duplicateName, "a controller named \(entry.controller.name) exists",
+                [("controller", .string(entry.controller.name))])
         }
         entries.append(entry)
     }
@@ -70,7 +71,10 @@ public final class ControllersState: ChangeCycleObserver {
 
     /// Drops controllers whose context is no longer in the graph.
     func prune(_ graph: ObjectGraph?) {
-        guard let graph else { entries.removeAll(); return }
+        guard let graph else {
+            entries.removeAll()
+            return
+        }
         entries.removeAll { e in !graph.contexts.contains { $0 === e.context } }
     }
 }

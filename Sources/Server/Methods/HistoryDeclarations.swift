@@ -39,8 +39,9 @@ public enum DeletedMember: SingleMember {
 
 public struct CheckExternalResult: RPCResult {
     public static let resultName = "merged"
-    public static let schema = Schema.object([("merged", .integer), ("token", .integer)],
-                                             required: ["merged", "token"], closed: true)
+    public static let schema = Schema.object(
+        [("merged", .integer), ("token", .integer)],
+        required: ["merged", "token"], closed: true)
     let merged: Int
     let token: Int64
     public var json: JSON { .object(["merged": .integer(Int64(merged)), "token": .integer(token)]) }
@@ -51,8 +52,9 @@ public struct HistoryParams: RPCParams {
         .required("after", .integer, "A token: transactions after it (0: from the start)."),
         .optional("limit", .integer, "At most this many transactions (100 by default)."),
         .optional("authors", .array(.string), "Only transactions of these transaction authors."),
-        .optional("entities", .array(.string),
-                  "Only changes of these entities (transactions without any are left out)."),
+        .optional(
+            "entities", .array(.string),
+            "Only changes of these entities (transactions without any are left out)."),
     ]
     let graph: ObjectGraph
     let after: Int64
@@ -77,8 +79,9 @@ public struct HistoryParams: RPCParams {
 
 public struct HistoryResult: RPCResult {
     public static let resultName = "history"
-    public static let schema = Schema.object([("transactions", .array(.ref("HistoryTransaction"))), ("more", .boolean)],
-                                             required: ["transactions", "more"], closed: true)
+    public static let schema = Schema.object(
+        [("transactions", .array(.ref("HistoryTransaction"))), ("more", .boolean)],
+        required: ["transactions", "more"], closed: true)
     let transactions: [HistoryTransaction]
     let more: Bool
     public var json: JSON {
@@ -88,7 +91,7 @@ public struct HistoryResult: RPCResult {
 
 public struct PurgeHistoryParams: RPCParams {
     public static let params: [ParamSpec] = [
-        .required("before", .integer, "A token: history rows before it are deleted."),
+        .required("before", .integer, "A token: history rows before it are deleted.")
     ]
     let graph: ObjectGraph
     let before: Int64
@@ -112,24 +115,38 @@ public struct ExternalChange: NotificationPayload {
 
 /// A history transaction on the wire.
 enum HistoryWire {
-    static let schema = Schema.object([
-        ("token", .integer), ("author", .types("string", "null")), ("time", .types("number", "null")),
-        ("changes", .array(.object([("entity", .string), ("id", .ref("ObjectID")),
-                                    ("type", .strings(["insert", "update", "delete"])),
-                                    ("keys", .array(.string))],
-                                   required: ["entity", "id", "type"], closed: true))),
-    ], required: ["token", "author", "time", "changes"], closed: true)
-        .describe("A committed transaction: fetchd's save (author: its context's transactionAuthor) "
+    static let schema = Schema.object(
+        [
+            ("token", .integer), ("author", .types("string", "null")), ("time", .types("number", "null")),
+            (
+                "changes",
+                .array(
+                    .object(
+                        [
+                            ("entity", .string), ("id", .ref("ObjectID")),
+                            ("type", .strings(["insert", "update", "delete"])),
+                            ("keys", .array(.string)),
+                        ],
+                        required: ["entity", "id", "type"], closed: true))
+            ),
+        ], required: ["token", "author", "time", "changes"], closed: true
+    )
+    .describe(
+        "A committed transaction: fetchd's save (author: its context's transactionAuthor) "
             + "or a run of plain-client writes (author null); keys: an update's changed keys.")
 
     static func transaction(_ t: HistoryTransaction) -> JSON {
-        .object(["token": .integer(t.token), "author": t.author.map(JSON.string) ?? .null,
-                 "time": t.time.map(JSON.double) ?? .null, "changes": .array(t.changes.map(change))])
+        .object([
+            "token": .integer(t.token), "author": t.author.map(JSON.string) ?? .null,
+            "time": t.time.map(JSON.double) ?? .null, "changes": .array(t.changes.map(change)),
+        ])
     }
 
     static func change(_ c: HistoryChange) -> JSON {
-        var o: JSONObject = ["entity": .string(c.id.entity), "id": .string(c.id.description),
-                             "type": .string(type(c.operation))]
+        var o: JSONObject = [
+            "entity": .string(c.id.entity), "id": .string(c.id.description),
+            "type": .string(type(c.operation)),
+        ]
         if let keys = c.keys { o["keys"] = .array(keys.map(JSON.string)) }
         return .object(o)
     }

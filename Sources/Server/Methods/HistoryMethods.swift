@@ -46,8 +46,9 @@ extension Server {
     func mergeExternalChanges(_ graph: ObjectGraph) throws(EngineError) -> Int {
         let merge = try graph.mergeExternalTransactions()
         guard !merge.transactions.isEmpty else { return 0 }
-        send(HistoryDeclarations.didChangeExternally,
-             ExternalChange(token: graph.store.mergeCursor, transactions: merge.transactions))
+        send(
+            HistoryDeclarations.didChangeExternally,
+            ExternalChange(token: graph.store.mergeCursor, transactions: merge.transactions))
         return merge.transactions.count
     }
 }

@@ -22,8 +22,9 @@ public enum LifecycleDeclarations {
 
 public struct InitializeParams: PlainParams {
     public static let params: [ParamSpec] = [
-        .optional("clientInfo", .object([("name", .string), ("version", .string)], required: ["name"]),
-                  "Logged; other LSP members (processId, capabilities, ...) are ignored."),
+        .optional(
+            "clientInfo", .object([("name", .string), ("version", .string)], required: ["name"]),
+            "Logged; other LSP members (processId, capabilities, ...) are ignored.")
     ]
     var clientName: String?
     var clientVersion: String?
@@ -38,11 +39,16 @@ public struct InitializeParams: PlainParams {
 
 public struct InitializeResult: RPCResult {
     public static let resultName = "initializeResult"
-    public static let schema = Schema.object([
-        ("serverInfo", .object([("name", .const("fetchd")), ("version", .string)], required: ["name", "version"], closed: true)),
-        ("protocolVersion", .integer),
-        ("capabilities", .object([("batch", .boolean)], required: ["batch"], additional: .any)),
-    ], required: ["serverInfo", "protocolVersion", "capabilities"], closed: true)
+    public static let schema = Schema.object(
+        [
+            (
+                "serverInfo",
+                .object(
+                    [("name", .const("fetchd")), ("version", .string)], required: ["name", "version"], closed: true)
+            ),
+            ("protocolVersion", .integer),
+            ("capabilities", .object([("batch", .boolean)], required: ["batch"], additional: .any)),
+        ], required: ["serverInfo", "protocolVersion", "capabilities"], closed: true)
 
     let version: String
     let capabilities: JSONObject

@@ -25,10 +25,14 @@ public struct EchoResult: RPCResult {
 
 public struct DiscoverResult: RPCResult {
     public static let resultName = "OpenRPC"
-    public static let schema = Schema.object([("openrpc", .string), ("info", .object([])), ("methods", .array(.object([]))),
-                                              ("components", .object([]))],
-                                             required: ["openrpc", "info", "methods"])
-        .describe("An OpenRPC 1.3 document (protocol.md §14).")
+    public static let schema = Schema.object(
+        [
+            ("openrpc", .string), ("info", .object([])), ("methods", .array(.object([]))),
+            ("components", .object([])),
+        ],
+        required: ["openrpc", "info", "methods"]
+    )
+    .describe("An OpenRPC 1.3 document (protocol.md §14).")
     let document: JSON
     public var json: JSON { document }
 }

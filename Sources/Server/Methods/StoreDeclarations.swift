@@ -12,8 +12,9 @@ public struct OpenStoreParams: PlainParams {
     public static let params: [ParamSpec] = [
         .optional("path", .string, "The SQLite file; \":memory:\" by default."),
         .required("model", .ref("Model")),
-        .optional("historyToken", .integer,
-                  "Merging of other processes' commits continues after this token (one saved before a restart).")
+        .optional(
+            "historyToken", .integer,
+            "Merging of other processes' commits continues after this token (one saved before a restart)."),
     ]
     let path: String
     let model: JSON
@@ -27,8 +28,9 @@ public struct OpenStoreParams: PlainParams {
 
 public struct OpenStoreResult: RPCResult {
     public static let resultName = "opened"
-    public static let schema = Schema.object([("entities", .array(.string)), ("migrated", .boolean)],
-                                             required: ["entities", "migrated"], closed: true)
+    public static let schema = Schema.object(
+        [("entities", .array(.string)), ("migrated", .boolean)],
+        required: ["entities", "migrated"], closed: true)
     let entities: [String]
     let migrated: Bool
     public var json: JSON { .object(["entities": .array(entities.map(JSON.string)), "migrated": .bool(migrated)]) }

@@ -10,7 +10,7 @@ extension Server {
                 watchState.mergeOwed = request.historyToken != nil
                 if let token = request.historyToken { store.mergeCursor = min(token, try store.currentToken) }
                 return OpenStoreResult(entities: model.entities.map(\.name), migrated: store.migrated)
-            },
+            }
         ]
     }
 }

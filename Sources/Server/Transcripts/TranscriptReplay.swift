@@ -19,18 +19,20 @@ public enum TranscriptReplay {
     }
 
     public static func run(_ transcript: Transcript, server: Server = Server(logger: quietLogger)) -> Difference? {
-        let session = Session(handler: server, mode: FramingMode(rawValue: transcript.framing.rawValue) ?? .auto,
-                              limits: FramingLimits(maxMessageSize: transcript.maxMessageSize), logger: quietLogger)
+        let session = Session(
+            handler: server, mode: FramingMode(rawValue: transcript.framing.rawValue) ?? .auto,
+            limits: FramingLimits(maxMessageSize: transcript.maxMessageSize), logger: quietLogger)
         var written: [[UInt8]] = []
         let collect: (Frame) -> Void = { frame in written.append(body(of: frame, transcript.framing)) }
         var next = 0
         var lastLine = 0
         // Input ends after the last send: a final NDJSON line without its newline is answered then.
-        let lastSend = transcript.steps.lastIndex {
-            if case .send = $0.step { return true }
-            if case .sendBytes = $0.step { return true }
-            return false
-        } ?? -1
+        let lastSend =
+            transcript.steps.lastIndex {
+                if case .send = $0.step { return true }
+                if case .sendBytes = $0.step { return true }
+                return false
+            } ?? -1
         var finished = false
         for (index, (line, step)) in transcript.steps.enumerated() {
             if index > lastSend, !finished {

@@ -5,8 +5,10 @@ import Model
 /// Controller values on the wire (protocol.md §9-10).
 enum ControllerWire {
     static func section(_ info: SectionInfo) -> JSON {
-        .object(["name": .string(info.name), "indexTitle": .string(info.indexTitle),
-                 "numberOfObjects": .integer(Int64(info.numberOfObjects))])
+        .object([
+            "name": .string(info.name), "indexTitle": .string(info.indexTitle),
+            "numberOfObjects": .integer(Int64(info.numberOfObjects)),
+        ])
     }
 
     static func sections(_ infos: [SectionInfo]) -> JSON { .array(infos.map(section)) }

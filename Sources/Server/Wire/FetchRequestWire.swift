@@ -10,12 +10,15 @@ import Predicates
 /// predicate compiler types each one by the attribute it meets. A JSON array becomes a
 /// list variable for `IN $x` / `BETWEEN $x`.
 extension FetchRequest: ParamDecodable {
-    static let wireKeys: Set<String> = ["entity", "predicate", "variables", "sortDescriptors", "fetchLimit", "fetchOffset",
-                                        "fetchBatchSize"]
+    static let wireKeys: Set<String> = [
+        "entity", "predicate", "variables", "sortDescriptors", "fetchLimit", "fetchOffset",
+        "fetchBatchSize",
+    ]
 
     public init(from params: ParamReader) throws {
         for key in params.object.keys where !FetchRequest.wireKeys.contains(key) {
-            throw params.mismatch(key, "one of " + FetchRequest.wireKeys.sorted().joined(separator: ", "), got: "unknown key")
+            throw params.mismatch(
+                key, "one of " + FetchRequest.wireKeys.sorted().joined(separator: ", "), got: "unknown key")
         }
         let entity = try params.string("entity")
         let predicate = try params.optionalString("predicate")
@@ -34,7 +37,8 @@ extension FetchRequest: ParamDecodable {
                     lists[name] = list
                 } else {
                     guard let value = WireValue.untyped(json) else {
-                        throw v.mismatch(name, "a string, number, boolean, null or an array of them", got: json.typeName)
+                        throw v.mismatch(
+                            name, "a string, number, boolean, null or an array of them", got: json.typeName)
                     }
                     variables[name] = value
                 }
@@ -49,10 +53,14 @@ extension FetchRequest: ParamDecodable {
                 }
                 let comparatorName = try d.optionalString("comparator") ?? Comparator.compare.rawValue
                 guard let comparator = Comparator(rawValue: comparatorName) else {
-                    throw d.mismatch("comparator", Comparator.allCases.map(\.rawValue).joined(separator: " | "), got: "'\(comparatorName)'")
+                    throw d.mismatch(
+                        "comparator", Comparator.allCases.map(\.rawValue).joined(separator: " | "),
+                        got: "'\(comparatorName)'")
                 }
-                sort.append(SortDescriptor(key: try d.string("key"), ascending: try d.optionalBool("ascending") ?? true,
-                                           comparator: comparator))
+                sort.append(
+                    SortDescriptor(
+                        key: try d.string("key"), ascending: try d.optionalBool("ascending") ?? true,
+                        comparator: comparator))
             }
         }
         // 0 means no limit, as in Core Data.
@@ -64,7 +72,8 @@ extension FetchRequest: ParamDecodable {
         if let batch = try params.optionalInt("fetchBatchSize"), batch < 0 {
             throw params.mismatch("fetchBatchSize", "a count >= 0", got: String(batch))
         }
-        self.init(entity: entity, predicate: predicate, variables: variables, listVariables: lists, sortDescriptors: sort,
-                  fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset)
+        self.init(
+            entity: entity, predicate: predicate, variables: variables, listVariables: lists, sortDescriptors: sort,
+            fetchLimit: limit == 0 ? nil : limit, fetchOffset: offset)
     }
 }

@@ -47,7 +47,10 @@ public enum WireModel {
         try onlyKeys(o, ["type", "optional", "default", "indexed"], path)
         let typeName = try string(o["type"], "\(path).type")
         guard let type = AttributeType(rawValue: typeName) else {
-            throw invalid("\(path).type", "unknown type \(typeName) (expected one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw invalid(
+                "\(path).type",
+                "unknown type \(typeName) (expected one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
         }
         var defaultValue: Value?
         if let d = o["default"], d != .null {
@@ -55,26 +58,33 @@ public enum WireModel {
                 throw invalid("\(path).default", "default is not a valid \(type.rawValue)")
             }
         }
-        return Attribute(name: name, type: type, optional: try bool(o["optional"], "\(path).optional", default: false),
-                         defaultValue: defaultValue, indexed: try bool(o["indexed"], "\(path).indexed", default: false))
+        return Attribute(
+            name: name, type: type, optional: try bool(o["optional"], "\(path).optional", default: false),
+            defaultValue: defaultValue, indexed: try bool(o["indexed"], "\(path).indexed", default: false))
     }
 
     private static func relationship(_ name: String, _ json: JSON, _ path: String) throws(EngineError) -> Relationship {
         let o = try object(json, path)
         try onlyKeys(o, ["destination", "toMany", "inverse", "deleteRule", "optional"], path)
         let destination = try string(o["destination"], "\(path).destination")
-        guard o["inverse"] != nil && o["inverse"] != .null else { throw invalid("\(path).inverse", "missing (every relationship needs an inverse)") }
+        guard o["inverse"] != nil && o["inverse"] != .null else {
+            throw invalid("\(path).inverse", "missing (every relationship needs an inverse)")
+        }
         let inverse = try string(o["inverse"], "\(path).inverse")
         var rule = DeleteRule.nullify
         if let r = o["deleteRule"], r != .null {
             let text = try string(r, "\(path).deleteRule")
             guard let parsed = DeleteRule(rawValue: text) else {
-                throw invalid("\(path).deleteRule", "unknown delete rule \(text) (expected one of \(DeleteRule.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw invalid(
+                    "\(path).deleteRule",
+                    "unknown delete rule \(text) (expected one of \(DeleteRule.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
             }
             rule = parsed
         }
-        return Relationship(name: name, destination: destination, toMany: try bool(o["toMany"], "\(path).toMany", default: false),
-                            inverse: inverse, deleteRule: rule, optional: try bool(o["optional"], "\(path).optional", default: true))
+        return Relationship(
+            name: name, destination: destination, toMany: try bool(o["toMany"], "\(path).toMany", default: false),
+            inverse: inverse, deleteRule: rule, optional: try bool(o["optional"], "\(path).optional", default: true))
     }
 
     // MARK: Shapes
@@ -105,6 +115,8 @@ public enum WireModel {
     }
 
     private static func invalid(_ path: String, _ reason: String) -> EngineError {
-        EngineError(.invalidModel, "invalid model at \(path): \(reason)", [("path", .string(path)), ("reason", .string(reason))])
+        EngineError(
+            .invalidModel, "invalid model at \(path): \(reason)",
+            [("path", .string(path)), ("reason", .string(reason))])
     }
 }

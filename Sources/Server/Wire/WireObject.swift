@@ -7,7 +7,9 @@ public enum WireObject {
     public static func json(_ id: ObjectID, _ values: Snapshot, entity: Entity, keys: Set<String>? = nil) -> JSON {
         var o = JSONObject()
         o["id"] = .string(id.description)
-        for a in entity.attributes where keys?.contains(a.name) ?? true { o[a.name] = WireValue.json(values[a.name] ?? .null) }
+        for a in entity.attributes where keys?.contains(a.name) ?? true {
+            o[a.name] = WireValue.json(values[a.name] ?? .null)
+        }
         for r in entity.relationships where keys?.contains(r.name) ?? true {
             o[r.name] = WireValue.json(values[r.name] ?? (r.toMany ? .objects([]) : .null))
         }
@@ -18,7 +20,9 @@ public enum WireObject {
     public static func projection(_ keys: [String]?, entity: Entity) throws(EngineError) -> Set<String>? {
         guard let keys else { return nil }
         for key in keys where entity.key(key) == nil {
-            throw EngineError(.unknownKey, "\(entity.name) has no key \(key)", [("entity", .string(entity.name)), ("key", .string(key))])
+            throw EngineError(
+                .unknownKey, "\(entity.name) has no key \(key)",
+                [("entity", .string(entity.name)), ("key", .string(key))])
         }
         return Set(keys)
     }

@@ -26,8 +26,9 @@ public enum WireValue {
             guard let u = canonicalUUID(s) else { throw bad(s, "not a UUID") }
             return .uuid(u)
         default:
-            throw EngineError(.typeMismatch, "expected \(expected(type)), got \(json.typeName)",
-                              [("expected", .string(expected(type))), ("got", .string(json.typeName))])
+            throw EngineError(
+                .typeMismatch, "expected \(expected(type)), got \(json.typeName)",
+                [("expected", .string(expected(type))), ("got", .string(json.typeName))])
         }
     }
 
@@ -35,8 +36,9 @@ public enum WireValue {
     public static func value(_ json: JSON, for relationship: Relationship) throws(EngineError) -> Value {
         if relationship.toMany {
             guard case .array(let items) = json else {
-                throw EngineError(.typeMismatch, "expected an array of \(relationship.destination) ids, got \(json.typeName)",
-                                  [("expected", .string("array of ids")), ("got", .string(json.typeName))])
+                throw EngineError(
+                    .typeMismatch, "expected an array of \(relationship.destination) ids, got \(json.typeName)",
+                    [("expected", .string("array of ids")), ("got", .string(json.typeName))])
             }
             var ids: [ObjectID] = []
             for item in items { ids.append(try id(item)) }
@@ -49,8 +51,9 @@ public enum WireValue {
     /// `"Entity/N"` to an id; anything else is `typeMismatch` or `invalidValue`.
     public static func id(_ json: JSON) throws(EngineError) -> ObjectID {
         guard case .string(let s) = json else {
-            throw EngineError(.typeMismatch, "expected an id \"Entity/N\", got \(json.typeName)",
-                              [("expected", .string("id")), ("got", .string(json.typeName))])
+            throw EngineError(
+                .typeMismatch, "expected an id \"Entity/N\", got \(json.typeName)",
+                [("expected", .string("id")), ("got", .string(json.typeName))])
         }
         guard let id = ObjectID(s) else { throw bad(s, "not an id (Entity/N)") }
         return id
@@ -64,13 +67,15 @@ public enum WireValue {
             do throws(EngineError) {
                 switch entity.key(key) {
                 case nil:
-                    throw EngineError(.unknownKey, "\(entity.name) has no key \(key)", [("entity", .string(entity.name)), ("key", .string(key))])
+                    throw EngineError(
+                        .unknownKey, "\(entity.name) has no key \(key)",
+                        [("entity", .string(entity.name)), ("key", .string(key))])
                 case .attribute(let a):
                     values[key] = try value(json, as: a.type)
                 case .relationship(let r):
                     values[key] = try value(json, for: r)
                 }
-            } catch where error.kind == .unknownKey {
+            } catch  where error.kind == .unknownKey {
                 throw error
             } catch {
                 var named = error

@@ -1,10 +1,13 @@
 import Model
+
 @testable import Controllers
 
 /// The results of a query computed from scratch by brute force (protocol.md §10.1), as the
 /// mirror must look after every cycle.
-func freshResults(_ store: any ControllerSource, filter: (any ObjectFilter)?, ordering: any ObjectOrdering, sectioned: Bool,
-                  offset: Int, limit: Int?) throws -> Mirror {
+func freshResults(
+    _ store: any ControllerSource, filter: (any ObjectFilter)?, ordering: any ObjectOrdering, sectioned: Bool,
+    offset: Int, limit: Int?
+) throws -> Mirror {
     let all = try store.fetchKeys(filter: filter, ordering: ordering)
     let start = min(offset, all.count)
     let end = limit.map { min(all.count, start + $0) } ?? all.count
@@ -24,7 +27,9 @@ func freshResults(_ store: any ControllerSource, filter: (any ObjectFilter)?, or
 func wireOrderProblems(_ events: [ControllerEvent]) -> [String] {
     if events.isEmpty { return [] }
     var problems: [String] = []
-    if events.first != .willChangeContent || events.last != .didChangeContent { problems.append("not framed by will/did") }
+    if events.first != .willChangeContent || events.last != .didChangeContent {
+        problems.append("not framed by will/did")
+    }
     if events.dropFirst().dropLast().contains(where: { $0 == .willChangeContent || $0 == .didChangeContent }) {
         problems.append("will/did inside a batch")
     }
@@ -32,12 +37,12 @@ func wireOrderProblems(_ events: [ControllerEvent]) -> [String] {
     // Phase of each event, and the sort key it must follow within its phase.
     func phase(_ e: ControllerEvent) -> (Int, IndexPath) {
         switch e {
-        case let .section(.delete, i, _): return (0, IndexPath(section: -i, row: 0))
-        case let .section(.insert, i, _): return (1, IndexPath(section: i, row: 0))
-        case let .object(.delete, _, old?, _): return (2, IndexPath(section: -old.section, row: -old.row))
-        case let .object(.move, _, _, new?): return (3, new)
-        case let .object(.insert, _, _, new?): return (4, new)
-        case let .object(.update, _, _, new?): return (5, new)
+        case .section(.delete, let i, _): return (0, IndexPath(section: -i, row: 0))
+        case .section(.insert, let i, _): return (1, IndexPath(section: i, row: 0))
+        case .object(.delete, _, let old?, _): return (2, IndexPath(section: -old.section, row: -old.row))
+        case .object(.move, _, _, let new?): return (3, new)
+        case .object(.insert, _, _, let new?): return (4, new)
+        case .object(.update, _, _, let new?): return (5, new)
         default: return (9, IndexPath(section: 0, row: 0))
         }
     }

@@ -3,14 +3,18 @@ import Model
 /// The oracle's model: books with an author (to-one, inverse `books`).
 enum Library {
     static let model = ObjectModel(entities: [
-        Entity(name: "Author", attributes: [
-            Attribute(name: "name", type: .string), Attribute(name: "rank", type: .integer),
-        ], relationships: [Relationship(name: "books", destination: "Book", toMany: true, inverse: "author")]),
-        Entity(name: "Book", attributes: [
-            Attribute(name: "title", type: .string), Attribute(name: "price", type: .integer, optional: true),
-            Attribute(name: "year", type: .integer), Attribute(name: "flag", type: .boolean),
-            Attribute(name: "note", type: .string),
-        ], relationships: [Relationship(name: "author", destination: "Author", toMany: false, inverse: "books")]),
+        Entity(
+            name: "Author",
+            attributes: [
+                Attribute(name: "name", type: .string), Attribute(name: "rank", type: .integer),
+            ], relationships: [Relationship(name: "books", destination: "Book", toMany: true, inverse: "author")]),
+        Entity(
+            name: "Book",
+            attributes: [
+                Attribute(name: "title", type: .string), Attribute(name: "price", type: .integer, optional: true),
+                Attribute(name: "year", type: .integer), Attribute(name: "flag", type: .boolean),
+                Attribute(name: "note", type: .string),
+            ], relationships: [Relationship(name: "author", destination: "Author", toMany: false, inverse: "books")]),
     ])
 
     static let titles = ["Alpha", "beta", "Gamma", "delta", "Émile", "zeta", "Eta", "Theta"]

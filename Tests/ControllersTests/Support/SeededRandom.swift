@@ -15,9 +15,9 @@ func iterations(default n: Int) -> Int {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 func getenvString(_ name: String) -> String? {

@@ -15,7 +15,11 @@ func resolve(_ path: [String], _ values: Snapshot, in view: ObjectView) -> Value
 /// A test predicate: a conjunction of comparisons of a key path with a constant.
 struct TestFilter: ObjectFilter {
     enum Op: Sendable { case less, greater, equal, notEqual }
-    struct Term: Sendable { var path: [String]; var op: Op; var value: Value }
+    struct Term: Sendable {
+        var path: [String]
+        var op: Op
+        var value: Value
+    }
 
     let entity: String
     var terms: [Term] = []
@@ -47,7 +51,8 @@ struct TestOrdering: ObjectOrdering {
 
     init(entity: String, section: [String]? = nil, sort: [([String], Bool)]) {
         self.entity = entity
-        var paths = sort.map(\.0), asc = sort.map(\.1)
+        var paths = sort.map(\.0)
+        var asc = sort.map(\.1)
         if let section, paths.first != section {
             paths.insert(section, at: 0)
             asc.insert(true, at: 0)

@@ -1,4 +1,5 @@
 import Model
+
 @testable import Controllers
 
 /// An in-memory object store standing in for a context: it keeps both sides of every
@@ -101,7 +102,9 @@ final class TestStore: ControllerSource {
         objects.keys.filter { $0.entity == entity }.sorted { $0.number < $1.number }
     }
 
-    func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(ObjectID, SortKey)] {
+    func fetchKeys(filter: (any ObjectFilter)?, ordering: any ObjectOrdering) throws(EngineError) -> [(
+        ObjectID, SortKey
+    )] {
         ids(of: ordering.entity).filter { filter?.matches($0, objects[$0]!, in: self) ?? true }
             .map { ($0, ordering.key(of: $0, objects[$0]!, in: self)) }
             .sorted { a, b in

@@ -19,17 +19,17 @@ func compareValues(_ a: Value, _ b: Value) -> Int {
     let (ra, rb) = (rank(a), rank(b))
     if ra != rb { return cmp(ra, rb) }
     switch (a, b) {
-    case let (.bool(x), .bool(y)): return cmp(x ? 1 : 0, y ? 1 : 0)
-    case let (.integer(x), .integer(y)): return cmp(x, y)
-    case let (.integer(x), .double(y)): return cmp(Double(x), y)
-    case let (.double(x), .integer(y)): return cmp(x, Double(y))
-    case let (.double(x), .double(y)): return cmp(x, y)
-    case let (.date(x), .date(y)): return cmp(x, y)
-    case let (.string(x), .string(y)):
+    case (.bool(let x), .bool(let y)): return cmp(x ? 1 : 0, y ? 1 : 0)
+    case (.integer(let x), .integer(let y)): return cmp(x, y)
+    case (.integer(let x), .double(let y)): return cmp(Double(x), y)
+    case (.double(let x), .integer(let y)): return cmp(x, Double(y))
+    case (.double(let x), .double(let y)): return cmp(x, y)
+    case (.date(let x), .date(let y)): return cmp(x, y)
+    case (.string(let x), .string(let y)):
         if x.unicodeScalars.elementsEqual(y.unicodeScalars) { return 0 }
         return x.unicodeScalars.lexicographicallyPrecedes(y.unicodeScalars) ? -1 : 1
-    case let (.uuid(x), .uuid(y)): return cmp(x, y)
-    case let (.object(x), .object(y)): return cmp(x, y)
+    case (.uuid(let x), .uuid(let y)): return cmp(x, y)
+    case (.object(let x), .object(let y)): return cmp(x, y)
     default: return 0
     }
 }

@@ -1,37 +1,47 @@
 import Model
 import SQLite
+
 @testable import Predicates
 
 /// A test model (authors, books, tags) stored twice: in SQLite tables laid out as
 /// SchemaNaming describes, and as snapshots behind an ObjectView. Every query runs both ways.
 final class Library: ObjectView {
     static let model = ObjectModel(entities: [
-        Entity(name: "Author", attributes: [
-            Attribute(name: "name", type: .string, optional: true),
-            Attribute(name: "age", type: .integer, optional: true),
-            Attribute(name: "rating", type: .double, optional: true),
-            Attribute(name: "active", type: .boolean, optional: true),
-            Attribute(name: "born", type: .date, optional: true),
-            Attribute(name: "code", type: .uuid, optional: true),
-            Attribute(name: "photo", type: .binary, optional: true),
-        ], relationships: [
-            Relationship(name: "books", destination: "Book", toMany: true, inverse: "author"),
-            Relationship(name: "tags", destination: "Tag", toMany: true, inverse: "authors"),
-            Relationship(name: "mentor", destination: "Author", toMany: false, inverse: "mentees"),
-            Relationship(name: "mentees", destination: "Author", toMany: true, inverse: "mentor"),
-        ]),
-        Entity(name: "Book", attributes: [
-            Attribute(name: "title", type: .string, optional: true),
-            Attribute(name: "pages", type: .integer, optional: true),
-            Attribute(name: "price", type: .double, optional: true),
-        ], relationships: [
-            Relationship(name: "author", destination: "Author", toMany: false, inverse: "books"),
-        ]),
-        Entity(name: "Tag", attributes: [
-            Attribute(name: "name", type: .string, optional: true),
-        ], relationships: [
-            Relationship(name: "authors", destination: "Author", toMany: true, inverse: "tags"),
-        ]),
+        Entity(
+            name: "Author",
+            attributes: [
+                Attribute(name: "name", type: .string, optional: true),
+                Attribute(name: "age", type: .integer, optional: true),
+                Attribute(name: "rating", type: .double, optional: true),
+                Attribute(name: "active", type: .boolean, optional: true),
+                Attribute(name: "born", type: .date, optional: true),
+                Attribute(name: "code", type: .uuid, optional: true),
+                Attribute(name: "photo", type: .binary, optional: true),
+            ],
+            relationships: [
+                Relationship(name: "books", destination: "Book", toMany: true, inverse: "author"),
+                Relationship(name: "tags", destination: "Tag", toMany: true, inverse: "authors"),
+                Relationship(name: "mentor", destination: "Author", toMany: false, inverse: "mentees"),
+                Relationship(name: "mentees", destination: "Author", toMany: true, inverse: "mentor"),
+            ]),
+        Entity(
+            name: "Book",
+            attributes: [
+                Attribute(name: "title", type: .string, optional: true),
+                Attribute(name: "pages", type: .integer, optional: true),
+                Attribute(name: "price", type: .double, optional: true),
+            ],
+            relationships: [
+                Relationship(name: "author", destination: "Author", toMany: false, inverse: "books")
+            ]),
+        Entity(
+            name: "Tag",
+            attributes: [
+                Attribute(name: "name", type: .string, optional: true)
+            ],
+            relationships: [
+                Relationship(name: "authors", destination: "Author", toMany: true, inverse: "tags")
+            ]),
     ])
 
     let db: Connection
@@ -42,7 +52,8 @@ final class Library: ObjectView {
     init() throws {
         db = try Connection()
         try SQLFunctions.register(on: db)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE "Author" ("_pk" INTEGER PRIMARY KEY, "_version" INTEGER NOT NULL DEFAULT 0, "name" TEXT,
               "age" INTEGER, "rating" REAL, "active" INTEGER, "born" REAL, "code" TEXT, "photo" BLOB, "mentor" INTEGER);
             CREATE TABLE "Book" ("_pk" INTEGER PRIMARY KEY, "_version" INTEGER NOT NULL DEFAULT 0, "title" TEXT,
@@ -61,19 +72,30 @@ final class Library: ObjectView {
         let id = ObjectID(entity: entity, number: n)
         let e = Library.model.entity(entity)!
         var snapshot: Snapshot = [:]
-        var columns = ["\"_pk\""], marks = ["?"], bindings: [SQLValue] = [.integer(n)]
+        var columns = ["\"_pk\""]
+        var marks = ["?"]
+        var bindings: [SQLValue] = [.integer(n)]
         for a in e.attributes {
             let v = values[a.name] ?? .null
             snapshot[a.name] = v
-            columns.append(SchemaNaming.quoted(a.name)); marks.append("?"); bindings.append(ValueEncoding.sql(v))
+            columns.append(SchemaNaming.quoted(a.name))
+            marks.append("?")
+            bindings.append(ValueEncoding.sql(v))
         }
         for r in e.relationships {
-            if r.toMany { snapshot[r.name] = .objects([]); continue }
+            if r.toMany {
+                snapshot[r.name] = .objects([])
+                continue
+            }
             let v = values[r.name] ?? .null
             snapshot[r.name] = v
-            columns.append(SchemaNaming.quoted(r.name)); marks.append("?"); bindings.append(ValueEncoding.sql(v))
+            columns.append(SchemaNaming.quoted(r.name))
+            marks.append("?")
+            bindings.append(ValueEncoding.sql(v))
         }
-        try db.prepare("INSERT INTO \(SchemaNaming.quoted(entity)) (\(columns.joined(separator: ", "))) VALUES (\(marks.joined(separator: ", ")))").run(bindings)
+        try db.prepare(
+            "INSERT INTO \(SchemaNaming.quoted(entity)) (\(columns.joined(separator: ", "))) VALUES (\(marks.joined(separator: ", ")))"
+        ).run(bindings)
         objects[id] = snapshot
         // Keep the to-many sides of one-to-many pairs in the snapshots.
         for r in e.relationships where !r.toMany {
@@ -85,7 +107,9 @@ final class Library: ObjectView {
     }
 
     func tag(_ author: ObjectID, _ tag: ObjectID) throws {
-        try db.prepare("INSERT INTO \"_join_Author_tags\" (\"a\", \"b\") VALUES (?, ?)").run([.integer(author.number), .integer(tag.number)])
+        try db.prepare("INSERT INTO \"_join_Author_tags\" (\"a\", \"b\") VALUES (?, ?)").run([
+            .integer(author.number), .integer(tag.number),
+        ])
         add(tag, to: author, "tags")
         add(author, to: tag, "authors")
     }
@@ -111,7 +135,9 @@ final class Library: ObjectView {
 
     func sqlMatches(_ compiled: CompiledRequest) throws -> [Int64] {
         let where_ = compiled.filter.sql(alias: "t")
-        let statement = try db.prepare("SELECT t.\"_pk\" FROM \(SchemaNaming.quoted(compiled.request.entity)) AS t WHERE \(where_.text) ORDER BY t.\"_pk\"")
+        let statement = try db.prepare(
+            "SELECT t.\"_pk\" FROM \(SchemaNaming.quoted(compiled.request.entity)) AS t WHERE \(where_.text) ORDER BY t.\"_pk\""
+        )
         try statement.bind(where_.bindings.map(ValueEncoding.sql))
         var out: [Int64] = []
         while try statement.step() { out.append(statement.int64(0)) }
@@ -128,12 +154,16 @@ final class Library: ObjectView {
         let columns = compiled.ordering.keyColumns(alias: "t")
         let select = (["t.\"_pk\""] + columns.map(\.text)).joined(separator: ", ")
         let orderText = order.text.isEmpty ? "t.\"_pk\"" : order.text + ", t.\"_pk\""
-        let statement = try db.prepare("SELECT \(select) FROM \(SchemaNaming.quoted(compiled.request.entity)) AS t ORDER BY \(orderText)")
+        let statement = try db.prepare(
+            "SELECT \(select) FROM \(SchemaNaming.quoted(compiled.request.entity)) AS t ORDER BY \(orderText)")
         try statement.bind((columns.flatMap(\.bindings) + order.bindings).map(ValueEncoding.sql))
-        var ids: [Int64] = [], keys: [SortKey] = []
+        var ids: [Int64] = []
+        var keys: [SortKey] = []
         while try statement.step() {
             ids.append(statement.int64(0))
-            keys.append(compiled.ordering.key(fromColumns: (0..<columns.count).map { ValueEncoding.untyped(statement.value(Int32($0 + 1))) }))
+            keys.append(
+                compiled.ordering.key(
+                    fromColumns: (0..<columns.count).map { ValueEncoding.untyped(statement.value(Int32($0 + 1))) }))
         }
         return (ids, keys)
     }

@@ -1,16 +1,23 @@
 import Model
+
 @testable import Predicates
 
 /// Random libraries and random predicates over the whole grammar, for the agreement test.
 enum RandomLibrary {
     /// Text that exercises case, diacritics (precomposed and combining), digits, wildcard
     /// and quote characters, empty strings and scalars beyond the BMP.
-    static let fragments = ["", "a", "A", "ab", "Ab", "AB", "é", "É", "e\u{301}", "E", "file2", "file10", "File02", "zoë",
-                            "Zoe", "x*y", "a?b", "ß", "SS", "日本", "\u{1F600}", "O'Brien", "%_", "\\", "Ana", "ana", "Émile",
-                            "1", "01", "9", " ", "z"]
-    static let dates = ["1970-01-01", "1999-12-31T23:59:59.999Z", "2000-01-01", "2024-02-29T12:00:00Z", "1969-07-20T20:17:00Z"]
-    static let uuids = ["6f9619ff-8b86-d011-b42d-00c04fc964ff", "00000000-0000-0000-0000-000000000000",
-                        "ffffffff-ffff-ffff-ffff-ffffffffffff"]
+    static let fragments = [
+        "", "a", "A", "ab", "Ab", "AB", "é", "É", "e\u{301}", "E", "file2", "file10", "File02", "zoë",
+        "Zoe", "x*y", "a?b", "ß", "SS", "日本", "\u{1F600}", "O'Brien", "%_", "\\", "Ana", "ana", "Émile",
+        "1", "01", "9", " ", "z",
+    ]
+    static let dates = [
+        "1970-01-01", "1999-12-31T23:59:59.999Z", "2000-01-01", "2024-02-29T12:00:00Z", "1969-07-20T20:17:00Z",
+    ]
+    static let uuids = [
+        "6f9619ff-8b86-d011-b42d-00c04fc964ff", "00000000-0000-0000-0000-000000000000",
+        "ffffffff-ffff-ffff-ffff-ffffffffffff",
+    ]
     static let integers: [Int64] = [-5, -1, 0, 1, 2, 3, 5, 10, 100, 1 << 53, -(1 << 53), Int64.max, Int64.min + 1]
     static let doubles: [Double] = [-2.5, -1, -0.0, 0, 0.1, 0.5, 1, 1.5, 2, 2.5, 3, 1e15, 9.3e18, -9.3e18]
 
@@ -21,7 +28,9 @@ enum RandomLibrary {
     static func library(_ r: inout RandomSource) throws -> Library {
         let l = try Library()
         var tags: [ObjectID] = []
-        for _ in 0..<r.int(1...4) { tags.append(try l.insert("Tag", ["name": r.chance(0.15) ? .null : .string(string(&r))])) }
+        for _ in 0..<r.int(1...4) {
+            tags.append(try l.insert("Tag", ["name": r.chance(0.15) ? .null : .string(string(&r))]))
+        }
         var authors: [ObjectID] = []
         for _ in 0..<r.int(0...14) {
             var v: [String: Value] = [:]
@@ -37,10 +46,14 @@ enum RandomLibrary {
             authors.append(a)
             for t in tags where r.chance(0.4) { try l.tag(a, t) }
             for _ in 0..<r.int(0...3) {
-                try l.insert("Book", ["title": r.chance(0.15) ? .null : .string(string(&r)),
-                                      "pages": r.chance(0.15) ? .null : .integer(r.pick(integers.filter { abs($0) < 1000 })),
-                                      "price": r.chance(0.2) ? .null : .double(r.pick(doubles)),
-                                      "author": .object(a)])
+                try l.insert(
+                    "Book",
+                    [
+                        "title": r.chance(0.15) ? .null : .string(string(&r)),
+                        "pages": r.chance(0.15) ? .null : .integer(r.pick(integers.filter { abs($0) < 1000 })),
+                        "price": r.chance(0.2) ? .null : .double(r.pick(doubles)),
+                        "author": .object(a),
+                    ])
             }
         }
         return l
@@ -104,7 +117,9 @@ enum RandomLibrary {
         }
     }
 
-    static func options(_ r: inout RandomSource) -> String { r.pick(["", "", "[c]", "[d]", "[cd]", "[dc]", "[n]", "[cdn]"]) }
+    static func options(_ r: inout RandomSource) -> String {
+        r.pick(["", "", "[c]", "[d]", "[cd]", "[dc]", "[n]", "[cdn]"])
+    }
 
     static func stringOperation(_ r: inout RandomSource) -> String {
         let op = r.pick(["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES"])
@@ -113,7 +128,9 @@ enum RandomLibrary {
         case "LIKE":
             pattern = (0..<r.int(0...3)).map { _ in r.pick(["*", "?", r.pick(fragments), "a", "\\*", "\\?"]) }.joined()
         case "MATCHES":
-            pattern = r.pick([".*", "[a-z]+", "a.*", "A|a", "é.*", "file[0-9]+", ".", "", "e\u{301}", "(?i)ana", ".*\\d.*", "[^a]*"])
+            pattern = r.pick([
+                ".*", "[a-z]+", "a.*", "A|a", "é.*", "file[0-9]+", ".", "", "e\u{301}", "(?i)ana", ".*\\d.*", "[^a]*",
+            ])
         default:
             pattern = r.chance(0.8) ? r.pick(fragments) : string(&r)
         }
@@ -121,11 +138,15 @@ enum RandomLibrary {
     }
 
     /// One comparison on a key of the given kind (the key text given).
-    static func comparison(_ key: String, _ kind: Kind, _ r: inout RandomSource, peers: [(String, Kind)],
-                           keyFirst: Bool = false) -> String {
+    static func comparison(
+        _ key: String, _ kind: Kind, _ r: inout RandomSource, peers: [(String, Kind)],
+        keyFirst: Bool = false
+    ) -> String {
         if kind == .text, r.chance(0.35) { return "\(key) \(stringOperation(&r))" }
         let roll = r.int(0...9)
-        if roll == 0 && kind != .object { return "\(key) BETWEEN\(kind == .text ? options(&r) : "") {\(literal(kind, &r)), \(literal(kind, &r))}" }
+        if roll == 0 && kind != .object {
+            return "\(key) BETWEEN\(kind == .text ? options(&r) : "") {\(literal(kind, &r)), \(literal(kind, &r))}"
+        }
         if roll == 1 && r.chance(0.3) {
             let name = "l\(r.listVariables.count)"
             r.listVariables[name] = (0..<r.int(0...3)).map { _ in variableValue(kind, &r) }
@@ -135,7 +156,8 @@ enum RandomLibrary {
             let items = (0..<r.int(0...3)).map { _ in literal(kind, &r) }.joined(separator: ", ")
             return "\(key) IN\(kind == .text ? options(&r) : "") {\(items)}"
         }
-        let ops = kind == .object ? ["==", "!=", "=", "<>"] : ["==", "!=", "<", "<=", ">", ">=", "=<", "=>", "=", "<>"]
+        let ops =
+            kind == .object ? ["==", "!=", "=", "<>"] : ["==", "!=", "<", "<=", ">", ">=", "=<", "=>", "=", "<>"]
         let op = r.pick(ops) + (kind == .text ? options(&r) : "")
         if roll == 2, let peer = peers.filter({ compatible($0.1, kind) && $0.0 != key }).randomElement(using: &r) {
             return "\(key) \(op) \(peer.0)"
@@ -151,7 +173,8 @@ enum RandomLibrary {
 
     static func bookPredicate(_ prefix: String, _ r: inout RandomSource, depth: Int) -> String {
         if depth > 0, r.chance(0.3) {
-            return "(\(bookPredicate(prefix, &r, depth: depth - 1)) \(r.pick(["AND", "OR"])) \(bookPredicate(prefix, &r, depth: depth - 1)))"
+            return
+                "(\(bookPredicate(prefix, &r, depth: depth - 1)) \(r.pick(["AND", "OR"])) \(bookPredicate(prefix, &r, depth: depth - 1)))"
         }
         let (key, kind) = r.pick(bookKeys)
         return comparison(prefix + key, kind, &r, peers: bookKeys.map { (prefix + $0.0, $0.1) })
@@ -161,32 +184,44 @@ enum RandomLibrary {
         switch r.int(0...9) {
         case 0, 1:
             let (key, kind) = r.pick(bookKeys)
-            return "\(r.pick(["ANY", "SOME", "ALL", "NONE"])) books.\(comparison(key, kind, &r, peers: [], keyFirst: true))"
+            return
+                "\(r.pick(["ANY", "SOME", "ALL", "NONE"])) books.\(comparison(key, kind, &r, peers: [], keyFirst: true))"
         case 2:
-            return "\(r.pick(["ANY", "ALL", "NONE"])) tags.name \(r.chance(0.5) ? stringOperation(&r) : "==\(options(&r)) \(literal(.text, &r))")"
+            return
+                "\(r.pick(["ANY", "ALL", "NONE"])) tags.name \(r.chance(0.5) ? stringOperation(&r) : "==\(options(&r)) \(literal(.text, &r))")"
         case 3: return "\(literal(.text, &r)) IN\(options(&r)) tags.name"
         case 4: return "tags.name CONTAINS\(options(&r)) \(literal(.text, &r))"
         case 5:
             let target = r.pick(["books", "tags", "mentees", "mentor.books"])
             return "\(target).@count \(r.pick(["==", "!=", "<", ">", ">=", "<="])) \(r.int(0...3))"
         case 6:
-            let agg = r.pick(["@sum.pages", "@avg.pages", "@sum.price", "@avg.price", "@min.pages", "@max.pages", "@min.price", "@max.price"])
+            let agg = r.pick([
+                "@sum.pages", "@avg.pages", "@sum.price", "@avg.price", "@min.pages", "@max.pages", "@min.price",
+                "@max.price",
+            ])
             return "books.\(agg) \(r.pick(["==", "!=", "<", ">", ">=", "<="])) \(literal(.double, &r))"
         case 7:
-            return "books.\(r.pick(["@min.title", "@max.title"])) \(r.pick(["==", "<", ">="]))\(options(&r)) \(literal(.text, &r))"
+            return
+                "books.\(r.pick(["@min.title", "@max.title"])) \(r.pick(["==", "<", ">="]))\(options(&r)) \(literal(.text, &r))"
         case 8:
-            return "SUBQUERY(books, $b, \(bookPredicate("$b.", &r, depth: 1))).@count \(r.pick(["==", ">", ">=", "<"])) \(r.int(0...2))"
+            return
+                "SUBQUERY(books, $b, \(bookPredicate("$b.", &r, depth: 1))).@count \(r.pick(["==", ">", ">=", "<"])) \(r.int(0...2))"
         default:
             let (key, kind) = r.pick(bookKeys)
-            return "\(r.pick(["ANY", "ALL", "NONE"])) mentor.books.\(comparison(key, kind, &r, peers: [], keyFirst: true))"
+            return
+                "\(r.pick(["ANY", "ALL", "NONE"])) mentor.books.\(comparison(key, kind, &r, peers: [], keyFirst: true))"
         }
     }
 
     static func predicate(_ r: inout RandomSource, depth: Int) -> String {
         if depth > 0 {
             switch r.int(0...9) {
-            case 0, 1: return "\(predicate(&r, depth: depth - 1)) \(r.pick(["AND", "&&", "and"])) \(predicate(&r, depth: depth - 1))"
-            case 2, 3: return "\(predicate(&r, depth: depth - 1)) \(r.pick(["OR", "||", "or"])) \(predicate(&r, depth: depth - 1))"
+            case 0, 1:
+                return
+                    "\(predicate(&r, depth: depth - 1)) \(r.pick(["AND", "&&", "and"])) \(predicate(&r, depth: depth - 1))"
+            case 2, 3:
+                return
+                    "\(predicate(&r, depth: depth - 1)) \(r.pick(["OR", "||", "or"])) \(predicate(&r, depth: depth - 1))"
             case 4: return "\(r.pick(["NOT", "!", "not"])) (\(predicate(&r, depth: depth - 1)))"
             case 5: return "(\(predicate(&r, depth: depth - 1)))"
             default: break
@@ -199,7 +234,10 @@ enum RandomLibrary {
     }
 
     static func sortDescriptors(_ r: inout RandomSource) -> [SortDescriptor] {
-        let keys = ["name", "age", "rating", "active", "born", "code", "photo", "mentor.name", "mentor.age", "mentor", "mentor.mentor.name"]
+        let keys = [
+            "name", "age", "rating", "active", "born", "code", "photo", "mentor.name", "mentor.age", "mentor",
+            "mentor.mentor.name",
+        ]
         return (0..<r.int(1...3)).map { _ in
             SortDescriptor(key: r.pick(keys), ascending: r.chance(0.5), comparator: r.pick(Comparator.allCases))
         }

@@ -1,5 +1,5 @@
-import TestSupport
 import Model
+import TestSupport
 
 /// SplitMix64: a small deterministic generator, so a failing seed can be replayed.
 struct RandomSource: RandomNumberGenerator {

@@ -52,7 +52,8 @@ struct BulkLoader {
     /// The tree of every entry appended, in order.
     consuming func finish() -> CountedBTree {
         leaves.append(CountedBTree.Node(entries: current))
-        var tree = CountedBTree(keyWidth: width, leafCapacity: leafCapacity, innerCapacity: innerCapacity, compare: compare)
+        var tree = CountedBTree(
+            keyWidth: width, leafCapacity: leafCapacity, innerCapacity: innerCapacity, compare: compare)
         if !inOrder {
             // Rare (a source that breaks its promise): sort the entries and load them again.
             var all: [(SortKey, Int64)] = []

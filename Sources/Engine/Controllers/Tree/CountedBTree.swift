@@ -67,7 +67,8 @@ struct CountedBTree {
         // A local copy of the node's entries: reads through the class reference would
         // retain and release the buffers on every comparison.
         let entries = node.entries
-        var lo = 0, hi = entries.count
+        var lo = 0
+        var hi = entries.count
         while lo < hi {
             let mid = (lo + hi) / 2
             entries.load(mid, into: &scratch)
@@ -80,7 +81,8 @@ struct CountedBTree {
     /// second on) that is after it.
     private func childIndex(_ node: Node, _ scratch: inout SortKey, _ isAfter: (SortKey, Int64) -> Bool) -> Int {
         let entries = node.entries
-        var lo = 1, hi = entries.count
+        var lo = 1
+        var hi = entries.count
         while lo < hi {
             let mid = (lo + hi) / 2
             entries.load(mid, into: &scratch)
@@ -92,7 +94,8 @@ struct CountedBTree {
     /// `childIndex` for a probe entry: the child whose range holds `(key, id)`.
     private func childIndex(_ node: Node, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey) -> Int {
         let entries = node.entries
-        var lo = 1, hi = entries.count
+        var lo = 1
+        var hi = entries.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if order(entries, mid, key, id, &scratch) > 0 { hi = mid } else { lo = mid + 1 }
@@ -126,7 +129,8 @@ struct CountedBTree {
             node = node.children[c]
         }
         let entries = node.entries
-        var lo = 0, hi = entries.count
+        var lo = 0
+        var hi = entries.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if order(entries, mid, key, id, &scratch) >= 0 { hi = mid } else { lo = mid + 1 }
@@ -151,7 +155,10 @@ struct CountedBTree {
         var r = rank
         while !node.isLeaf {
             var c = 0
-            while r >= node.counts[c] { r -= node.counts[c]; c += 1 }
+            while r >= node.counts[c] {
+                r -= node.counts[c]
+                c += 1
+            }
             node = node.children[c]
         }
         return (node, r)
@@ -159,7 +166,8 @@ struct CountedBTree {
 
     /// Calls `body` for the entries at `ranks`, in order.
     func forEach(in ranks: Range<Int>, _ body: (SortKey, Int64) -> Void) {
-        let lo = Swift.max(0, ranks.lowerBound), hi = Swift.min(count, ranks.upperBound)
+        let lo = Swift.max(0, ranks.lowerBound)
+        let hi = Swift.min(count, ranks.upperBound)
         guard lo < hi else { return }
         visit(root, lo, hi, body)
     }
@@ -217,7 +225,7 @@ struct CountedBTree {
         let (rank, split) = insert(into: root, key, id, &scratch)
         if let (sepKey, sepID, right) = split {
             var seps = Entries(width: width, capacity: innerCapacity)
-            seps.append(key, 0)  // never read
+            seps.append(key, 0) // never read
             seps.append(sepKey, sepID)
             let newRoot = Node(entries: seps)
             newRoot.children = [root, right]
@@ -229,9 +237,11 @@ struct CountedBTree {
     }
 
     private func insert(into node: Node, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey)
-        -> (Int, (SortKey, Int64, Node)?) {
+        -> (Int, (SortKey, Int64, Node)?)
+    {
         if node.isLeaf {
-            var lo = 0, hi = node.entries.count
+            var lo = 0
+            var hi = node.entries.count
             do {
                 let entries = node.entries
                 while lo < hi {
@@ -283,7 +293,8 @@ struct CountedBTree {
 
     private func remove(from node: Node, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey) -> Int? {
         if node.isLeaf {
-            var lo = 0, hi = node.entries.count
+            var lo = 0
+            var hi = node.entries.count
             do {
                 let entries = node.entries
                 while lo < hi {
@@ -318,8 +329,12 @@ struct CountedBTree {
             node.entries.remove(at: rank)
             return
         }
-        var r = rank, c = 0
-        while r >= node.counts[c] { r -= node.counts[c]; c += 1 }
+        var r = rank
+        var c = 0
+        while r >= node.counts[c] {
+            r -= node.counts[c]
+            c += 1
+        }
         remove(from: node.children[c], at: r)
         node.counts[c] -= 1
         rebalance(node, c)
@@ -339,9 +354,12 @@ struct CountedBTree {
             return
         }
         for (l, r) in [(c - 1, c), (c, c + 1)] where l >= 0 && r < node.children.count {
-            let left = node.children[l], right = node.children[r]
-            let sizes = left.isLeaf ? left.entries.count + right.entries.count
-                                    : left.children.count + right.children.count
+            let left = node.children[l]
+            let right = node.children[r]
+            let sizes =
+                left.isLeaf
+                ? left.entries.count + right.entries.count
+                : left.children.count + right.children.count
             guard sizes <= capacity * 3 / 4 else { continue }
             if left.isLeaf {
                 left.entries.append(contentsOf: right.entries)

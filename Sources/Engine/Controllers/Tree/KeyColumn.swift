@@ -30,14 +30,23 @@ struct KeyColumn {
     }
 
     mutating func insert(_ v: Value, at i: Int) {
-        if kind != .mixed, let b = bitsIfCompact(v) { bits.insert(b, at: i); return }
+        if kind != .mixed, let b = bitsIfCompact(v) {
+            bits.insert(b, at: i)
+            return
+        }
         makeMixed()
         values.insert(v, at: i)
     }
 
     mutating func append(_ v: Value) {
-        if kind == .integer, case .integer(let x) = v { bits.append(x); return }
-        if kind != .mixed, let b = bitsIfCompact(v) { bits.append(b); return }
+        if kind == .integer, case .integer(let x) = v {
+            bits.append(x)
+            return
+        }
+        if kind != .mixed, let b = bitsIfCompact(v) {
+            bits.append(b)
+            return
+        }
         makeMixed()
         values.append(v)
     }
@@ -89,7 +98,10 @@ struct KeyColumn {
         case .bool(let x): (k, b) = (.bool, x ? 1 : 0)
         default: return nil
         }
-        if kind == .empty || bits.isEmpty { kind = k; return b }
+        if kind == .empty || bits.isEmpty {
+            kind = k
+            return b
+        }
         return kind == k ? b : nil
     }
 

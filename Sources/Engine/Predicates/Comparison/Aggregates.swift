@@ -22,7 +22,10 @@ public enum Aggregates {
             var overflow = false
             for i in ints {
                 let (r, o) = total.addingReportingOverflow(i)
-                if o { overflow = true; break }
+                if o {
+                    overflow = true
+                    break
+                }
                 total = r
             }
             if !overflow { return .integer(total) }

@@ -3,14 +3,18 @@
 /// `e` + U+0301), which SQL does not, so predicates never use them on stored text.
 public enum ByteOrder {
     public static func compare(_ a: String, _ b: String) -> Int {
-        var a = a, b = b
+        var a = a
+        var b = b
         return a.withUTF8 { x in b.withUTF8 { y in compare(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
     }
 
     public static func equal(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
+        var a = a
+        var b = b
         return a.withUTF8 { x in
-            b.withUTF8 { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
+            b.withUTF8 { y in
+                x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+            }
         }
     }
 
@@ -29,9 +33,9 @@ public enum ByteOrder {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

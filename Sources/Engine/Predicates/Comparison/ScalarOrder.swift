@@ -8,16 +8,17 @@ public enum ScalarOrder {
     @inline(__always)
     public static func compare(_ a: Value, _ b: Value) -> Int? {
         switch (a, b) {
-        case let (.integer(x), .integer(y)): return x == y ? 0 : (x < y ? -1 : 1)
-        case let (.double(x), .double(y)), let (.date(x), .date(y)): return x == y ? 0 : (x < y ? -1 : 1)
-        case let (.string(x), .string(y)), let (.uuid(x), .uuid(y)), let (.string(x), .uuid(y)), let (.uuid(x), .string(y)):
+        case (.integer(let x), .integer(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.double(let x), .double(let y)), (.date(let x), .date(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.string(let x), .string(let y)), (.uuid(let x), .uuid(let y)), (.string(let x), .uuid(let y)),
+            (.uuid(let x), .string(let y)):
             return ByteOrder.compare(x, y)
-        case let (.integer(x), .double(y)): return compare(x, y)
-        case let (.double(x), .integer(y)): return -compare(y, x)
-        case let (.bool(x), _): return compare(.integer(x ? 1 : 0), b)
-        case let (_, .bool(y)): return compare(a, .integer(y ? 1 : 0))
-        case let (.binary(x), .binary(y)): return ByteOrder.compare(x, y)
-        case let (.object(x), .object(y)): return x.number == y.number ? 0 : (x.number < y.number ? -1 : 1)
+        case (.integer(let x), .double(let y)): return compare(x, y)
+        case (.double(let x), .integer(let y)): return -compare(y, x)
+        case (.bool(let x), _): return compare(.integer(x ? 1 : 0), b)
+        case (_, .bool(let y)): return compare(a, .integer(y ? 1 : 0))
+        case (.binary(let x), .binary(let y)): return ByteOrder.compare(x, y)
+        case (.object(let x), .object(let y)): return x.number == y.number ? 0 : (x.number < y.number ? -1 : 1)
         default: return nil
         }
     }

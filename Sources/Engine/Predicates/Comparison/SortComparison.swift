@@ -8,8 +8,8 @@ public enum SortComparison {
     public static func compare(_ a: Value, _ b: Value, _ comparator: Comparator) -> Int {
         // The common key kinds first, answered as `ScalarOrder` answers them.
         switch (a, b) {
-        case let (.integer(x), .integer(y)): return x == y ? 0 : (x < y ? -1 : 1)
-        case let (.double(x), .double(y)), let (.date(x), .date(y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.integer(let x), .integer(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.double(let x), .double(let y)), (.date(let x), .date(let y)): return x == y ? 0 : (x < y ? -1 : 1)
         default: break
         }
         switch (a, b) {
@@ -35,13 +35,15 @@ public enum SortComparison {
     /// Byte order of the lower-case folds, comparing ASCII in place until the first
     /// non-ASCII byte (folding is per scalar, so the shortcut cannot change the answer).
     public static func caseInsensitive(_ a: String, _ b: String) -> Int {
-        var a = a, b = b
+        var a = a
+        var b = b
         let quick: Int? = a.withUTF8 { x in
             b.withUTF8 { y in
                 let n = min(x.count, y.count)
                 var i = 0
                 while i < n {
-                    var p = x[i], q = y[i]
+                    var p = x[i]
+                    var q = y[i]
                     if p >= 0x80 || q >= 0x80 { return nil }
                     if p >= 65 && p <= 90 { p += 32 }
                     if q >= 65 && q <= 90 { q += 32 }
@@ -56,8 +58,9 @@ public enum SortComparison {
             }
         }
         if let quick { return quick }
-        return ByteOrder.compare(TextFolding.fold(a, caseInsensitive: true, diacriticInsensitive: false),
-                                 TextFolding.fold(b, caseInsensitive: true, diacriticInsensitive: false))
+        return ByteOrder.compare(
+            TextFolding.fold(a, caseInsensitive: true, diacriticInsensitive: false),
+            TextFolding.fold(b, caseInsensitive: true, diacriticInsensitive: false))
     }
 
     /// Case- and diacritic-insensitive; runs of ASCII digits compare by numeric value
@@ -65,27 +68,34 @@ public enum SortComparison {
     public static func localizedStandard(_ a: String, _ b: String) -> Int {
         let x = Array(TextFolding.fold(a, caseInsensitive: true, diacriticInsensitive: true).unicodeScalars)
         let y = Array(TextFolding.fold(b, caseInsensitive: true, diacriticInsensitive: true).unicodeScalars)
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < x.count && j < y.count {
             if isDigit(x[i]) && isDigit(y[j]) {
-                var i2 = i, j2 = j
+                var i2 = i
+                var j2 = j
                 while i < x.count, x[i] == "0" { i += 1 }
                 while j < y.count, y[j] == "0" { j += 1 }
-                i2 = i; j2 = j
+                i2 = i
+                j2 = j
                 while i2 < x.count, isDigit(x[i2]) { i2 += 1 }
                 while j2 < y.count, isDigit(y[j2]) { j2 += 1 }
-                let lx = i2 - i, ly = j2 - j
+                let lx = i2 - i
+                let ly = j2 - j
                 if lx != ly { return lx < ly ? -1 : 1 }
                 while i < i2 {
                     if x[i] != y[j] { return x[i].value < y[j].value ? -1 : 1 }
-                    i += 1; j += 1
+                    i += 1
+                    j += 1
                 }
                 continue
             }
             if x[i] != y[j] { return x[i].value < y[j].value ? -1 : 1 }
-            i += 1; j += 1
+            i += 1
+            j += 1
         }
-        let rx = i < x.count, ry = j < y.count
+        let rx = i < x.count
+        let ry = j < y.count
         return rx == ry ? 0 : (rx ? 1 : -1)
     }
 

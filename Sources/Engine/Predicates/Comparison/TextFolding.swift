@@ -21,8 +21,9 @@ public enum TextFolding {
     }
 
     public static func fold(_ text: String, _ options: ComparisonOptions) -> String {
-        fold(text, caseInsensitive: options.contains(.caseInsensitive),
-             diacriticInsensitive: options.contains(.diacriticInsensitive))
+        fold(
+            text, caseInsensitive: options.contains(.caseInsensitive),
+            diacriticInsensitive: options.contains(.diacriticInsensitive))
     }
 
     static func isASCII(_ text: String) -> Bool {
@@ -37,7 +38,10 @@ public enum TextFolding {
         var t = text
         return t.withUTF8 { bytes in
             var needs = false
-            for b in bytes where b >= 65 && b <= 90 { needs = true; break }
+            for b in bytes where b >= 65 && b <= 90 {
+                needs = true
+                break
+            }
             if !needs { return text }
             return String(unsafeUninitializedCapacity: bytes.count) { out in
                 for (i, b) in bytes.enumerated() { out[i] = b >= 65 && b <= 90 ? b + 32 : b }
@@ -60,7 +64,8 @@ public enum TextFolding {
 
     private static func withoutMarks(_ text: String) -> String {
         var out = String.UnicodeScalarView()
-        for s in text.decomposedStringWithCanonicalMapping.unicodeScalars where s.properties.generalCategory != .nonspacingMark {
+        for s in text.decomposedStringWithCanonicalMapping.unicodeScalars
+        where s.properties.generalCategory != .nonspacingMark {
             out.append(s)
         }
         return String(out)

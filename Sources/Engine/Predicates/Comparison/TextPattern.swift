@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The string operators BEGINSWITH, ENDSWITH, CONTAINS, LIKE and MATCHES with their options,
@@ -24,7 +24,8 @@ struct TextPattern: Sendable {
         case .matches:
             // Case is the regex engine's job (folding the subject would break `[A-Z]`);
             // diacritics are dropped from both sides.
-            let p = TextFolding.fold(pattern, caseInsensitive: false, diacriticInsensitive: options.contains(.diacriticInsensitive))
+            let p = TextFolding.fold(
+                pattern, caseInsensitive: false, diacriticInsensitive: options.contains(.diacriticInsensitive))
             guard let r = RegexBox(p, ignoreCase: options.contains(.caseInsensitive)) else { return nil }
             folded = p
             like = nil
@@ -44,7 +45,8 @@ struct TextPattern: Sendable {
     func matches(_ subject: String) -> Bool {
         switch kind {
         case .matches:
-            let s = TextFolding.fold(subject, caseInsensitive: false, diacriticInsensitive: options.contains(.diacriticInsensitive))
+            let s = TextFolding.fold(
+                subject, caseInsensitive: false, diacriticInsensitive: options.contains(.diacriticInsensitive))
             return regex!.wholeMatch(s)
         case .like:
             return like!.matches(TextFolding.fold(subject, options))

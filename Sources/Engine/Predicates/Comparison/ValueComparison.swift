@@ -2,7 +2,8 @@ import Model
 
 /// Every leaf operator once operands are values (IN and BETWEEN are rewritten into these).
 public enum LeafOperator: Int32, Sendable, CaseIterable {
-    case equal = 1, notEqual, less, lessOrEqual, greater, greaterOrEqual
+    case equal = 1
+    case notEqual, less, lessOrEqual, greater, greaterOrEqual
     case beginsWith, endsWith, contains, like, matches
 
     var textKind: TextPattern.Kind? {
@@ -39,7 +40,8 @@ public enum ValueComparison {
     public static func evaluate(_ op: LeafOperator, _ options: ComparisonOptions, _ a: Value, _ b: Value) -> Bool {
         if let kind = op.textKind {
             guard let subject = text(a), let pattern = text(b),
-                  let prepared = TextPattern(kind, options: options, pattern: pattern) else { return false }
+                let prepared = TextPattern(kind, options: options, pattern: pattern)
+            else { return false }
             return prepared.matches(subject)
         }
         return order(op, options, a, b)
@@ -48,7 +50,8 @@ public enum ValueComparison {
     /// The six ordering/equality operators, with `[c]`/`[d]` folding applied to text.
     @inline(__always)
     static func order(_ op: LeafOperator, _ options: ComparisonOptions, _ a: Value, _ b: Value) -> Bool {
-        let aNull = a.isNull, bNull = b.isNull
+        let aNull = a.isNull
+        let bNull = b.isNull
         if aNull || bNull {
             switch op {
             case .equal, .lessOrEqual, .greaterOrEqual: return aNull && bNull
@@ -99,7 +102,10 @@ final class PreparedComparison: Sendable {
         self.constant = constant
         if let kind = op.textKind {
             guard let p = ValueComparison.text(constant) else {
-                pattern = nil; foldedConstant = nil; integer = nil; return
+                pattern = nil
+                foldedConstant = nil
+                integer = nil
+                return
             }
             guard let prepared = TextPattern(kind, options: options, pattern: p) else { return nil }
             pattern = prepared
@@ -107,7 +113,8 @@ final class PreparedComparison: Sendable {
             integer = nil
         } else {
             pattern = nil
-            foldedConstant = self.options.isEmpty ? nil : ValueComparison.text(constant).map { TextFolding.fold($0, options) }
+            foldedConstant =
+                self.options.isEmpty ? nil : ValueComparison.text(constant).map { TextFolding.fold($0, options) }
             if case .integer(let i) = constant { integer = i } else { integer = nil }
         }
     }

@@ -67,8 +67,9 @@ struct Binder {
         if let q = c.quantifier {
             let lhs = try resolve(c.lhs)
             guard case .collection(let coll, let element, let elementClass, let path, let key) = lhs else {
-                throw CompileError.typeMismatch(entity: root.name, key: lhs.text, expected: "a to-many key path after \(q.rawValue)",
-                                                got: describe(lhs))
+                throw CompileError.typeMismatch(
+                    entity: root.name, key: lhs.text, expected: "a to-many key path after \(q.rawValue)",
+                    got: describe(lhs))
             }
             scopes.append(Scope(name: nil, entity: coll.hop.destination, path: path))
             defer { scopes.removeLast() }
@@ -84,8 +85,9 @@ struct Binder {
         if case .collection(let coll, let element, let elementClass, let path, let key) = lhs {
             // `tags.name CONTAINS 'x'`: membership, the same as ANY tags.name == 'x'.
             guard c.op == .contains else {
-                throw CompileError.typeMismatch(entity: root.name, key: key, expected: "ANY, ALL or NONE before a to-many key path",
-                                                got: "a to-many key path")
+                throw CompileError.typeMismatch(
+                    entity: root.name, key: key, expected: "ANY, ALL or NONE before a to-many key path",
+                    got: "a to-many key path")
             }
             scopes.append(Scope(name: nil, entity: coll.hop.destination, path: path))
             defer { scopes.removeLast() }
@@ -96,8 +98,9 @@ struct Binder {
         if case .collection(let coll, let element, let elementClass, let path, let key) = rhs {
             // `'x' IN tags.name`: membership again.
             guard c.op == .in else {
-                throw CompileError.typeMismatch(entity: root.name, key: key, expected: "IN before a to-many key path",
-                                                got: c.op.rawValue)
+                throw CompileError.typeMismatch(
+                    entity: root.name, key: key, expected: "IN before a to-many key path",
+                    got: c.op.rawValue)
             }
             scopes.append(Scope(name: nil, entity: coll.hop.destination, path: path))
             defer { scopes.removeLast() }
@@ -107,14 +110,19 @@ struct Binder {
         return try bindOperator(lhs, c.op, c.options, rhs)
     }
 
-    private mutating func bindOperator(_ lhs: Operand, _ op: ComparisonOperator, _ options: ComparisonOptions,
-                                       _ rhs: Operand) throws(EngineError) -> BoundPredicate {
+    private mutating func bindOperator(
+        _ lhs: Operand, _ op: ComparisonOperator, _ options: ComparisonOptions,
+        _ rhs: Operand
+    ) throws(EngineError) -> BoundPredicate {
         switch op {
         case .between:
             guard case .list(let bounds, _) = rhs, bounds.count == 2 else {
-                throw CompileError.typeMismatch(entity: root.name, key: lhs.text, expected: "BETWEEN {low, high}", got: describe(rhs))
+                throw CompileError.typeMismatch(
+                    entity: root.name, key: lhs.text, expected: "BETWEEN {low, high}", got: describe(rhs))
             }
-            return .and([try leaf(lhs, .greaterOrEqual, options, bounds[0]), try leaf(lhs, .lessOrEqual, options, bounds[1])])
+            return .and([
+                try leaf(lhs, .greaterOrEqual, options, bounds[0]), try leaf(lhs, .lessOrEqual, options, bounds[1]),
+            ])
         case .in:
             if case .list(let items, _) = rhs {
                 var terms: [BoundPredicate] = []
@@ -145,41 +153,50 @@ struct Binder {
 
     // MARK: Leaves
 
-    private func leaf(_ l: Operand, _ op: LeafOperator, _ options: ComparisonOptions,
-                      _ r: Operand) throws(EngineError) -> BoundPredicate {
+    private func leaf(
+        _ l: Operand, _ op: LeafOperator, _ options: ComparisonOptions,
+        _ r: Operand
+    ) throws(EngineError) -> BoundPredicate {
         var (lhs, lc) = try single(l)
         var (rhs, rc) = try single(r)
         // String operators need strings: say so before a constant's typing would complain.
         if op.textKind != nil {
             for (c, o) in [(lc, l), (rc, r)] {
                 if let c, !(c.isTextual || c == .null) {
-                    throw CompileError.typeMismatch(entity: root.name, key: o.text, expected: "string for \(opName(op))", got: c.description)
+                    throw CompileError.typeMismatch(
+                        entity: root.name, key: o.text, expected: "string for \(opName(op))", got: c.description)
                 }
             }
         }
         // A constant takes the type of what it meets.
         if case .constant(let v) = lhs, rc != nil, rhs.constantValue == nil {
-            lhs = .constant(try coerce(v, to: rc!, key: r.text)); lc = ValueClass(of: lhs.constantValue!)
+            lhs = .constant(try coerce(v, to: rc!, key: r.text))
+            lc = ValueClass(of: lhs.constantValue!)
         }
         if case .constant(let v) = rhs, lc != nil, lhs.constantValue == nil {
-            rhs = .constant(try coerce(v, to: lc!, key: l.text)); rc = ValueClass(of: rhs.constantValue!)
+            rhs = .constant(try coerce(v, to: lc!, key: l.text))
+            rc = ValueClass(of: rhs.constantValue!)
         }
-        let left = lc ?? ValueClass(of: lhs.constantValue!), right = rc ?? ValueClass(of: rhs.constantValue!)
+        let left = lc ?? ValueClass(of: lhs.constantValue!)
+        let right = rc ?? ValueClass(of: rhs.constantValue!)
         guard left.comparable(with: right) else {
             let typedIsLeft = lhs.constantValue == nil
-            throw CompileError.typeMismatch(entity: root.name, key: typedIsLeft ? l.text : r.text,
-                                            expected: (typedIsLeft ? left : right).description,
-                                            got: (typedIsLeft ? right : left).description)
+            throw CompileError.typeMismatch(
+                entity: root.name, key: typedIsLeft ? l.text : r.text,
+                expected: (typedIsLeft ? left : right).description,
+                got: (typedIsLeft ? right : left).description)
         }
         if op.textKind != nil {
             for (c, o) in [(left, l), (right, r)] where !(c.isTextual || c == .null) {
-                throw CompileError.typeMismatch(entity: root.name, key: o.text, expected: "string for \(opName(op))", got: c.description)
+                throw CompileError.typeMismatch(
+                    entity: root.name, key: o.text, expected: "string for \(opName(op))", got: c.description)
             }
         } else if op != .equal && op != .notEqual {
             for (c, o) in [(left, l), (right, r)] {
                 if case .object = c {
-                    throw CompileError.typeMismatch(entity: root.name, key: o.text, expected: "a number, string or date for \(opName(op))",
-                                                    got: c.description)
+                    throw CompileError.typeMismatch(
+                        entity: root.name, key: o.text, expected: "a number, string or date for \(opName(op))",
+                        got: c.description)
                 }
             }
         }
@@ -213,8 +230,9 @@ struct Binder {
         case .typed(let e, let c, _): return (e, c)
         case .constant(let v, _): return (.constant(v), nil)
         case .collection(_, _, _, _, let key):
-            throw CompileError.typeMismatch(entity: root.name, key: key, expected: "ANY, ALL or NONE before a to-many key path",
-                                            got: "a to-many key path")
+            throw CompileError.typeMismatch(
+                entity: root.name, key: key, expected: "ANY, ALL or NONE before a to-many key path",
+                got: "a to-many key path")
         case .list(_, let text):
             throw CompileError.typeMismatch(entity: root.name, key: text, expected: "a single value", got: "a list")
         }
@@ -255,7 +273,8 @@ struct Binder {
             guard let u = Binder.canonicalUUID(s) else { throw CompileError.invalidValue(s, reason: "not a UUID") }
             return .uuid(u)
         case (.number, .integer), (.number, .double), (.number, .bool),
-             (.boolean, .integer), (.boolean, .double), (.boolean, .bool): return v
+            (.boolean, .integer), (.boolean, .double), (.boolean, .bool):
+            return v
         case (.date, .date): return v
         case (.date, .string(let s)):
             guard let t = ISO8601.parse(s) else { throw CompileError.invalidValue(s, reason: "not an ISO 8601 date") }
@@ -268,8 +287,9 @@ struct Binder {
             }
             return .object(id)
         default:
-            throw CompileError.typeMismatch(entity: root.name, key: key, expected: target.description,
-                                            got: ValueClass(of: v).description)
+            throw CompileError.typeMismatch(
+                entity: root.name, key: key, expected: target.description,
+                got: ValueClass(of: v).description)
         }
     }
 
@@ -277,8 +297,11 @@ struct Binder {
         let u = Array(s.lowercased().utf8)
         guard u.count == 36 else { return nil }
         for (i, c) in u.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 { guard c == UInt8(ascii: "-") else { return nil } }
-            else { guard (c >= 48 && c <= 57) || (c >= 97 && c <= 102) else { return nil } }
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                guard c == UInt8(ascii: "-") else { return nil }
+            } else {
+                guard (c >= 48 && c <= 57) || (c >= 97 && c <= 102) else { return nil }
+            }
         }
         return String(decoding: u, as: UTF8.self)
     }
@@ -313,7 +336,8 @@ struct Binder {
                 return try walk(scope: s, k.components, text: k.text)
             }
             guard k.components.isEmpty else {
-                throw CompileError.typeMismatch(entity: root.name, key: k.text, expected: "a value", got: "a key path on a request variable")
+                throw CompileError.typeMismatch(
+                    entity: root.name, key: k.text, expected: "a value", got: "a key path on a request variable")
             }
             if let list = lists[name] {
                 return .list(list.map { .constant($0, text: "$" + name) }, text: "$" + name)
@@ -328,9 +352,12 @@ struct Binder {
                 throw PredicateSyntax.error(source, offset: k.offset, expected: "'.@count' right after SUBQUERY(...)")
             }
             let c = try resolveKeyPath(collection)
-            guard case .collection(let coll, let element, _, let path, _) = c, element.hops.isEmpty, case .object = element.terminal else {
-                throw CompileError.typeMismatch(entity: root.name, key: collection.text, expected: "a to-many relationship for SUBQUERY",
-                                                got: describe(c))
+            guard case .collection(let coll, let element, _, let path, _) = c, element.hops.isEmpty,
+                case .object = element.terminal
+            else {
+                throw CompileError.typeMismatch(
+                    entity: root.name, key: collection.text, expected: "a to-many relationship for SUBQUERY",
+                    got: describe(c))
             }
             scopes.append(Scope(name: variable, entity: coll.hop.destination, path: path))
             defer { scopes.removeLast() }
@@ -345,7 +372,8 @@ struct Binder {
         var hops: [ToOneHop] = []
         var path = scopes[s].path
         if components.isEmpty {
-            return .typed(.key(BoundKeyPath(scope: s, hops: [], terminal: .object(entity.name))), .object(entity.name), key: text)
+            return .typed(
+                .key(BoundKeyPath(scope: s, hops: [], terminal: .object(entity.name))), .object(entity.name), key: text)
         }
         var i = 0
         while i < components.count {
@@ -355,17 +383,21 @@ struct Binder {
                 guard last else {
                     let next = components[i + 1]
                     if next.hasPrefix("@") {
-                        throw CompileError.typeMismatch(entity: root.name, key: text, expected: "a to-many relationship before \(next)",
-                                                        got: "attribute \(name)")
+                        throw CompileError.typeMismatch(
+                            entity: root.name, key: text, expected: "a to-many relationship before \(next)",
+                            got: "attribute \(name)")
                     }
                     throw CompileError.unknownKey(entity: entity.name, key: next)
                 }
-                return .typed(.key(BoundKeyPath(scope: s, hops: hops, terminal: .attribute(a.name, a.type))), ValueClass(a.type), key: text)
+                return .typed(
+                    .key(BoundKeyPath(scope: s, hops: hops, terminal: .attribute(a.name, a.type))), ValueClass(a.type),
+                    key: text)
             }
             guard !name.hasPrefix("@"), let r = entity.relationship(name) else {
                 if name.hasPrefix("@") {
-                    throw CompileError.typeMismatch(entity: entity.name, key: text, expected: "a to-many relationship before \(name)",
-                                                    got: i == 0 ? "nothing" : components[i - 1])
+                    throw CompileError.typeMismatch(
+                        entity: entity.name, key: text, expected: "a to-many relationship before \(name)",
+                        got: i == 0 ? "nothing" : components[i - 1])
                 }
                 throw CompileError.unknownKey(entity: entity.name, key: name)
             }
@@ -377,16 +409,21 @@ struct Binder {
                 entity = destination
                 i += 1
                 if i == components.count {
-                    return .typed(.key(BoundKeyPath(scope: s, hops: hops, terminal: .object(entity.name))), .object(entity.name), key: text)
+                    return .typed(
+                        .key(BoundKeyPath(scope: s, hops: hops, terminal: .object(entity.name))), .object(entity.name),
+                        key: text)
                 }
                 continue
             }
-            let coll = BoundCollection(owner: BoundKeyPath(scope: s, hops: hops, terminal: .object(entity.name)),
-                                       hop: try toManyHop(entity, r), elementScope: scopes.count)
+            let coll = BoundCollection(
+                owner: BoundKeyPath(scope: s, hops: hops, terminal: .object(entity.name)),
+                hop: try toManyHop(entity, r), elementScope: scopes.count)
             let rest = Array(components[(i + 1)...])
             if rest.isEmpty {
-                return .collection(coll, element: BoundKeyPath(scope: coll.elementScope, hops: [], terminal: .object(destination.name)),
-                                   elementClass: .object(destination.name), path: path, key: text)
+                return .collection(
+                    coll,
+                    element: BoundKeyPath(scope: coll.elementScope, hops: [], terminal: .object(destination.name)),
+                    elementClass: .object(destination.name), path: path, key: text)
             }
             if rest == ["@count"] { return .typed(.count(coll, nil), .number, key: text) }
             scopes.append(Scope(name: nil, entity: destination.name, path: path))
@@ -397,21 +434,25 @@ struct Binder {
                 }
                 let element = try walk(scope: coll.elementScope, Array(rest.dropFirst()), text: text)
                 guard case .typed(.key(let key), let cls, _) = element, case .attribute = key.terminal else {
-                    throw CompileError.typeMismatch(entity: root.name, key: text, expected: "an attribute after \(rest[0])",
-                                                    got: describe(element))
+                    throw CompileError.typeMismatch(
+                        entity: root.name, key: text, expected: "an attribute after \(rest[0])",
+                        got: describe(element))
                 }
                 let numeric = cls.isNumeric
                 guard numeric || ((kind == .min || kind == .max) && (cls.isTextual || cls == .date)) else {
-                    throw CompileError.typeMismatch(entity: root.name, key: text, expected: kind == .min || kind == .max
-                                                    ? "a number, string or date" : "a number", got: cls.description)
+                    throw CompileError.typeMismatch(
+                        entity: root.name, key: text,
+                        expected: kind == .min || kind == .max
+                            ? "a number, string or date" : "a number", got: cls.description)
                 }
                 let resultClass: ValueClass = kind == .sum || kind == .avg ? .number : cls
                 return .typed(.aggregate(kind, coll, key), resultClass, key: text)
             }
             let element = try walk(scope: coll.elementScope, rest, text: text)
             guard case .typed(.key(let key), let cls, _) = element else {
-                throw CompileError.typeMismatch(entity: root.name, key: text, expected: "at most one to-many relationship in a key path",
-                                                got: describe(element))
+                throw CompileError.typeMismatch(
+                    entity: root.name, key: text, expected: "at most one to-many relationship in a key path",
+                    got: describe(element))
             }
             return .collection(coll, element: key, elementClass: cls, path: path, key: text)
         }
@@ -419,7 +460,9 @@ struct Binder {
     }
 
     private func toManyHop(_ entity: Entity, _ r: Relationship) throws(EngineError) -> ToManyHop {
-        guard let inverse = model.inverse(of: r) else { throw CompileError.unknownKey(entity: r.destination, key: r.inverse) }
+        guard let inverse = model.inverse(of: r) else {
+            throw CompileError.unknownKey(entity: r.destination, key: r.inverse)
+        }
         let storage: ToManyHop.Storage
         if inverse.toMany {
             let j = SchemaNaming.joinTable(entity: entity.name, relationship: r)
@@ -427,6 +470,8 @@ struct Binder {
         } else {
             storage = .inverseColumn(inverse.name)
         }
-        return ToManyHop(entity: entity.name, relationship: r.name, destination: r.destination, inverse: inverse.name, storage: storage)
+        return ToManyHop(
+            entity: entity.name, relationship: r.name, destination: r.destination, inverse: inverse.name,
+            storage: storage)
     }
 }

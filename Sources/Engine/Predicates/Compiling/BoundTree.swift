@@ -66,14 +66,17 @@ indirect enum BoundPredicate: Sendable {
     case or([BoundPredicate])
     /// `textual` when both sides hold text (so SQL compares them with BINARY collation).
     /// `prepared` is set when the right side is a constant.
-    case compare(BoundExpression, LeafOperator, ComparisonOptions, BoundExpression, textual: Bool, prepared: PreparedComparison?)
+    case compare(
+        BoundExpression, LeafOperator, ComparisonOptions, BoundExpression, textual: Bool, prepared: PreparedComparison?)
     /// ANY: some element of the collection satisfies the predicate.
     case exists(BoundCollection, BoundPredicate)
 }
 
 /// What a value can be compared with.
 enum ValueClass: Equatable, Sendable, CustomStringConvertible {
-    case text, uuid, number, boolean, date, binary, object(String), null
+    case text, uuid, number, boolean, date, binary
+    case object(String)
+    case null
 
     init(_ type: AttributeType) {
         switch type {

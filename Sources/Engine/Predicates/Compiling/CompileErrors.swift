@@ -3,12 +3,17 @@ import Model
 /// The compile-time errors, with their details in a fixed order for the wire.
 enum CompileError {
     static func unknownKey(entity: String, key: String) -> EngineError {
-        EngineError(.unknownKey, "Entity \(entity) has no key '\(key)'", [("entity", .string(entity)), ("key", .string(key))])
+        EngineError(
+            .unknownKey, "Entity \(entity) has no key '\(key)'", [("entity", .string(entity)), ("key", .string(key))])
     }
 
     static func typeMismatch(entity: String, key: String, expected: String, got: String) -> EngineError {
-        EngineError(.typeMismatch, "'\(key)' of \(entity): expected \(expected), got \(got)",
-                    [("entity", .string(entity)), ("key", .string(key)), ("expected", .string(expected)), ("got", .string(got))])
+        EngineError(
+            .typeMismatch, "'\(key)' of \(entity): expected \(expected), got \(got)",
+            [
+                ("entity", .string(entity)), ("key", .string(key)), ("expected", .string(expected)),
+                ("got", .string(got)),
+            ])
     }
 
     static func missingVariable(_ name: String) -> EngineError {

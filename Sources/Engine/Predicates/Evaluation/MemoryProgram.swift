@@ -89,7 +89,10 @@ private final class ComparisonNode: PredicateNode {
     let options: ComparisonOptions
     let rhs: any ValueNode
     let prepared: PreparedComparison?
-    init(_ lhs: any ValueNode, _ op: LeafOperator, _ options: ComparisonOptions, _ rhs: any ValueNode, _ prepared: PreparedComparison?) {
+    init(
+        _ lhs: any ValueNode, _ op: LeafOperator, _ options: ComparisonOptions, _ rhs: any ValueNode,
+        _ prepared: PreparedComparison?
+    ) {
         self.lhs = lhs
         self.op = op
         self.options = options
@@ -244,7 +247,10 @@ private final class AggregateNode: ValueNode {
         case .min, .max:
             var best: Value = .null
             for v in values where !v.isNull {
-                if best.isNull { best = v; continue }
+                if best.isNull {
+                    best = v
+                    continue
+                }
                 let order = ScalarOrder.compare(v, best) ?? 0
                 if (kind == .min && order < 0) || (kind == .max && order > 0) { best = v }
             }

@@ -26,7 +26,10 @@ struct SQLGenerator {
     mutating func predicate(_ p: BoundPredicate) {
         switch p {
         case .constant(let b): emit(b ? "1" : "0")
-        case .not(let inner): emit("NOT ("); predicate(inner); emit(")")
+        case .not(let inner):
+            emit("NOT (")
+            predicate(inner)
+            emit(")")
         case .and(let ps): balanced(ps[...], "AND", empty: "1")
         case .or(let ps): balanced(ps[...], "OR", empty: "0")
         case .compare(let l, let op, let options, let r, let textual, _): compare(l, op, options, r, textual: textual)
@@ -57,19 +60,36 @@ struct SQLGenerator {
         }
     }
 
-    private mutating func compare(_ l: BoundExpression, _ op: LeafOperator, _ options: ComparisonOptions,
-                                  _ r: BoundExpression, textual: Bool) {
+    private mutating func compare(
+        _ l: BoundExpression, _ op: LeafOperator, _ options: ComparisonOptions,
+        _ r: BoundExpression, textual: Bool
+    ) {
         if op.textKind != nil || !options.isEmpty {
             // String operators and folded comparisons: the shared Swift implementation.
             emit("fetchd_compare(\(op.rawValue), \(options.rawValue), ")
-            expression(l); emit(", "); expression(r); emit(")")
+            expression(l)
+            emit(", ")
+            expression(r)
+            emit(")")
             return
         }
         let collate = textual ? " COLLATE BINARY" : ""
         let sqlOp: String
         switch op {
-        case .equal: emit("("); expression(l); emit(" IS "); expression(r); emit("\(collate))"); return
-        case .notEqual: emit("("); expression(l); emit(" IS NOT "); expression(r); emit("\(collate))"); return
+        case .equal:
+            emit("(")
+            expression(l)
+            emit(" IS ")
+            expression(r)
+            emit("\(collate))")
+            return
+        case .notEqual:
+            emit("(")
+            expression(l)
+            emit(" IS NOT ")
+            expression(r)
+            emit("\(collate))")
+            return
         case .less: sqlOp = "<"
         case .lessOrEqual: sqlOp = "<="
         case .greater: sqlOp = ">"
@@ -79,16 +99,41 @@ struct SQLGenerator {
         if let c = r.constantValue {
             if c.isNull {
                 // `x <= nil` holds only for nil x; `x < nil` never.
-                if inclusive { emit("("); expression(l); emit(" IS NULL)") } else { emit("0") }
+                if inclusive {
+                    emit("(")
+                    expression(l)
+                    emit(" IS NULL)")
+                } else {
+                    emit("0")
+                }
                 return
             }
-            emit("("); expression(l); emit(" IS NOT NULL AND "); expression(l); emit(" \(sqlOp) "); expression(r); emit("\(collate))")
+            emit("(")
+            expression(l)
+            emit(" IS NOT NULL AND ")
+            expression(l)
+            emit(" \(sqlOp) ")
+            expression(r)
+            emit("\(collate))")
             return
         }
         emit("(")
-        if inclusive { emit("("); expression(l); emit(" IS NULL AND "); expression(r); emit(" IS NULL) OR ") }
-        emit("("); expression(l); emit(" IS NOT NULL AND "); expression(r); emit(" IS NOT NULL AND ")
-        expression(l); emit(" \(sqlOp) "); expression(r); emit("\(collate)))")
+        if inclusive {
+            emit("(")
+            expression(l)
+            emit(" IS NULL AND ")
+            expression(r)
+            emit(" IS NULL) OR ")
+        }
+        emit("(")
+        expression(l)
+        emit(" IS NOT NULL AND ")
+        expression(r)
+        emit(" IS NOT NULL AND ")
+        expression(l)
+        emit(" \(sqlOp) ")
+        expression(r)
+        emit("\(collate)))")
     }
 
     // MARK: Expressions
@@ -147,14 +192,17 @@ struct SQLGenerator {
         var id = "\(base).\(SchemaNaming.quoted(first.relationship))"
         for hop in k.hops.dropFirst() {
             let a = fresh()
-            id = "(SELECT \(a).\(SchemaNaming.quoted(hop.relationship)) FROM \(SchemaNaming.quoted(hop.entity)) AS \(a) WHERE \(a).\(SchemaNaming.quoted(SchemaNaming.primaryKey)) = \(id))"
+            id =
+                "(SELECT \(a).\(SchemaNaming.quoted(hop.relationship)) FROM \(SchemaNaming.quoted(hop.entity)) AS \(a) WHERE \(a).\(SchemaNaming.quoted(SchemaNaming.primaryKey)) = \(id))"
         }
         switch k.terminal {
         case .object: emit(id)
         case .attribute(let name, _):
             let a = fresh()
             let entity = k.hops.last!.destination
-            emit("(SELECT \(a).\(SchemaNaming.quoted(name)) FROM \(SchemaNaming.quoted(entity)) AS \(a) WHERE \(a).\(SchemaNaming.quoted(SchemaNaming.primaryKey)) = \(id))")
+            emit(
+                "(SELECT \(a).\(SchemaNaming.quoted(name)) FROM \(SchemaNaming.quoted(entity)) AS \(a) WHERE \(a).\(SchemaNaming.quoted(SchemaNaming.primaryKey)) = \(id))"
+            )
         }
     }
 
@@ -169,7 +217,9 @@ struct SQLGenerator {
             emit("\(dest) AS \(e) WHERE \(e).\(SchemaNaming.quoted(column)) = ")
         case .joinTable(let table, let selfColumn, let otherColumn):
             let j = fresh()
-            emit("\(SchemaNaming.quoted(table)) AS \(j) JOIN \(dest) AS \(e) ON \(e).\(pk) = \(j).\(SchemaNaming.quoted(otherColumn)) WHERE \(j).\(SchemaNaming.quoted(selfColumn)) = ")
+            emit(
+                "\(SchemaNaming.quoted(table)) AS \(j) JOIN \(dest) AS \(e) ON \(e).\(pk) = \(j).\(SchemaNaming.quoted(otherColumn)) WHERE \(j).\(SchemaNaming.quoted(selfColumn)) = "
+            )
         }
         key(coll.owner)
         return e

@@ -35,7 +35,10 @@ struct Lexer {
         while let c = peek(), c.properties.isWhitespace { i += 1 }
         let start = i
         guard let c = peek() else { return Token(kind: .end, offset: start) }
-        func tok(_ kind: Token.Kind, _ length: Int) -> Token { i += length; return Token(kind: kind, offset: start) }
+        func tok(_ kind: Token.Kind, _ length: Int) -> Token {
+            i += length
+            return Token(kind: kind, offset: start)
+        }
         func sym(_ s: Symbol, _ length: Int) -> Token { tok(.symbol(s), length) }
 
         switch c {
@@ -104,44 +107,65 @@ struct Lexer {
     private mutating func word() -> String? {
         guard let c = peek(), Lexer.isWordStart(c) else { return nil }
         var s = String.UnicodeScalarView()
-        while let c = peek(), Lexer.isWordPart(c) { s.append(c); i += 1 }
+        while let c = peek(), Lexer.isWordPart(c) {
+            s.append(c)
+            i += 1
+        }
         return String(s)
     }
 
     private mutating func number() throws(EngineError) -> Token {
         let start = i
-        if peek() == "0", let p = peek(1), let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][Character(p)] {
+        if peek() == "0", let p = peek(1), let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][Character(p)]
+        {
             i += 2
             var v: UInt64 = 0
             var any = false
             while let c = peek(), let d = Lexer.digitValue(c), d < radix {
                 let (m, o1) = v.multipliedReportingOverflow(by: UInt64(radix))
                 let (a, o2) = m.addingReportingOverflow(UInt64(d))
-                guard !o1, !o2, a <= UInt64(Int64.max) else { throw error(start, expected: "an integer within 64 bits") }
+                guard !o1, !o2, a <= UInt64(Int64.max) else {
+                    throw error(start, expected: "an integer within 64 bits")
+                }
                 v = a
                 any = true
                 i += 1
             }
-            guard any else { throw error(i, expected: radix == 16 ? "hexadecimal digits" : radix == 8 ? "octal digits" : "binary digits") }
+            guard any else {
+                throw error(
+                    i, expected: radix == 16 ? "hexadecimal digits" : radix == 8 ? "octal digits" : "binary digits")
+            }
             if let c = peek(), Lexer.isWordPart(c) { throw error(i, expected: "an operator after the number") }
             return Token(kind: .integer(Int64(v)), offset: start)
         }
         var text = ""
         var isReal = false
-        while let c = peek(), Lexer.isDigit(c) { text.unicodeScalars.append(c); i += 1 }
+        while let c = peek(), Lexer.isDigit(c) {
+            text.unicodeScalars.append(c)
+            i += 1
+        }
         if peek() == ".", let d = peek(1), Lexer.isDigit(d) {
             isReal = true
             text += "."
             i += 1
-            while let c = peek(), Lexer.isDigit(c) { text.unicodeScalars.append(c); i += 1 }
+            while let c = peek(), Lexer.isDigit(c) {
+                text.unicodeScalars.append(c)
+                i += 1
+            }
         }
         if let e = peek(), e == "e" || e == "E" {
             var k = 1
             if let s = peek(1), s == "+" || s == "-" { k = 2 }
             if let d = peek(k), Lexer.isDigit(d) {
                 isReal = true
-                for _ in 0..<k { text.unicodeScalars.append(peek()!); i += 1 }
-                while let c = peek(), Lexer.isDigit(c) { text.unicodeScalars.append(c); i += 1 }
+                for _ in 0..<k {
+                    text.unicodeScalars.append(peek()!)
+                    i += 1
+                }
+                while let c = peek(), Lexer.isDigit(c) {
+                    text.unicodeScalars.append(c)
+                    i += 1
+                }
             } else {
                 throw error(i + k, expected: "exponent digits")
             }
@@ -173,17 +197,34 @@ struct Lexer {
         i += 1
         var out = String.UnicodeScalarView()
         while true {
-            guard let c = peek() else { throw error(scalars.count, expected: "a closing \(quote) for the string at offset \(start)") }
+            guard let c = peek() else {
+                throw error(scalars.count, expected: "a closing \(quote) for the string at offset \(start)")
+            }
             i += 1
             if c == quote { break }
-            guard c == "\\" else { out.append(c); continue }
-            guard let e = peek() else { throw error(scalars.count, expected: "a closing \(quote) for the string at offset \(start)") }
+            guard c == "\\" else {
+                out.append(c)
+                continue
+            }
+            guard let e = peek() else {
+                throw error(scalars.count, expected: "a closing \(quote) for the string at offset \(start)")
+            }
             switch e {
-            case "\\", "'", "\"": out.append(e); i += 1
-            case "n": out.append("\n"); i += 1
-            case "t": out.append("\t"); i += 1
-            case "r": out.append("\r"); i += 1
-            case "0": out.append("\u{0}"); i += 1
+            case "\\", "'", "\"":
+                out.append(e)
+                i += 1
+            case "n":
+                out.append("\n")
+                i += 1
+            case "t":
+                out.append("\t")
+                i += 1
+            case "r":
+                out.append("\r")
+                i += 1
+            case "0":
+                out.append("\u{0}")
+                i += 1
             case "x", "u":
                 let width = e == "x" ? 2 : 4
                 var v: UInt32 = 0

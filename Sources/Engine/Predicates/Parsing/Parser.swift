@@ -37,12 +37,18 @@ public struct PredicateParser {
     }
 
     private mutating func take(_ symbol: Symbol) -> Bool {
-        if current.kind == .symbol(symbol) { advance(); return true }
+        if current.kind == .symbol(symbol) {
+            advance()
+            return true
+        }
         return false
     }
 
     private mutating func take(_ keyword: Keyword) -> Bool {
-        if current.kind == .keyword(keyword) { advance(); return true }
+        if current.kind == .keyword(keyword) {
+            advance()
+            return true
+        }
         return false
     }
 
@@ -91,9 +97,13 @@ public struct PredicateParser {
 
     private mutating func comparison() throws(EngineError) -> ComparisonSyntax {
         var quantifier: Quantifier?
-        if take(.any) || take(.some) { quantifier = .anyOf }
-        else if take(.all) { quantifier = .allOf }
-        else if take(.none) { quantifier = .noneOf }
+        if take(.any) || take(.some) {
+            quantifier = .anyOf
+        } else if take(.all) {
+            quantifier = .allOf
+        } else if take(.none) {
+            quantifier = .noneOf
+        }
         let lhs = try expression()
         let offset = current.offset
         let op: ComparisonOperator
@@ -122,7 +132,9 @@ public struct PredicateParser {
     /// `[c]`, `[d]`, `[cd]`, `[n]`... directly after the operator; lower-case letters only.
     private mutating func comparisonOptions() throws(EngineError) -> ComparisonOptions {
         guard take(.openBracket) else { return [] }
-        guard case .identifier(let letters) = current.kind else { throw error(expected: "comparison options c, d or n") }
+        guard case .identifier(let letters) = current.kind else {
+            throw error(expected: "comparison options c, d or n")
+        }
         var options: ComparisonOptions = []
         for letter in letters {
             switch letter {
@@ -142,17 +154,33 @@ public struct PredicateParser {
     private mutating func expression() throws(EngineError) -> ExpressionSyntax {
         let start = current.offset
         switch current.kind {
-        case .string(let s): advance(); return .literal(.string(s), offset: start)
-        case .integer(let v): advance(); return .literal(.integer(v), offset: start)
-        case .real(let v): advance(); return .literal(.real(v), offset: start)
-        case .keyword(.true), .keyword(.yes): advance(); return .literal(.bool(true), offset: start)
-        case .keyword(.false), .keyword(.no): advance(); return .literal(.bool(false), offset: start)
-        case .keyword(.null), .keyword(.nil_): advance(); return .literal(.null, offset: start)
+        case .string(let s):
+            advance()
+            return .literal(.string(s), offset: start)
+        case .integer(let v):
+            advance()
+            return .literal(.integer(v), offset: start)
+        case .real(let v):
+            advance()
+            return .literal(.real(v), offset: start)
+        case .keyword(.true), .keyword(.yes):
+            advance()
+            return .literal(.bool(true), offset: start)
+        case .keyword(.false), .keyword(.no):
+            advance()
+            return .literal(.bool(false), offset: start)
+        case .keyword(.null), .keyword(.nil_):
+            advance()
+            return .literal(.null, offset: start)
         case .symbol(.minus):
             advance()
             switch current.kind {
-            case .integer(let v): advance(); return .literal(.integer(-v), offset: start)
-            case .real(let v): advance(); return .literal(.real(-v), offset: start)
+            case .integer(let v):
+                advance()
+                return .literal(.integer(-v), offset: start)
+            case .real(let v):
+                advance()
+                return .literal(.real(-v), offset: start)
             default: throw error(expected: "a number after '-'")
             }
         case .symbol(.openBrace):
@@ -205,15 +233,19 @@ public struct PredicateParser {
         defer { depth -= 1 }
         try expect(.openParen, "'(' after SUBQUERY")
         guard case .keyPath(let collection) = try expression() else {
-            throw PredicateSyntax.error(source, offset: start, expected: "a collection key path as SUBQUERY's first argument")
+            throw PredicateSyntax.error(
+                source, offset: start, expected: "a collection key path as SUBQUERY's first argument")
         }
         try expect(.comma, "',' after the SUBQUERY collection")
-        guard case .variable(let variable) = current.kind else { throw error(expected: "a $variable as SUBQUERY's second argument") }
+        guard case .variable(let variable) = current.kind else {
+            throw error(expected: "a $variable as SUBQUERY's second argument")
+        }
         advance()
         try expect(.comma, "',' after the SUBQUERY variable")
         let inner = try predicate()
         try expect(.closeParen, "')' closing SUBQUERY")
-        return KeyPathSyntax(root: .subquery(collection: collection, variable: variable, predicate: inner),
-                             components: try components(), offset: start)
+        return KeyPathSyntax(
+            root: .subquery(collection: collection, variable: variable, predicate: inner),
+            components: try components(), offset: start)
     }
 }

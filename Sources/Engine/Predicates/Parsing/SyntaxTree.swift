@@ -11,13 +11,25 @@ public indirect enum PredicateSyntaxTree: Equatable, Sendable {
 }
 
 public enum Quantifier: String, Sendable {
-    case anyOf = "ANY", allOf = "ALL", noneOf = "NONE"
+    case anyOf = "ANY"
+    case allOf = "ALL"
+    case noneOf = "NONE"
 }
 
 public enum ComparisonOperator: String, Sendable, CaseIterable {
-    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
-    case between = "BETWEEN", `in` = "IN", contains = "CONTAINS", beginsWith = "BEGINSWITH", endsWith = "ENDSWITH"
-    case like = "LIKE", matches = "MATCHES"
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    case between = "BETWEEN"
+    case `in` = "IN"
+    case contains = "CONTAINS"
+    case beginsWith = "BEGINSWITH"
+    case endsWith = "ENDSWITH"
+    case like = "LIKE"
+    case matches = "MATCHES"
 }
 
 /// `[c]`, `[d]`, `[n]` in any combination. `n` (inputs already normalized) changes nothing.
@@ -42,7 +54,11 @@ public struct ComparisonSyntax: Equatable, Sendable {
 }
 
 public enum LiteralSyntax: Equatable, Sendable {
-    case string(String), integer(Int64), real(Double), bool(Bool), null
+    case string(String)
+    case integer(Int64)
+    case real(Double)
+    case bool(Bool)
+    case null
 }
 
 public indirect enum ExpressionSyntax: Equatable, Sendable {

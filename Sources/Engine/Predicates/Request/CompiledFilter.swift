@@ -16,7 +16,8 @@ struct CompiledFilter: ObjectFilter {
         self.relationshipPaths = relationshipPaths
         self.program = MemoryProgram.predicate(tree)
         if case .compare(.key(let k), _, _, _, _, let prepared?) = tree, k.scope == 0, k.hops.isEmpty,
-           case .attribute(let name, _) = k.terminal {
+            case .attribute(let name, _) = k.terminal
+        {
             simpleAttribute = name
             simpleComparison = prepared
         } else {

@@ -92,7 +92,8 @@ struct CompiledOrdering: ObjectOrdering {
     func decodeKey(_ key: inout SortKey) {
         for i in components.indices {
             switch (components[i].untypedKind, key[i]) {
-            case (_, .null), (.integer?, .integer), (.double?, .double), (.string?, .string), (.binary?, .binary): continue
+            case (_, .null), (.integer?, .integer), (.double?, .double), (.string?, .string), (.binary?, .binary):
+                continue
             default: key[i] = CompiledOrdering.typed(key[i], components[i].key.terminal)
             }
         }

@@ -15,13 +15,16 @@ public final class RequestCompiler {
         self.model = model
     }
 
-    public func compile(_ request: FetchRequest, sectionNameKeyPath: String? = nil) throws(EngineError) -> CompiledRequest {
+    public func compile(_ request: FetchRequest, sectionNameKeyPath: String? = nil) throws(EngineError)
+        -> CompiledRequest
+    {
         let key = RequestKey(request: request, sectionNameKeyPath: sectionNameKeyPath)
         if let hit = compiled[key] { return hit }
         guard let entity = model.entity(request.entity) else { throw CompileError.unknownEntity(request.entity) }
         let filter = try compileFilter(request, entity)
         let ordering = try compileOrdering(request.sortDescriptors, sectionNameKeyPath: sectionNameKeyPath, entity)
-        let result = CompiledRequest(request: request, filter: filter, ordering: ordering, sectionNameKeyPath: sectionNameKeyPath)
+        let result = CompiledRequest(
+            request: request, filter: filter, ordering: ordering, sectionNameKeyPath: sectionNameKeyPath)
         if compiled.count >= RequestCompiler.cacheLimit { compiled.removeAll(keepingCapacity: true) }
         compiled[key] = result
         return result
@@ -41,12 +44,17 @@ public final class RequestCompiler {
             if parsed.count >= RequestCompiler.cacheLimit { parsed.removeAll(keepingCapacity: true) }
             parsed[bytes] = tree
         }
-        var binder = Binder(model: model, root: entity, variables: request.variables, lists: request.listVariables, source: text)
+        var binder = Binder(
+            model: model, root: entity, variables: request.variables, lists: request.listVariables, source: text)
         let bound = try binder.bind(tree)
-        return CompiledFilter(entity: entity.name, tree: bound, relationshipPaths: binder.relationshipPaths.sorted { $0.lexicographicallyPrecedes($1) })
+        return CompiledFilter(
+            entity: entity.name, tree: bound,
+            relationshipPaths: binder.relationshipPaths.sorted { $0.lexicographicallyPrecedes($1) })
     }
 
-    func compileOrdering(_ descriptors: [SortDescriptor], sectionNameKeyPath: String?, _ entity: Entity) throws(EngineError) -> CompiledOrdering {
+    func compileOrdering(_ descriptors: [SortDescriptor], sectionNameKeyPath: String?, _ entity: Entity)
+        throws(EngineError) -> CompiledOrdering
+    {
         var all = descriptors
         if let section = sectionNameKeyPath, all.first?.key != section {
             all.insert(SortDescriptor(key: section, ascending: true, comparator: .compare), at: 0)
@@ -58,7 +66,9 @@ public final class RequestCompiler {
             for n in path.indices { paths.insert(Array(path[...n])) }
             components.append(.init(key: key, ascending: d.ascending, comparator: d.comparator))
         }
-        return CompiledOrdering(entity: entity.name, components: components, relationshipPaths: paths.sorted { $0.lexicographicallyPrecedes($1) })
+        return CompiledOrdering(
+            entity: entity.name, components: components,
+            relationshipPaths: paths.sorted { $0.lexicographicallyPrecedes($1) })
     }
 
     /// A sort key path: attributes and to-one relationships only.
@@ -70,13 +80,18 @@ public final class RequestCompiler {
         for (i, name) in parts.enumerated() {
             let last = i == parts.count - 1
             if let a = entity.attribute(name) {
-                guard last else { throw CompileError.unknownKey(entity: entity.name, key: parts[i...].joined(separator: ".")) }
+                guard last else {
+                    throw CompileError.unknownKey(entity: entity.name, key: parts[i...].joined(separator: "."))
+                }
                 return (BoundKeyPath(scope: 0, hops: hops, terminal: .attribute(a.name, a.type)), path)
             }
-            guard let r = entity.relationship(name) else { throw CompileError.unknownKey(entity: entity.name, key: name) }
+            guard let r = entity.relationship(name) else {
+                throw CompileError.unknownKey(entity: entity.name, key: name)
+            }
             guard !r.toMany else {
-                throw CompileError.typeMismatch(entity: root.name, key: text, expected: "a sort key through to-one relationships",
-                                                got: "to-many relationship \(name)")
+                throw CompileError.typeMismatch(
+                    entity: root.name, key: text, expected: "a sort key through to-one relationships",
+                    got: "to-many relationship \(name)")
             }
             guard let destination = model.entity(r.destination) else { throw CompileError.unknownEntity(r.destination) }
             hops.append(ToOneHop(entity: entity.name, relationship: name, destination: destination.name))

@@ -19,11 +19,14 @@ struct RequestKey: Hashable {
     }
 
     static func == (a: RequestKey, b: RequestKey) -> Bool {
-        let x = a.request, y = b.request
-        guard same(x.entity, y.entity), same(x.predicate, y.predicate), same(a.sectionNameKeyPath, b.sectionNameKeyPath),
-              x.fetchLimit == y.fetchLimit, x.fetchOffset == y.fetchOffset,
-              x.sortDescriptors.count == y.sortDescriptors.count, x.variables.count == y.variables.count,
-              x.listVariables.count == y.listVariables.count else { return false }
+        let x = a.request
+        let y = b.request
+        guard same(x.entity, y.entity), same(x.predicate, y.predicate),
+            same(a.sectionNameKeyPath, b.sectionNameKeyPath),
+            x.fetchLimit == y.fetchLimit, x.fetchOffset == y.fetchOffset,
+            x.sortDescriptors.count == y.sortDescriptors.count, x.variables.count == y.variables.count,
+            x.listVariables.count == y.listVariables.count
+        else { return false }
         for (d, e) in zip(x.sortDescriptors, y.sortDescriptors) {
             guard same(d.key, e.key), d.ascending == e.ascending, d.comparator == e.comparator else { return false }
         }
@@ -31,7 +34,9 @@ struct RequestKey: Hashable {
             guard let w = y.variables[name], same(v, w) else { return false }
         }
         for (name, vs) in x.listVariables {
-            guard let ws = y.listVariables[name], vs.count == ws.count, zip(vs, ws).allSatisfy(same) else { return false }
+            guard let ws = y.listVariables[name], vs.count == ws.count, zip(vs, ws).allSatisfy(same) else {
+                return false
+            }
         }
         return true
     }
@@ -39,14 +44,14 @@ struct RequestKey: Hashable {
     private static func same(_ a: String?, _ b: String?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
-        case let (x?, y?): return ByteOrder.equal(x, y)
+        case (let x?, let y?): return ByteOrder.equal(x, y)
         default: return false
         }
     }
 
     private static func same(_ a: Value, _ b: Value) -> Bool {
         switch (a, b) {
-        case let (.string(x), .string(y)), let (.uuid(x), .uuid(y)): return ByteOrder.equal(x, y)
+        case (.string(let x), .string(let y)), (.uuid(let x), .uuid(let y)): return ByteOrder.equal(x, y)
         default: return a == b
         }
     }

@@ -17,12 +17,15 @@ public enum SQLFunctions {
         let patterns = PatternCache()
         try connection.createFunction("fetchd_compare", arity: 4) { args in
             guard case .integer(let code) = args[0], let op = LeafOperator(rawValue: Int32(truncatingIfNeeded: code)),
-                  case .integer(let raw) = args[1] else { return .integer(0) }
+                case .integer(let raw) = args[1]
+            else { return .integer(0) }
             let options = ComparisonOptions(rawValue: Int(raw))
-            let a = ValueEncoding.untyped(args[2]), b = ValueEncoding.untyped(args[3])
+            let a = ValueEncoding.untyped(args[2])
+            let b = ValueEncoding.untyped(args[3])
             if let kind = op.textKind {
                 guard case .string(let subject) = a, case .string(let pattern) = b,
-                      let prepared = patterns.pattern(kind, options, pattern) else { return .integer(0) }
+                    let prepared = patterns.pattern(kind, options, pattern)
+                else { return .integer(0) }
                 return .integer(prepared.matches(subject) ? 1 : 0)
             }
             return .integer(ValueComparison.evaluate(op, options, a, b) ? 1 : 0)
@@ -30,10 +33,13 @@ public enum SQLFunctions {
         try connection.createAggregate("fetchd_sum", arity: 1) { Collector(average: false) }
         try connection.createAggregate("fetchd_avg", arity: 1) { Collector(average: true) }
         try connection.createCollation(caseInsensitiveCollation) { a, b in
-            Int32(SortComparison.caseInsensitive(String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self)))
+            Int32(
+                SortComparison.caseInsensitive(String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self)))
         }
         try connection.createCollation(localizedCollation) { a, b in
-            Int32(SortComparison.localizedStandard(String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self)))
+            Int32(
+                SortComparison.localizedStandard(String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self))
+            )
         }
     }
 }
@@ -54,11 +60,16 @@ private final class PatternCache {
 
     func pattern(_ kind: TextPattern.Kind, _ options: ComparisonOptions, _ pattern: String) -> TextPattern? {
         let code = kindCode(kind)
-        if let last, last.key.kind == code, last.key.options == options.rawValue, last.key.pattern.elementsEqual(pattern.utf8) {
+        if let last, last.key.kind == code, last.key.options == options.rawValue,
+            last.key.pattern.elementsEqual(pattern.utf8)
+        {
             return last.pattern
         }
         let key = Key(kind: code, options: options.rawValue, pattern: Array(pattern.utf8))
-        if let hit = entries[key] { last = (key, hit); return hit }
+        if let hit = entries[key] {
+            last = (key, hit)
+            return hit
+        }
         if entries.count > 1024 { entries.removeAll(keepingCapacity: true) }
         let made = TextPattern(kind, options: options, pattern: pattern)
         entries[key] = made
