@@ -11,4 +11,19 @@ public protocol MessageHandler: AnyObject {
     func takeNotifications() -> [OutgoingNotification]
     /// Set once the session must end (the `exit` notification): the process exit code.
     var exitCode: Int32? { get }
+    /// Before each top-level message, and when input stayed idle for `idleIntervalMilliseconds`:
+    /// news from outside the conversation (another process's commit). The notifications it
+    /// queues are written at once, on their own, never inside a response or a batch's answer.
+    func checkOutside()
+    /// How long the transport waits for input before calling `checkOutside`; nil: for ever.
+    var idleIntervalMilliseconds: Int32? { get }
+    /// A descriptor the transport waits on beside its input (while `idleIntervalMilliseconds`
+    /// is set): when it becomes readable, `checkOutside` is called (and reads it).
+    var wakeDescriptor: Int32? { get }
+}
+
+extension MessageHandler {
+    public func checkOutside() {}
+    public var idleIntervalMilliseconds: Int32? { nil }
+    public var wakeDescriptor: Int32? { nil }
 }

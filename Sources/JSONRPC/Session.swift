@@ -54,7 +54,16 @@ public final class Session {
         }
     }
 
+    /// Input stayed idle: lets the handler check the outside and writes what that queued.
+    public func idle(emit: (Frame) -> Void) {
+        guard !isFinished else { return }
+        handler.checkOutside()
+        write(handler.takeNotifications().map(Outgoing.notification), emit: emit)
+    }
+
     private func handle(_ event: FrameDecoder.Event, emit: (Frame) -> Void) {
+        // What happened outside since the last message is written first, as its own output.
+        if case .message = event { idle(emit: emit) }
         onReceive?(event)
         let outgoing: [Outgoing]
         switch event {
@@ -64,6 +73,10 @@ public final class Session {
             logger.debug("framing error: \(error)")
             outgoing = [.response(Response(id: .null, outcome: .failure(RPCError(error))))]
         }
+        write(outgoing, emit: emit)
+    }
+
+    private func write(_ outgoing: [Outgoing], emit: (Frame) -> Void) {
         let encoder = FrameEncoder(framing: decoder.framing ?? .ndjson)
         for message in outgoing {
             let frame = encoder.frame { $0.write(message) }

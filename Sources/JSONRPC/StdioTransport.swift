@@ -20,8 +20,9 @@ public struct StdioTransport {
 
     public var input: Int32
     public var output: Int32
-    /// Asked whenever a read returns early (EINTR) or at end of input: true when a signal
-    /// handler has asked the loop to stop. One read(2) per wake-up, no poll(2).
+    /// Asked whenever a read or a wait returns early (EINTR) or at end of input: true when a
+    /// signal handler has asked the loop to stop. One read(2) per wake-up; poll(2) first only
+    /// while the handler wants to hear of idle input (`idleIntervalMilliseconds`).
     public var interrupted: () -> Bool
     public var readSize: Int
     private var logger: Logger
@@ -45,6 +46,14 @@ public struct StdioTransport {
             if !outputClosed, !self.writeAll(frame) { outputClosed = true }
         }
         while true {
+            if let wait = session.handler.idleIntervalMilliseconds,
+                !inputReady(within: wait, wake: session.handler.wakeDescriptor)
+            {
+                if interrupted() { return .interrupted }
+                session.idle(emit: emit)
+                if outputClosed { return .outputClosed }
+                continue
+            }
             let n = read(input, scratch.baseAddress, readSize)
             if interrupted() { return .interrupted }
             if n < 0 {
@@ -62,6 +71,18 @@ public struct StdioTransport {
             if let code = session.handler.exitCode { return .exit(code) }
             if outputClosed { return .outputClosed }
         }
+    }
+
+    /// poll(2) on the input (and `wake`): false when `milliseconds` passed, `wake` became
+    /// readable or a signal came, with nothing to read; true when a read will not block
+    /// (data, end of input or an error).
+    private func inputReady(within milliseconds: Int32, wake: Int32?) -> Bool {
+        var fds = [
+            pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0),
+        ]
+        guard poll(&fds, 2, milliseconds) > 0 else { return false }
+        return fds[0].revents != 0
     }
 
     /// One write(2) per frame; loops only if the kernel takes part of it (a signal, a full pipe).

@@ -13,7 +13,12 @@ import Model
 public final class Server: MessageHandler {
     public struct Configuration: Sendable {
         public var version: String
-        public init(version: String = FetchdVersion.current) { self.version = version }
+        /// When other processes' commits are merged without `store/checkExternalChanges`.
+        public var watch: WatchMode
+        public init(version: String = FetchdVersion.current, watch: WatchMode = .auto) {
+            self.version = version
+            self.watch = watch
+        }
     }
 
     public let configuration: Configuration
@@ -32,9 +37,13 @@ public final class Server: MessageHandler {
     public private(set) var exitCode: Int32?
 
     private var observers: [ServerObserver] = []
+    let watchState = WatchState()
     private var closed = false
 
-    public init(configuration: Configuration = Configuration(), logger: Logger = Logger(label: "fetchd.server")) {
+    public init(
+        configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "fetchd.server")
+    ) {
         self.configuration = configuration
         self.logger = logger
         controllers = ControllersState(outbox: outbox)
@@ -93,6 +102,12 @@ public final class Server: MessageHandler {
     }
 
     public func takeNotifications() -> [OutgoingNotification] { outbox.take() }
+
+    public func checkOutside() { mergeWatchedChanges() }
+
+    public var idleIntervalMilliseconds: Int32? { idleWait }
+
+    public var wakeDescriptor: Int32? { fileWatch?.descriptor }
 
     func requestExit(_ code: Int32) { exitCode = code }
 

@@ -47,6 +47,7 @@ import Testing
         #expect(try !graph.hasExternalChanges())
         #expect(sets.map(\.context) == ["main", "child"])
         #expect(rec.take().map(\.context) == ["main", "child"])
+        #expect(sets.map(\.reason) == [.external, .external], "the merge's cycles say why, children too")
         let newID = ObjectID(entity: "Contact", number: raw.lastInsertRowID)
         let changes = sets[0].changes
         #expect(changes.map(\.id) == [c, d, newID, g1, g2, t])

@@ -99,9 +99,8 @@ import Testing
         let rows = try Self.rows()
         #expect(rows.count >= 30)
         #expect(
-            rows.first { $0.method == "context/create" }?.params == [
-                "name", "parent", "mergesChangesFromParent", "mergePolicy",
-            ])
+            rows.first { $0.method == "context/create" }?.params
+                == ["name", "parent", "mergesChangesFromParent", "mergePolicy", "transactionAuthor"])
         #expect(
             rows.first { $0.method == "controller/didChangeObject" }?.params
                 == ["controller", "type", "id", "indexPath", "newIndexPath", "object"])

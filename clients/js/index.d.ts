@@ -72,6 +72,18 @@ export type SectionChangeType = "insert" | "delete";
 export type ErrorData = {
   kind: string;
 } & { [key: string]: JSONValue };
+/** A committed transaction: fetchd's save (author: its context's transactionAuthor) or a run of plain-client writes (author null); keys: an update's changed keys. */
+export interface HistoryTransaction {
+  token: number;
+  author: string | null;
+  time: number | null;
+  changes: Array<{
+    entity: string;
+    id: ObjectID;
+    type: "insert" | "update" | "delete";
+    keys?: string[];
+  }>;
+}
 
 // Methods: the params object of each, and the result of each request.
 /** initialize: Starts the session (optional; when sent, the first request). */
@@ -127,10 +139,53 @@ export interface StoreOpenParams {
   /** The SQLite file; ":memory:" by default. */
   path?: string;
   model: Model;
+  /** Merging of other processes' commits continues after this token (one saved before a restart). */
+  historyToken?: number;
 }
 export interface StoreOpenResult {
   entities: string[];
   migrated: boolean;
+}
+/** store/checkExternalChanges: Merges now what other processes committed since the last merge; their notifications come first. */
+export type StoreCheckExternalChangesParams = Record<string, never>;
+export interface StoreCheckExternalChangesResult {
+  merged: number;
+  token: number;
+}
+/** store/historyToken: The newest history token: where a reader that has everything up to now starts. */
+export type StoreHistoryTokenParams = Record<string, never>;
+export interface StoreHistoryTokenResult {
+  token: number;
+}
+/** store/history: Committed transactions after a token, oldest first. */
+export interface StoreHistoryParams {
+  /** A token: transactions after it (0: from the start). */
+  after: number;
+  /** At most this many transactions (100 by default). */
+  limit?: number;
+  /** Only transactions of these transaction authors. */
+  authors?: string[];
+  /** Only changes of these entities (transactions without any are left out). */
+  entities?: string[];
+}
+export interface StoreHistoryResult {
+  transactions: HistoryTransaction[];
+  more: boolean;
+}
+/** store/purgeHistory: Deletes the history before a token (the newest row always stays). */
+export interface StorePurgeHistoryParams {
+  /** A token: history rows before it are deleted. */
+  before: number;
+}
+export interface StorePurgeHistoryResult {
+  deleted: number;
+}
+/** store/didChangeExternally: Other processes' transactions were merged (once per merge, after its cycles). */
+export interface StoreDidChangeExternallyParams {
+  /** The history token merged up to. */
+  token: number;
+  /** The transactions merged, oldest first. */
+  transactions: HistoryTransaction[];
 }
 /** context/create: Creates a context: a root, or a child of parent. */
 export interface ContextCreateParams {
@@ -141,6 +196,8 @@ export interface ContextCreateParams {
   mergesChangesFromParent?: boolean;
   /** "error" by default. */
   mergePolicy?: "error" | "objectTrump" | "storeTrump" | "overwrite" | "rollback";
+  /** Recorded with the root's saves in the history (protocol.md §5). */
+  transactionAuthor?: string;
 }
 export interface ContextCreateResult {
   context: string;
@@ -367,6 +424,10 @@ export interface Requests {
   "server/ping": { params: ServerPingParams; result: ServerPingResult };
   "server/echo": { params: ServerEchoParams; result: ServerEchoResult };
   "store/open": { params: StoreOpenParams; result: StoreOpenResult };
+  "store/checkExternalChanges": { params: StoreCheckExternalChangesParams; result: StoreCheckExternalChangesResult };
+  "store/historyToken": { params: StoreHistoryTokenParams; result: StoreHistoryTokenResult };
+  "store/history": { params: StoreHistoryParams; result: StoreHistoryResult };
+  "store/purgeHistory": { params: StorePurgeHistoryParams; result: StorePurgeHistoryResult };
   "context/create": { params: ContextCreateParams; result: ContextCreateResult };
   "context/insert": { params: ContextInsertParams; result: ContextInsertResult };
   "context/update": { params: ContextUpdateParams; result: ContextUpdateResult };
@@ -390,6 +451,7 @@ export interface Requests {
 }
 /** Notifications fetchd sends, by method name: their params. */
 export interface ServerNotifications {
+  "store/didChangeExternally": StoreDidChangeExternallyParams;
   "controller/willChangeContent": ControllerWillChangeContentParams;
   "controller/didChangeSection": ControllerDidChangeSectionParams;
   "controller/didChangeObject": ControllerDidChangeObjectParams;
@@ -645,7 +707,12 @@ export class Client extends EventEmitter {
   /** `shutdown` then `exit`; resolves to the exit code when we spawned the process. */
   shutdown(): Promise<number | string | null>;
   close(timeoutMs?: number): Promise<number | string | null>;
-  openStore(model: Model, path?: string): Promise<StoreOpenResult>;
+  openStore(model: Model, path?: string, options?: { historyToken?: number }): Promise<StoreOpenResult>;
+  /** Merges other processes' commits now; their notifications are emitted first. */
+  checkExternalChanges(): Promise<StoreCheckExternalChangesResult>;
+  historyToken(): Promise<StoreHistoryTokenResult>;
+  history(after: number, options?: Omit<StoreHistoryParams, 'after'>): Promise<StoreHistoryResult>;
+  purgeHistory(before: number): Promise<StorePurgeHistoryResult>;
   context(name?: string): Context;
   createContext(name: string, options?: Omit<ContextCreateParams, 'name'>): Promise<Context>;
   controller(context: string | Context, name: string, request: FetchRequest, options?: ControllerOptions): Promise<Controller>;

@@ -19,13 +19,25 @@ extension ObjectGraph {
     /// delivered, in order (also given to `onChangeSet`).
     @discardableResult
     public func mergeExternalChanges() throws(EngineError) -> [ChangeSet] {
-        guard !store.isWriting else { return [] }
+        try mergeExternalTransactions().changeSets
+    }
+
+    /// What one merge did: the other writers' transactions it merged (oldest first) and the
+    /// change sets it delivered (reason `.external`).
+    public struct ExternalMerge: Sendable {
+        public var transactions: [HistoryTransaction] = []
+        public var changeSets: [ChangeSet] = []
+    }
+
+    /// `mergeExternalChanges`, also telling which transactions were merged.
+    public func mergeExternalTransactions() throws(EngineError) -> ExternalMerge {
+        guard !store.isWriting else { return ExternalMerge() }
         let transactions = try store.history(after: store.mergeCursor)
-        guard let last = transactions.last else { return [] }
+        guard let last = transactions.last else { return ExternalMerge() }
         let foreign = transactions.filter { $0.origin != store.origin }
         guard !foreign.isEmpty else {
             store.mergeCursor = last.token
-            return []
+            return ExternalMerge()
         }
         let prior = try store.priorObjects(foreign)
         let ids = prior.keys.sorted()
@@ -56,8 +68,8 @@ extension ObjectGraph {
         defer { onChangeSet = forward }
         for r in mergers {
             try r.rebase(on: ids)
-            r.processPendingChanges()
+            r.processPendingChanges(.external)
         }
-        return delivered
+        return ExternalMerge(transactions: foreign, changeSets: delivered)
     }
 }

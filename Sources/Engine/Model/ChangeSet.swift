@@ -34,7 +34,7 @@ public struct ChangeSet: Sendable {
         case merge
         /// The context rolled back its unsaved changes.
         case rollback
-        /// Another process committed to the store (reserved: not produced yet).
+        /// Another process committed to the store (merged by `ObjectGraph.mergeExternalChanges`).
         case external
     }
 

@@ -2,6 +2,12 @@ import Model
 import Predicates
 import SQLite
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// An object as the store holds it: its values and the version its row is at.
 public struct StoredObject: Equatable, Sendable {
     public var values: Snapshot
@@ -72,8 +78,20 @@ public final class Store {
         let db: Connection
         do { db = try Connection(path: path) } catch { throw storeError(error, "cannot open \(path)") }
         do {
-            try db.execute(
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA foreign_keys=ON")
+            try db.execute("PRAGMA busy_timeout=5000")
+            // Switching a new file to WAL can be refused at once (SQLITE_BUSY, no busy wait)
+            // while another process switches it: try again for up to the busy timeout.
+            var attempts = 0
+            while true {
+                do {
+                    try db.execute("PRAGMA journal_mode=WAL")
+                    break
+                } catch  where error.code & 0xff == 5 && attempts < 250 {
+                    attempts += 1
+                    usleep(20_000)
+                }
+            }
+            try db.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
         } catch { throw storeError(error, "cannot configure \(path)") }
         do { try configure(db) } catch let e as EngineError { throw e } catch {
             throw EngineError(.storeError, "configuring the connection failed: \(error)", [("path", .string(path))])
@@ -345,13 +363,20 @@ public final class Store {
                     throw EngineError(
                         .storeError, "\(path) is a SQLite file but not a fetchd store", [("path", .string(path))])
                 }
-                try db.transaction {
+                // Checked again under the write lock: another process may have created it meanwhile.
+                let created = try db.transaction { () throws -> Bool in
+                    let raced =
+                        try scalar(
+                            db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            [.text(SchemaNaming.metadataTable)]) ?? 0
+                    guard raced == 0 else { return false }
                     try db.execute("CREATE TABLE \(meta) (key TEXT PRIMARY KEY, value)")
                     for sql in Schema.create(model) { try db.execute(sql) }
                     try db.prepare("INSERT INTO \(meta) (key, value) VALUES ('model', ?), ('modelVersion', 1)")
                         .run([.text(ModelArchive.encode(model))])
+                    return true
                 }
-                return (false, 1)
+                if created { return (false, 1) }
             }
             let s = try db.prepare("SELECT value FROM \(meta) WHERE key = 'model'")
             defer { s.reset() }

@@ -15,6 +15,7 @@ public enum Components {
         ("ObjectChangeType", Schema.strings(["insert", "delete", "move", "update"])),
         ("SectionChangeType", Schema.strings(["insert", "delete"])),
         ("ErrorData", errorData),
+        ("HistoryTransaction", HistoryWire.schema),
     ]
 
     static let fetchRequest = Schema.object(

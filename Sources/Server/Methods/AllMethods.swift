@@ -6,6 +6,8 @@ extension Server {
         methods.ignore(LifecycleDeclarations.dollarNotifications)
         methods.add(serverMethods())
         methods.add(storeMethods())
+        methods.add(historyMethods())
+        methods.declare(HistoryDeclarations.notifications)
         methods.add(contextMethods())
         methods.add(controllerMethods())
         methods.declare(ControllerNotifications.descriptions)

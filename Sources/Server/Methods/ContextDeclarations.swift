@@ -101,12 +101,14 @@ public struct CreateContextParams: RPCParams {
         .optional("parent", .string, "Makes a child context of that one."),
         .optional("mergesChangesFromParent", .boolean, "true by default."),
         .optional("mergePolicy", .strings(MergePolicy.allCases.map(\.rawValue)), "\"error\" by default."),
+        .optional("transactionAuthor", .string, "Recorded with the root's saves in the history (protocol.md §5)."),
     ]
     let graph: ObjectGraph
     let name: String
     let parent: String?
     let mergesChangesFromParent: Bool
     let mergePolicy: MergePolicy
+    let transactionAuthor: String?
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
         var policy = MergePolicy.error
@@ -122,6 +124,7 @@ public struct CreateContextParams: RPCParams {
         name = try p.string("name")
         parent = try p.optionalString("parent")
         mergesChangesFromParent = try p.optionalBool("mergesChangesFromParent") ?? true
+        transactionAuthor = try p.optionalString("transactionAuthor")
     }
 }
 

@@ -16,6 +16,7 @@ extension Server {
                     p.name, parent: p.parent,
                     mergesChangesFromParent: p.mergesChangesFromParent,
                     mergePolicy: p.mergePolicy)
+                context.transactionAuthor = p.transactionAuthor
                 return Single(.string(context.name))
             },
             D.insert.handle(in: scope) { p in

@@ -12,12 +12,17 @@ public struct OpenStoreParams: PlainParams {
     public static let params: [ParamSpec] = [
         .optional("path", .string, "The SQLite file; \":memory:\" by default."),
         .required("model", .ref("Model")),
+        .optional(
+            "historyToken", .integer,
+            "Merging of other processes' commits continues after this token (one saved before a restart)."),
     ]
     let path: String
     let model: JSON
+    let historyToken: Int64?
     public init(params: ParamReader) throws {
         path = try params.optionalString("path") ?? ":memory:"
         model = try params.json("model")
+        historyToken = try params.optionalInt("historyToken").map(Int64.init)
     }
 }
 

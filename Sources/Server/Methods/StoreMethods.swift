@@ -3,9 +3,12 @@ extension Server {
     func storeMethods() -> [MethodTable.Entry] {
         let state = contexts
         return [
-            StoreDeclarations.open.handle { request in
+            StoreDeclarations.open.handle { [unowned self] request in
                 let model = try WireModel.decode(request.model)
                 let store = try state.open(path: request.path, model: model)
+                // The next merge takes every transaction after it (its own too: another run's).
+                watchState.mergeOwed = request.historyToken != nil
+                if let token = request.historyToken { store.mergeCursor = min(token, try store.currentToken) }
                 return OpenStoreResult(entities: model.entities.map(\.name), migrated: store.migrated)
             }
         ]

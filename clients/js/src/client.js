@@ -137,17 +137,42 @@ export class Client extends EventEmitter {
   }
 
   // -- store, contexts, controllers ----------------------------------------------------------
-  openStore(model, path) {
-    return this.request(...wire('store/open', { model, path }));
+  /** store/open. options: {historyToken} (merging resumes after it, protocol.md §5). */
+  openStore(model, path, { historyToken } = {}) {
+    return this.request(...wire('store/open', { model, path, historyToken }));
   }
 
   context(name = 'main') {
     return new Context(this, name);
   }
 
-  /** context/create. options: {parent, mergesChangesFromParent, mergePolicy}. */
-  async createContext(name, { parent, mergesChangesFromParent, mergePolicy } = {}) {
-    const result = await this.request(...wire('context/create', { name, parent, mergesChangesFromParent, mergePolicy }));
+  /**
+   * store/checkExternalChanges: merges other processes' commits now; their notifications
+   * (controllers, then 'store/didChangeExternally') are emitted before it resolves. A
+   * watching fetchd also sends them on its own, between responses (protocol.md §1.5).
+   */
+  checkExternalChanges() {
+    return this.request(...wire('store/checkExternalChanges'));
+  }
+
+  historyToken() {
+    return this.request(...wire('store/historyToken'));
+  }
+
+  /** store/history. options: {limit, authors, entities}. */
+  history(after, { limit, authors, entities } = {}) {
+    return this.request(...wire('store/history', { after, limit, authors, entities }));
+  }
+
+  purgeHistory(before) {
+    return this.request(...wire('store/purgeHistory', { before }));
+  }
+
+  /** context/create. options: {parent, mergesChangesFromParent, mergePolicy, transactionAuthor}. */
+  async createContext(name, { parent, mergesChangesFromParent, mergePolicy, transactionAuthor } = {}) {
+    const result = await this.request(
+      ...wire('context/create', { name, parent, mergesChangesFromParent, mergePolicy, transactionAuthor }),
+    );
     return new Context(this, result?.context ?? name);
   }
 

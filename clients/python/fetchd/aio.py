@@ -140,9 +140,32 @@ class AsyncClient(AsyncMethods):
     async def __aexit__(self, *exc: Any) -> None:
         await self.close()
 
+    async def wait_for_notifications(self, timeout: float, until: str = "store/didChangeExternally") -> int:
+        """The reader task dispatches what fetchd sends on its own (a watching fetchd merging
+        another process's commits, protocol.md §1.5) as it arrives; this waits until an
+        ``until`` notification was dispatched or ``timeout`` seconds passed, and returns how
+        many notifications were dispatched meanwhile."""
+        done = asyncio.Event()
+        seen = [0]
+
+        def count(method: str, _params: Any) -> None:
+            seen[0] += 1
+            if method == until:
+                done.set()
+
+        self.core.add_listener(count)
+        try:
+            await asyncio.wait_for(done.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            self.core.remove_listener(count)
+        return seen[0]
+
     # -- handles --------------------------------------------------------------------------
-    async def open_store(self, model: Model, path: Optional[str] = None) -> StoreOpenResult:
-        return await self.store_open(model, path=path)
+    async def open_store(self, model: Model, path: Optional[str] = None,
+                         history_token: Optional[int] = None) -> StoreOpenResult:
+        return await self.store_open(model, path=path, history_token=history_token)
 
     def context(self, name: str = "main") -> "AsyncContext":
         return AsyncContext(self, name)
@@ -153,9 +176,11 @@ class AsyncClient(AsyncMethods):
         parent: Optional[str] = None,
         merges_changes_from_parent: Optional[bool] = None,
         merge_policy: Optional[ContextCreateParamsMergePolicy] = None,
+        transaction_author: Optional[str] = None,
     ) -> "AsyncContext":
         created = await self.context_create(
-            name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy
+            name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy,
+            transaction_author=transaction_author,
         )
         return AsyncContext(self, created["context"])
 

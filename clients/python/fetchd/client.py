@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import select
 import subprocess
+import time
 from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from .context import Batch, Context
@@ -128,6 +129,44 @@ class Client(SyncMethods):
     def remove_listener(self, listener: NotificationListener) -> None:
         self.core.remove_listener(listener)
 
+    def wait_for_notifications(self, timeout: float, until: str = "store/didChangeExternally") -> int:
+        """Read what fetchd sends on its own (a watching fetchd merging another process's
+        commits, protocol.md §1.5) for up to ``timeout`` seconds, dispatching it like any
+        notification (listeners, then controllers' delegates and mirrors). Returns as soon as
+        an ``until`` notification (the last one of a merge) was dispatched, or at the timeout:
+        how many notifications were dispatched."""
+        seen = [0, 0]
+
+        def count(method: str, _params: Any) -> None:
+            seen[0] += 1
+            if method == until:
+                seen[1] += 1
+
+        self.core.add_listener(count)
+        try:
+            if self._backlog:
+                bodies, self._backlog = self._backlog, []
+                self.core.receive_bodies(bodies)
+            deadline = time.monotonic() + timeout
+            while not seen[1]:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                ready, _, _ = select.select([self._reader], [], [], remaining)
+                if not ready:
+                    break
+                data: bytes = self._read1(READ_SIZE)
+                if not data:
+                    self.core.abandon()
+                    raise ConnectionClosed("fetchd closed its output")
+                self.core.receive(data)
+        finally:
+            self.core.remove_listener(count)
+        error = self.core.take_handler_error()
+        if error is not None:
+            raise error
+        return seen[0]
+
     # -- lifecycle ------------------------------------------------------------------------
     def stop(self) -> Optional[int]:
         """``shutdown`` then ``exit``; returns the process's exit code when we spawned it."""
@@ -161,9 +200,11 @@ class Client(SyncMethods):
         self.close()
 
     # -- handles --------------------------------------------------------------------------
-    def open_store(self, model: Model, path: Optional[str] = None) -> StoreOpenResult:
-        """``store/open`` (as ``store_open``); the context "main" exists afterwards."""
-        return self.store_open(model, path=path)
+    def open_store(self, model: Model, path: Optional[str] = None,
+                   history_token: Optional[int] = None) -> StoreOpenResult:
+        """``store/open`` (as ``store_open``); the context "main" exists afterwards.
+        ``history_token``: merging resumes after it (protocol.md §5)."""
+        return self.store_open(model, path=path, history_token=history_token)
 
     def context(self, name: str = "main") -> Context:
         """A handle on an existing context (no request is sent)."""
@@ -175,10 +216,12 @@ class Client(SyncMethods):
         parent: Optional[str] = None,
         merges_changes_from_parent: Optional[bool] = None,
         merge_policy: Optional[ContextCreateParamsMergePolicy] = None,
+        transaction_author: Optional[str] = None,
     ) -> Context:
         """``context/create``; a handle on the new context."""
         created = self.context_create(
-            name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy
+            name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy,
+            transaction_author=transaction_author,
         )
         return Context(self, created["context"])
 

@@ -39,7 +39,11 @@ from .wire_types import (
     RpcDiscoverResult,
     ServerEchoResult,
     ServerPingResult,
+    StoreCheckExternalChangesResult,
+    StoreHistoryResult,
+    StoreHistoryTokenResult,
     StoreOpenResult,
+    StorePurgeHistoryResult,
 )
 
 T = TypeVar("T")
@@ -52,6 +56,10 @@ REQUESTS: Dict[str, str] = {
     "server/ping": "server_ping",
     "server/echo": "server_echo",
     "store/open": "store_open",
+    "store/checkExternalChanges": "store_check_external_changes",
+    "store/historyToken": "store_history_token",
+    "store/history": "store_history",
+    "store/purgeHistory": "store_purge_history",
     "context/create": "context_create",
     "context/insert": "context_insert",
     "context/update": "context_update",
@@ -115,24 +123,67 @@ class Calls:
         return Call("server/echo", params)
 
     @staticmethod
-    def store_open(model: Model, *, path: Optional[str] = None) -> Call[StoreOpenResult]:
+    def store_open(model: Model, *, path: Optional[str] = None, history_token: Optional[int] = None) -> Call[StoreOpenResult]:
         """Opens (or creates, or migrates) the SQLite store for a model; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
+        history_token: Merging of other processes' commits continues after this token (one saved before a restart).
         """
         params: Dict[str, Any] = {}
         params["model"] = model
         if path is not None:
             params["path"] = path
+        if history_token is not None:
+            params["historyToken"] = history_token
         return Call("store/open", params)
 
     @staticmethod
-    def context_create(name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None) -> Call[ContextCreateResult]:
+    def store_check_external_changes() -> Call[StoreCheckExternalChangesResult]:
+        """Merges now what other processes committed since the last merge; their notifications come first. (``store/checkExternalChanges``)"""
+        return Call("store/checkExternalChanges")
+
+    @staticmethod
+    def store_history_token() -> Call[StoreHistoryTokenResult]:
+        """The newest history token: where a reader that has everything up to now starts. (``store/historyToken``)"""
+        return Call("store/historyToken")
+
+    @staticmethod
+    def store_history(after: int, *, limit: Optional[int] = None, authors: Optional[List[str]] = None, entities: Optional[List[str]] = None) -> Call[StoreHistoryResult]:
+        """Committed transactions after a token, oldest first. (``store/history``)
+
+        after: A token: transactions after it (0: from the start).
+        limit: At most this many transactions (100 by default).
+        authors: Only transactions of these transaction authors.
+        entities: Only changes of these entities (transactions without any are left out).
+        """
+        params: Dict[str, Any] = {}
+        params["after"] = after
+        if limit is not None:
+            params["limit"] = limit
+        if authors is not None:
+            params["authors"] = authors
+        if entities is not None:
+            params["entities"] = entities
+        return Call("store/history", params)
+
+    @staticmethod
+    def store_purge_history(before: int) -> Call[StorePurgeHistoryResult]:
+        """Deletes the history before a token (the newest row always stays). (``store/purgeHistory``)
+
+        before: A token: history rows before it are deleted.
+        """
+        params: Dict[str, Any] = {}
+        params["before"] = before
+        return Call("store/purgeHistory", params)
+
+    @staticmethod
+    def context_create(name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None) -> Call[ContextCreateResult]:
         """Creates a context: a root, or a child of parent. (``context/create``)
 
         parent: Makes a child context of that one.
         merges_changes_from_parent: true by default.
         merge_policy: \"error\" by default.
+        transaction_author: Recorded with the root's saves in the history (protocol.md §5).
         """
         params: Dict[str, Any] = {}
         params["name"] = name
@@ -142,6 +193,8 @@ class Calls:
             params["mergesChangesFromParent"] = merges_changes_from_parent
         if merge_policy is not None:
             params["mergePolicy"] = merge_policy
+        if transaction_author is not None:
+            params["transactionAuthor"] = transaction_author
         return Call("context/create", params)
 
     @staticmethod
@@ -406,21 +459,48 @@ class SyncMethods:
         """
         return self.call(Calls.server_echo(value))
 
-    def store_open(self, model: Model, *, path: Optional[str] = None) -> StoreOpenResult:
+    def store_open(self, model: Model, *, path: Optional[str] = None, history_token: Optional[int] = None) -> StoreOpenResult:
         """Opens (or creates, or migrates) the SQLite store for a model; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
+        history_token: Merging of other processes' commits continues after this token (one saved before a restart).
         """
-        return self.call(Calls.store_open(model, path=path))
+        return self.call(Calls.store_open(model, path=path, history_token=history_token))
 
-    def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None) -> ContextCreateResult:
+    def store_check_external_changes(self) -> StoreCheckExternalChangesResult:
+        """Merges now what other processes committed since the last merge; their notifications come first. (``store/checkExternalChanges``)"""
+        return self.call(Calls.store_check_external_changes())
+
+    def store_history_token(self) -> StoreHistoryTokenResult:
+        """The newest history token: where a reader that has everything up to now starts. (``store/historyToken``)"""
+        return self.call(Calls.store_history_token())
+
+    def store_history(self, after: int, *, limit: Optional[int] = None, authors: Optional[List[str]] = None, entities: Optional[List[str]] = None) -> StoreHistoryResult:
+        """Committed transactions after a token, oldest first. (``store/history``)
+
+        after: A token: transactions after it (0: from the start).
+        limit: At most this many transactions (100 by default).
+        authors: Only transactions of these transaction authors.
+        entities: Only changes of these entities (transactions without any are left out).
+        """
+        return self.call(Calls.store_history(after, limit=limit, authors=authors, entities=entities))
+
+    def store_purge_history(self, before: int) -> StorePurgeHistoryResult:
+        """Deletes the history before a token (the newest row always stays). (``store/purgeHistory``)
+
+        before: A token: history rows before it are deleted.
+        """
+        return self.call(Calls.store_purge_history(before))
+
+    def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None) -> ContextCreateResult:
         """Creates a context: a root, or a child of parent. (``context/create``)
 
         parent: Makes a child context of that one.
         merges_changes_from_parent: true by default.
         merge_policy: \"error\" by default.
+        transaction_author: Recorded with the root's saves in the history (protocol.md §5).
         """
-        return self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy))
+        return self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy, transaction_author=transaction_author))
 
     def context_insert(self, context: str, entity: str, values: Dict[str, Any]) -> ContextInsertResult:
         """Inserts an object; its id is permanent. (``context/insert``)
@@ -598,21 +678,48 @@ class AsyncMethods:
         """
         return await self.call(Calls.server_echo(value))
 
-    async def store_open(self, model: Model, *, path: Optional[str] = None) -> StoreOpenResult:
+    async def store_open(self, model: Model, *, path: Optional[str] = None, history_token: Optional[int] = None) -> StoreOpenResult:
         """Opens (or creates, or migrates) the SQLite store for a model; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
+        history_token: Merging of other processes' commits continues after this token (one saved before a restart).
         """
-        return await self.call(Calls.store_open(model, path=path))
+        return await self.call(Calls.store_open(model, path=path, history_token=history_token))
 
-    async def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None) -> ContextCreateResult:
+    async def store_check_external_changes(self) -> StoreCheckExternalChangesResult:
+        """Merges now what other processes committed since the last merge; their notifications come first. (``store/checkExternalChanges``)"""
+        return await self.call(Calls.store_check_external_changes())
+
+    async def store_history_token(self) -> StoreHistoryTokenResult:
+        """The newest history token: where a reader that has everything up to now starts. (``store/historyToken``)"""
+        return await self.call(Calls.store_history_token())
+
+    async def store_history(self, after: int, *, limit: Optional[int] = None, authors: Optional[List[str]] = None, entities: Optional[List[str]] = None) -> StoreHistoryResult:
+        """Committed transactions after a token, oldest first. (``store/history``)
+
+        after: A token: transactions after it (0: from the start).
+        limit: At most this many transactions (100 by default).
+        authors: Only transactions of these transaction authors.
+        entities: Only changes of these entities (transactions without any are left out).
+        """
+        return await self.call(Calls.store_history(after, limit=limit, authors=authors, entities=entities))
+
+    async def store_purge_history(self, before: int) -> StorePurgeHistoryResult:
+        """Deletes the history before a token (the newest row always stays). (``store/purgeHistory``)
+
+        before: A token: history rows before it are deleted.
+        """
+        return await self.call(Calls.store_purge_history(before))
+
+    async def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None) -> ContextCreateResult:
         """Creates a context: a root, or a child of parent. (``context/create``)
 
         parent: Makes a child context of that one.
         merges_changes_from_parent: true by default.
         merge_policy: \"error\" by default.
+        transaction_author: Recorded with the root's saves in the history (protocol.md §5).
         """
-        return await self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy))
+        return await self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy, transaction_author=transaction_author))
 
     async def context_insert(self, context: str, entity: str, values: Dict[str, Any]) -> ContextInsertResult:
         """Inserts an object; its id is permanent. (``context/insert``)

@@ -96,6 +96,27 @@ SectionChangeType = Literal["insert", "delete"]
 ErrorData = Dict[str, Any]  # `data` of every error: a stable kind, then details in a fixed order (protocol.md §3).
 
 
+HistoryTransactionChangesItemType = Literal["insert", "update", "delete"]
+
+
+class _HistoryTransactionChangesItemRequired(TypedDict):
+    entity: str
+    id: ObjectID
+    type: HistoryTransactionChangesItemType
+
+
+class HistoryTransactionChangesItem(_HistoryTransactionChangesItemRequired, total=False):
+    keys: List[str]
+
+
+class HistoryTransaction(TypedDict):
+    """A committed transaction: fetchd's save (author: its context's transactionAuthor) or a run of plain-client writes (author null); keys: an update's changed keys."""
+    token: int
+    author: Union[str, None]
+    time: Union[float, None]
+    changes: List[HistoryTransactionChangesItem]
+
+
 class _InitializeParamsClientInfoRequired(TypedDict):
     name: str
 
@@ -157,12 +178,57 @@ class _StoreOpenParamsRequired(TypedDict):
 class StoreOpenParams(_StoreOpenParamsRequired, total=False):
     """Params of store/open."""
     path: str
+    historyToken: int
 
 
 class StoreOpenResult(TypedDict):
     """Result of store/open."""
     entities: List[str]
     migrated: bool
+
+
+class StoreCheckExternalChangesResult(TypedDict):
+    """Result of store/checkExternalChanges."""
+    merged: int
+    token: int
+
+
+class StoreHistoryTokenResult(TypedDict):
+    """Result of store/historyToken."""
+    token: int
+
+
+class _StoreHistoryParamsRequired(TypedDict):
+    after: int
+
+
+class StoreHistoryParams(_StoreHistoryParamsRequired, total=False):
+    """Params of store/history."""
+    limit: int
+    authors: List[str]
+    entities: List[str]
+
+
+class StoreHistoryResult(TypedDict):
+    """Result of store/history."""
+    transactions: List[HistoryTransaction]
+    more: bool
+
+
+class StorePurgeHistoryParams(TypedDict):
+    """Params of store/purgeHistory."""
+    before: int
+
+
+class StorePurgeHistoryResult(TypedDict):
+    """Result of store/purgeHistory."""
+    deleted: int
+
+
+class StoreDidChangeExternallyParams(TypedDict):
+    """Params of store/didChangeExternally."""
+    token: int
+    transactions: List[HistoryTransaction]
 
 
 ContextCreateParamsMergePolicy = Literal["error", "objectTrump", "storeTrump", "overwrite", "rollback"]
@@ -177,6 +243,7 @@ class ContextCreateParams(_ContextCreateParamsRequired, total=False):
     parent: str
     mergesChangesFromParent: bool
     mergePolicy: ContextCreateParamsMergePolicy
+    transactionAuthor: str
 
 
 class ContextCreateResult(TypedDict):
@@ -500,6 +567,9 @@ __all__ = [
     "Entity",
     "ErrorData",
     "FetchRequest",
+    "HistoryTransaction",
+    "HistoryTransactionChangesItem",
+    "HistoryTransactionChangesItemType",
     "IndexPath",
     "InitializeParams",
     "InitializeParamsClientInfo",
@@ -519,6 +589,13 @@ __all__ = [
     "ServerPingResult",
     "SortDescriptor",
     "SortDescriptorComparator",
+    "StoreCheckExternalChangesResult",
+    "StoreDidChangeExternallyParams",
+    "StoreHistoryParams",
+    "StoreHistoryResult",
+    "StoreHistoryTokenResult",
     "StoreOpenParams",
     "StoreOpenResult",
+    "StorePurgeHistoryParams",
+    "StorePurgeHistoryResult",
 ]

@@ -1,0 +1,95 @@
+import Contexts
+import Store
+
+/// When other processes' commits are merged on their own (protocol.md §5): besides
+/// `store/checkExternalChanges`, before each incoming message and whenever input stays idle
+/// for `Server.pollMilliseconds`, one `PRAGMA data_version` tells whether to merge.
+public enum WatchMode: String, CaseIterable, Sendable {
+    /// Only `store/checkExternalChanges` merges: same input bytes, same output bytes.
+    case off
+    /// Check before each message and every `Server.pollMilliseconds` of idle input.
+    case poll
+    /// For a store in a file: check before each message and when inotify reports a write
+    /// to the file or its `-wal` (every `Server.fallbackMilliseconds` of idle input too, and
+    /// `poll`'s interval where inotify is missing); `off` for `:memory:`.
+    case auto
+}
+
+/// What watching keeps between checks: the inotify wake-up of the open store's files (made
+/// once per opened graph), the rechecks after a wake, a merge owed since `store/open`.
+final class WatchState {
+    private weak var graph: ObjectGraph?
+    private var watch: StoreFileWatch?
+    /// Short checks still to make after a write event found nothing committed yet: a writer
+    /// appends to the `-wal` before it publishes the commit in the shared index (which
+    /// inotify does not see), so the commit may show a moment after the event.
+    var rechecks = 0
+    /// `store/open` was given a `historyToken`: the next check merges without waiting for a commit.
+    var mergeOwed = false
+
+    /// The watch of `graph`'s file (made on first use; nil where inotify is unavailable).
+    func watch(for graph: ObjectGraph) -> StoreFileWatch? {
+        if self.graph !== graph {
+            self.graph = graph
+            watch = StoreFileWatch(path: graph.store.path)
+        }
+        return watch
+    }
+}
+
+extension Server {
+    /// The idle wake-up while polling: an external commit is merged within about this long.
+    public static let pollMilliseconds: Int32 = 50
+    /// The idle wake-up beside inotify, in case an event is missed.
+    public static let fallbackMilliseconds: Int32 = 1000
+    /// After a write event that showed no commit yet: up to this many checks...
+    static let rechecksAfterWake = 20
+    /// ...this far apart (the commit shows within microseconds of its log write).
+    public static let recheckMilliseconds: Int32 = 2
+
+    /// How long the transport may wait for input (`idleIntervalMilliseconds`).
+    var idleWait: Int32? {
+        guard isWatching else { return nil }
+        if fileWatch == nil { return Self.pollMilliseconds }
+        return watchState.rechecks > 0 ? Self.recheckMilliseconds : Self.fallbackMilliseconds
+    }
+
+    /// The inotify descriptor the transport waits on beside its input (`--watch auto`).
+    var fileWatch: StoreFileWatch? {
+        guard configuration.watch == .auto, isWatching, let graph = contexts.graph else { return nil }
+        return watchState.watch(for: graph)
+    }
+
+    /// Whether the open store is watched now. Nothing is sent before the first request was
+    /// answered (a client that starts with `initialize` gets its answer first) or after
+    /// `shutdown`.
+    var isWatching: Bool {
+        guard let graph = contexts.graph, graph.store.isOpen, lifecycle.requestCount > 0,
+            !lifecycle.shutdownRequested
+        else { return false }
+        switch configuration.watch {
+        case .off: return false
+        case .poll: return true
+        case .auto: return graph.store.path != ":memory:" && !graph.store.path.isEmpty
+        }
+    }
+
+    /// Merges other processes' commits when `PRAGMA data_version` says there are any.
+    func mergeWatchedChanges() {
+        guard isWatching, let graph = contexts.graph else { return }
+        let woken = fileWatch?.drain() ?? false
+        do {
+            if try watchState.mergeOwed || graph.hasExternalChanges() {
+                watchState.mergeOwed = false
+                try mergeExternalChanges(graph)
+                watchState.rechecks = 0
+            } else if woken {
+                watchState.rechecks = Self.rechecksAfterWake
+            } else if watchState.rechecks > 0 {
+                watchState.rechecks -= 1
+            }
+        } catch {
+            logger.warning("merging external changes failed: \(error)")
+        }
+    }
+}
