@@ -64,8 +64,8 @@ extension Server {
     /// answered (a client that starts with `initialize` gets its answer first) or after
     /// `shutdown`.
     var isWatching: Bool {
-        guard let graph = contexts.graph, graph.store.isOpen, lifecycle.requestCount > 0,
-            !lifecycle.shutdownRequested
+        guard let graph = contexts.graph, graph.store.isOpen,
+            lifecycle.requestCount > 0 || configuration.watchesFromOpen, !lifecycle.shutdownRequested
         else { return false }
         switch configuration.watch {
         case .off: return false
