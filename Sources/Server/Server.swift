@@ -15,9 +15,13 @@ public final class Server: MessageHandler {
         public var version: String
         /// When other processes' commits are merged without `store/checkExternalChanges`.
         public var watch: WatchMode
-        public init(version: String = FetchdVersion.current, watch: WatchMode = .auto) {
+        /// Watch as soon as a store is open, not only once the first request was answered:
+        /// for a host (`fetchd watch`) that shows the first rows itself.
+        public var watchesFromOpen: Bool
+        public init(version: String = FetchdVersion.current, watch: WatchMode = .auto, watchesFromOpen: Bool = false) {
             self.version = version
             self.watch = watch
+            self.watchesFromOpen = watchesFromOpen
         }
     }
 

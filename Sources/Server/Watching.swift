@@ -61,11 +61,11 @@ extension Server {
     }
 
     /// Whether the open store is watched now. Nothing is sent before the first request was
-    /// answered (a client that starts with `initialize` gets its answer first) or after
-    /// `shutdown`.
+    /// answered (a client that starts with `initialize` gets its answer first; a host that
+    /// shows the first rows itself sets `watchesFromOpen`) or after `shutdown`.
     var isWatching: Bool {
-        guard let graph = contexts.graph, graph.store.isOpen, lifecycle.requestCount > 0,
-            !lifecycle.shutdownRequested
+        guard let graph = contexts.graph, graph.store.isOpen,
+            lifecycle.requestCount > 0 || configuration.watchesFromOpen, !lifecycle.shutdownRequested
         else { return false }
         switch configuration.watch {
         case .off: return false

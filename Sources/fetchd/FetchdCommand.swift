@@ -34,8 +34,7 @@ struct FetchdCommand: ParsableCommand {
     @Option(help: "Largest accepted message, in bytes.")
     var maxMessageSize: Int = FramingLimits.defaultMaxMessageSize
 
-    @Option(help: "Merge other processes' commits between messages: off, poll or auto (poll for a file store).")
-    var watch: WatchMode = .auto
+    @OptionGroup var watchOptions: WatchOptions
 
     @Option(help: "Write the session served as a transcript (JSON Lines; see Tests/Transcripts/README.md).")
     var record: String?
@@ -61,7 +60,8 @@ struct FetchdCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "fetchd")
-        let server = Server(configuration: Server.Configuration(watch: watch), logger: Logger(label: "fetchd.server"))
+        let server = Server(
+            configuration: Server.Configuration(watch: watchOptions.watch), logger: Logger(label: "fetchd.server"))
 
         if let model {
             try openAtStartup(server, model: Self.loadModel(model), logger: logger)
@@ -139,7 +139,6 @@ struct FetchdCommand: ParsableCommand {
 }
 
 extension FramingMode: ExpressibleByArgument {}
-extension WatchMode: ExpressibleByArgument {}
 // swift-format-ignore: AvoidRetroactiveConformances
 // `--log-level` parses straight into swift-log's own level type; nothing else conforms it.
 extension Logger.Level: @retroactive ExpressibleByArgument {}

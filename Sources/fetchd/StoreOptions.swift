@@ -27,8 +27,12 @@ struct StoreOptions: ParsableArguments {
     var model: String?
 
     /// A server for a subcommand; its logs go to stderr, warnings and above only.
-    static func makeServer(_ label: String) -> Server {
-        Server(logger: logger(label))
+    /// `watchesFromOpen`: other processes' commits are merged from the open on, not only once
+    /// a request on stdin was answered (`watch` prints its first rows itself).
+    static func makeServer(_ label: String, watch: WatchMode = .auto, watchesFromOpen: Bool = false) -> Server {
+        Server(
+            configuration: Server.Configuration(watch: watch, watchesFromOpen: watchesFromOpen),
+            logger: logger(label))
     }
 
     /// Every logger of a subcommand is made here: swift-log's default handler writes to

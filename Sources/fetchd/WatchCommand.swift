@@ -13,7 +13,8 @@ struct WatchCommand: ParsableCommand {
         discussion: """
             JSON-RPC requests on stdin (NDJSON) run against the same store, as from a client; the \
             controller is named "watch" on context "main". Responses are not printed; a failed one \
-            goes to stderr. \(CLIExit.summary)
+            goes to stderr. Commits by other processes (another fetchd, any SQLite client) are \
+            merged as they happen and printed like any other cycle (see --watch). \(CLIExit.summary)
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -25,12 +26,14 @@ struct WatchCommand: ParsableCommand {
     @Option(help: "ndjson (cycle 0: the rows; then one object per change cycle) or table.")
     var format: WatchFormat = .ndjson
 
+    @OptionGroup var watchOptions: WatchOptions
+
     func validate() throws {
         if storeOptions.store == nil { throw ValidationError("watch needs --store") }
     }
 
     func run() throws {
-        let server = StoreOptions.makeServer("watch")
+        let server = StoreOptions.makeServer("watch", watch: watchOptions.watch, watchesFromOpen: true)
         defer { server.close() }
         let model = try storeOptions.open(server, command: "watch", create: false)
         var params: JSONObject = ["context": "main", "name": .string(WatchOutput.controller), "request": fetch.request]
@@ -47,7 +50,7 @@ struct WatchCommand: ParsableCommand {
         Signals.install()
         let session = Session(handler: server, mode: .ndjson, logger: StoreOptions.logger("watch"))
         var failure: Error?
-        let end = WatchLoop(server: server, session: session, tick: nil).run { messages in
+        let end = WatchLoop(server: server, session: session).run { messages in
             do { return try output.consume(messages) } catch {
                 failure = error
                 return false

@@ -10,11 +10,11 @@ import Server
 /// client's would (each top-level message one change cycle, protocol.md §10.2), and what each
 /// writes is handed to `deliver` instead of stdout. Signals stop it as they stop the server.
 ///
-/// Changes that do not arrive on stdin come in through `tick`, the one place for them: while
-/// stdin is idle it runs every `intervalMilliseconds`, then closes a cycle and delivers its
-/// notifications like those of a request. Merging other processes' commits into the graph
-/// belongs there once the engine detects them; until then `watch` passes no tick and poll(2)
-/// waits on stdin alone.
+/// Other processes' commits come in as they do for the server's own transport
+/// (`StdioTransport`, protocol.md §5 "Watching"): while the server asks to hear of idle input
+/// (`idleIntervalMilliseconds`), poll(2) waits on stdin and the server's `wakeDescriptor`
+/// (inotify under `--watch auto`), and a wait that ends without input lets the session check
+/// the outside (`Session.idle`), whose merged cycles are delivered like a request's.
 struct WatchLoop {
     enum End: Equatable {
         case endOfInput
@@ -22,17 +22,11 @@ struct WatchLoop {
         case interrupted
     }
 
-    struct Tick {
-        var intervalMilliseconds: Int32
-        var run: (Server) -> Void
-    }
-
     let server: Server
     let session: Session
-    var tick: Tick?
 
-    /// `deliver` gets every message the server wrote for one input (parsed), in order; it
-    /// returns false when stdout is gone, which ends the loop like end of input.
+    /// `deliver` gets every message the server wrote for one input or one idle check (parsed),
+    /// in order; it returns false when stdout is gone, which ends the loop like end of input.
     func run(deliver: ([JSON]) -> Bool) -> End {
         var scratch = [UInt8](repeating: 0, count: 1 << 16)
         var written: [JSON] = []
@@ -41,23 +35,19 @@ struct WatchLoop {
         }
         func flush() -> Bool {
             defer { written.removeAll() }
-            return deliver(written)
+            return written.isEmpty || deliver(written)
         }
-        var waiting = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
         while true {
             if Signals.caught != 0 { return .interrupted }
-            let ready = poll(&waiting, 1, tick?.intervalMilliseconds ?? -1)
-            if Signals.caught != 0 { return .interrupted }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return .endOfInput
-            }
-            if ready == 0, let tick {
-                tick.run(server)
-                server.endOfCycle()
-                written = server.takeNotifications().map(Self.message)
+            switch waitForInput() {
+            case .interrupted:
+                return .interrupted
+            case .idle:
+                session.idle(emit: emit)
                 if !flush() { return .endOfInput }
                 continue
+            case .ready:
+                break
             }
             let n = scratch.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
             if Signals.caught != 0 { return .interrupted }
@@ -73,10 +63,31 @@ struct WatchLoop {
         }
     }
 
-    /// A notification as the session would have written it.
-    static func message(_ notification: OutgoingNotification) -> JSON {
-        var o: JSONObject = ["jsonrpc": "2.0", "method": .string(notification.method)]
-        if let params = notification.params { o["params"] = params }
-        return .object(o)
+    private enum Wait {
+        /// A read will not block (data, end of input or an error).
+        case ready
+        /// The interval passed or the wake descriptor became readable, with nothing to read.
+        case idle
+        case interrupted
+    }
+
+    /// poll(2) on stdin and the server's wake descriptor, for as long as the server allows
+    /// (for ever when it does not watch: then only stdin wakes us).
+    private func waitForInput() -> Wait {
+        while true {
+            let wait = server.idleIntervalMilliseconds
+            var fds = [
+                pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wait == nil ? -1 : server.wakeDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, 2, wait ?? -1)
+            if Signals.caught != 0 { return .interrupted }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return .ready // the read reports the failure as end of input
+            }
+            if fds[0].revents != 0 { return .ready }
+            return .idle
+        }
     }
 }
