@@ -83,13 +83,25 @@ extension Server {
                 watchState.mergeOwed = false
                 try mergeExternalChanges(graph)
                 watchState.rechecks = 0
+                forgetOwnCursorWrite(graph)
             } else if woken {
                 watchState.rechecks = Self.rechecksAfterWake
             } else if watchState.rechecks > 0 {
                 watchState.rechecks -= 1
+            } else {
+                // Idle: keep this store's cursor alive so pruning waits for it.
+                graph.store.recordCursorIfDue()
+                forgetOwnCursorWrite(graph)
             }
         } catch {
             logger.warning("merging external changes failed: \(error)")
         }
+    }
+
+    /// Recording the cursor writes the `-wal`, which inotify reports to this very watch:
+    /// drop that wake-up, but look once more soon in case another writer committed meanwhile.
+    private func forgetOwnCursorWrite(_ graph: ObjectGraph) {
+        guard fileWatch?.drain() == true else { return }
+        if (try? graph.hasExternalChanges()) == true { watchState.rechecks = 1 }
     }
 }

@@ -260,16 +260,22 @@ import Testing
         let unknown = a.send([request(8, "store/history", ["after": 0, "entities": ["Nope"]])])
         #expect(unknown[0]["error"]?["data"]?["kind"] == "unknownEntity")
 
-        // Purging keeps the newest row: the next token is still above every one given out.
-        let purged = a.send([request(9, "store/purgeHistory", ["before": 100])])
+        // A has merged nothing yet: an unforced purge keeps what it has still to merge.
+        let kept = a.send([request(9, "store/purgeHistory", ["before": 100])])
+        #expect(kept[0]["result"] == ["deleted": 0])
+        // Forced, it purges; the newest row stays: the next token is above every one given out.
+        let purged = a.send([request(9, "store/purgeHistory", ["before": 100, "force": true])])
         #expect(purged[0]["result"] == ["deleted": 2])
         let left = a.send([request(10, "store/history", ["after": 0])])[0]["result"]?["transactions"]
         #expect(left?.arrayValue?.map { $0["token"] } == [3])
         insert(b, "c")
         #expect(a.send([request(11, "store/historyToken")])[0]["result"] == ["token": 4])
         let merged = a.send([request(12, "store/checkExternalChanges")])
-        // A had not merged token 2 when it was purged: only 3 and 4 reach it (protocol.md §5).
+        // A had not merged token 2 when it was purged: only 3 and 4 are listed, and the
+        // notification says there was a gap (its controllers fetched again; protocol.md §5).
         #expect(merged.last?["result"] == ["merged": 2, "token": 4])
+        let note = merged.first { $0["method"] == "store/didChangeExternally" }
+        #expect(note?["params"]?["gap"] == true)
     }
 
     @Test func storeOpenWithAHistoryTokenAnnouncesWhatHappenedSince() throws {

@@ -176,6 +176,8 @@ export interface StoreHistoryResult {
 export interface StorePurgeHistoryParams {
   /** A token: history rows before it are deleted. */
   before: number;
+  /** Also rows a live reader (another open store) has not merged yet (false by default). */
+  force?: boolean;
 }
 export interface StorePurgeHistoryResult {
   deleted: number;
@@ -186,6 +188,8 @@ export interface StoreDidChangeExternallyParams {
   token: number;
   /** The transactions merged, oldest first. */
   transactions: HistoryTransaction[];
+  /** Present (true) when history this fetchd had not read was pruned: its controllers fetched again. */
+  gap?: boolean;
 }
 /** context/create: Creates a context: a root, or a child of parent. */
 export interface ContextCreateParams {
@@ -712,7 +716,7 @@ export class Client extends EventEmitter {
   checkExternalChanges(): Promise<StoreCheckExternalChangesResult>;
   historyToken(): Promise<StoreHistoryTokenResult>;
   history(after: number, options?: Omit<StoreHistoryParams, 'after'>): Promise<StoreHistoryResult>;
-  purgeHistory(before: number): Promise<StorePurgeHistoryResult>;
+  purgeHistory(before: number, options?: { force?: boolean }): Promise<StorePurgeHistoryResult>;
   context(name?: string): Context;
   createContext(name: string, options?: Omit<ContextCreateParams, 'name'>): Promise<Context>;
   controller(context: string | Context, name: string, request: FetchRequest, options?: ControllerOptions): Promise<Controller>;

@@ -19,7 +19,8 @@ extension ObjectGraph {
     /// delivered, in order (also given to `onChangeSet`).
     @discardableResult
     public func mergeExternalChanges() throws(EngineError) -> [ChangeSet] {
-        try mergeExternalTransactions().changeSets
+        defer { store.recordCursorIfDue() }
+        return try mergeExternalTransactions().changeSets
     }
 
     /// What one merge did: the other writers' transactions it merged (oldest first) and the
@@ -27,11 +28,17 @@ extension ObjectGraph {
     public struct ExternalMerge: Sendable {
         public var transactions: [HistoryTransaction] = []
         public var changeSets: [ChangeSet] = []
+        /// History this store had not read was pruned (by retention past a stale cursor, or
+        /// a forced purge): what changed is unknown, so every merging context's controllers
+        /// fetched again (`ChangeSet.refetch`). `transactions` lists what was left to read.
+        public var gap = false
     }
 
-    /// `mergeExternalChanges`, also telling which transactions were merged.
+    /// `mergeExternalChanges`, also telling which transactions were merged. The caller
+    /// records the cursor (`Store.recordCursorIfDue`) when it is done with the merge.
     public func mergeExternalTransactions() throws(EngineError) -> ExternalMerge {
         guard !store.isWriting else { return ExternalMerge() }
+        if try store.historyGap(after: store.mergeCursor) { return try refetchAfterGap() }
         let transactions = try store.history(after: store.mergeCursor)
         guard let last = transactions.last else { return ExternalMerge() }
         let foreign = transactions.filter { $0.origin != store.origin }
@@ -71,5 +78,32 @@ extension ObjectGraph {
             r.processPendingChanges(.external)
         }
         return ExternalMerge(transactions: foreign, changeSets: delivered)
+    }
+
+    /// The merge after a gap: pending changes are rebased on the objects as stored now,
+    /// then every merging root and its descendants deliver a refetch change set.
+    private func refetchAfterGap() throws(EngineError) -> ExternalMerge {
+        let transactions = try store.history(after: store.mergeCursor)
+        store.mergeCursor = try store.currentToken
+        var delivered: [ChangeSet] = []
+        let forward = onChangeSet
+        onChangeSet = {
+            delivered.append($0)
+            forward?($0)
+        }
+        defer { onChangeSet = forward }
+        let mergers = roots.filter(\.mergesChangesFromParent)
+        for r in mergers {
+            try r.rebase(on: r.pending.keys.sorted())
+            r.processPendingChanges(.external)
+        }
+        for c in contexts {
+            var root = c
+            while let p = root.parent { root = p }
+            guard mergers.contains(where: { $0 === root }) else { continue }
+            deliver(ChangeSet(context: c.name, changes: [], reason: .external, refetch: true))
+        }
+        return ExternalMerge(
+            transactions: transactions.filter { $0.origin != store.origin }, changeSets: delivered, gap: true)
     }
 }

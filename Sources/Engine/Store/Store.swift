@@ -65,6 +65,10 @@ public final class Store {
     var seenDataVersion: Int64 = 0
     /// The history token up to which external transactions were merged (ObjectGraph).
     public var mergeCursor: Int64 = 0
+    /// When the cursor was last recorded and the history last pruned (HistoryCursors.swift).
+    var upkeep = HistoryUpkeep()
+    /// How long the history is kept (HistoryCursors.swift).
+    public var retention = HistoryRetention()
     /// While set, reads answer as the store was before the merged transactions (PriorView.swift).
     public var overlay: [ObjectID: StoredObject?]? = nil
 
@@ -139,6 +143,7 @@ public final class Store {
     public func close() {
         rollbackWrite()
         returnUnusedIDs()
+        dropCursor()
         handle = nil
     }
 

@@ -49,6 +49,7 @@ extension Store {
         let db = try connection
         writeToken = nil
         do {
+            try keepHistory(db)
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")

@@ -91,13 +91,18 @@ public struct HistoryResult: RPCResult {
 
 public struct PurgeHistoryParams: RPCParams {
     public static let params: [ParamSpec] = [
-        .required("before", .integer, "A token: history rows before it are deleted.")
+        .required("before", .integer, "A token: history rows before it are deleted."),
+        .optional(
+            "force", .boolean,
+            "Also rows a live reader (another open store) has not merged yet (false by default)."),
     ]
     let graph: ObjectGraph
     let before: Int64
+    let force: Bool
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
         before = Int64(try p.int("before"))
+        force = try p.optionalBool("force") ?? false
     }
 }
 
@@ -105,11 +110,19 @@ public struct ExternalChange: NotificationPayload {
     public static let params: [ParamSpec] = [
         .required("token", .integer, "The history token merged up to."),
         .required("transactions", .array(.ref("HistoryTransaction")), "The transactions merged, oldest first."),
+        .optional(
+            "gap", .boolean,
+            "Present (true) when history this fetchd had not read was pruned: its controllers fetched again."),
     ]
     let token: Int64
     let transactions: [HistoryTransaction]
+    var gap = false
     public var json: JSON {
-        .object(["token": .integer(token), "transactions": .array(transactions.map(HistoryWire.transaction))])
+        var o: JSONObject = [
+            "token": .integer(token), "transactions": .array(transactions.map(HistoryWire.transaction)),
+        ]
+        if gap { o["gap"] = .bool(true) }
+        return .object(o)
     }
 }
 

@@ -34,7 +34,7 @@ extension Server {
                 return HistoryResult(transactions: selected, more: more)
             },
             declared.purgeHistory.handle(in: scope) { p in
-                Single(.integer(Int64(try p.graph.store.purgeHistory(before: p.before))))
+                Single(.integer(Int64(try p.graph.store.purgeHistory(before: p.before, force: p.force))))
             },
         ]
     }
@@ -45,10 +45,13 @@ extension Server {
     @discardableResult
     func mergeExternalChanges(_ graph: ObjectGraph) throws(EngineError) -> Int {
         let merge = try graph.mergeExternalTransactions()
-        guard !merge.transactions.isEmpty else { return 0 }
+        // After the notification is queued: the record is one small commit of its own.
+        defer { graph.store.recordCursorIfDue() }
+        guard !merge.transactions.isEmpty || merge.gap else { return 0 }
+        if merge.gap { logger.warning("history not yet merged here was pruned: every controller fetched again") }
         send(
             HistoryDeclarations.didChangeExternally,
-            ExternalChange(token: graph.store.mergeCursor, transactions: merge.transactions))
+            ExternalChange(token: graph.store.mergeCursor, transactions: merge.transactions, gap: merge.gap))
         return merge.transactions.count
     }
 }

@@ -167,13 +167,16 @@ class Calls:
         return Call("store/history", params)
 
     @staticmethod
-    def store_purge_history(before: int) -> Call[StorePurgeHistoryResult]:
+    def store_purge_history(before: int, *, force: Optional[bool] = None) -> Call[StorePurgeHistoryResult]:
         """Deletes the history before a token (the newest row always stays). (``store/purgeHistory``)
 
         before: A token: history rows before it are deleted.
+        force: Also rows a live reader (another open store) has not merged yet (false by default).
         """
         params: Dict[str, Any] = {}
         params["before"] = before
+        if force is not None:
+            params["force"] = force
         return Call("store/purgeHistory", params)
 
     @staticmethod
@@ -485,12 +488,13 @@ class SyncMethods:
         """
         return self.call(Calls.store_history(after, limit=limit, authors=authors, entities=entities))
 
-    def store_purge_history(self, before: int) -> StorePurgeHistoryResult:
+    def store_purge_history(self, before: int, *, force: Optional[bool] = None) -> StorePurgeHistoryResult:
         """Deletes the history before a token (the newest row always stays). (``store/purgeHistory``)
 
         before: A token: history rows before it are deleted.
+        force: Also rows a live reader (another open store) has not merged yet (false by default).
         """
-        return self.call(Calls.store_purge_history(before))
+        return self.call(Calls.store_purge_history(before, force=force))
 
     def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None) -> ContextCreateResult:
         """Creates a context: a root, or a child of parent. (``context/create``)
@@ -704,12 +708,13 @@ class AsyncMethods:
         """
         return await self.call(Calls.store_history(after, limit=limit, authors=authors, entities=entities))
 
-    async def store_purge_history(self, before: int) -> StorePurgeHistoryResult:
+    async def store_purge_history(self, before: int, *, force: Optional[bool] = None) -> StorePurgeHistoryResult:
         """Deletes the history before a token (the newest row always stays). (``store/purgeHistory``)
 
         before: A token: history rows before it are deleted.
+        force: Also rows a live reader (another open store) has not merged yet (false by default).
         """
-        return await self.call(Calls.store_purge_history(before))
+        return await self.call(Calls.store_purge_history(before, force=force))
 
     async def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None) -> ContextCreateResult:
         """Creates a context: a root, or a child of parent. (``context/create``)

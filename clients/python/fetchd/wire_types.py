@@ -215,9 +215,13 @@ class StoreHistoryResult(TypedDict):
     more: bool
 
 
-class StorePurgeHistoryParams(TypedDict):
-    """Params of store/purgeHistory."""
+class _StorePurgeHistoryParamsRequired(TypedDict):
     before: int
+
+
+class StorePurgeHistoryParams(_StorePurgeHistoryParamsRequired, total=False):
+    """Params of store/purgeHistory."""
+    force: bool
 
 
 class StorePurgeHistoryResult(TypedDict):
@@ -225,10 +229,14 @@ class StorePurgeHistoryResult(TypedDict):
     deleted: int
 
 
-class StoreDidChangeExternallyParams(TypedDict):
-    """Params of store/didChangeExternally."""
+class _StoreDidChangeExternallyParamsRequired(TypedDict):
     token: int
     transactions: List[HistoryTransaction]
+
+
+class StoreDidChangeExternallyParams(_StoreDidChangeExternallyParamsRequired, total=False):
+    """Params of store/didChangeExternally."""
+    gap: bool
 
 
 ContextCreateParamsMergePolicy = Literal["error", "objectTrump", "storeTrump", "overwrite", "rollback"]
