@@ -225,6 +225,26 @@ import Testing
         #expect(poll(&drained, 1, 0) == 0)
     }
 
+    @Test func invalidValuesOfAPlainClientAreMergedAndListed() throws {
+        let dir = TempDir()
+        let a = open(dir.file("s.sqlite"))
+        watchController(a)
+        let plain = try Connection(path: dir.file("s.sqlite"))
+        try plain.execute(
+            "PRAGMA busy_timeout=5000; INSERT INTO Note (title) VALUES (NULL); INSERT INTO Note (title) VALUES (x'01')")
+        let out = a.send([request(2, "store/checkExternalChanges")])
+        #expect(out.last?["result"]?["merged"] == 1)
+        let note = out.first { $0["method"] == "store/didChangeExternally" }
+        #expect(
+            note?["params"]?["invalid"]
+                == [
+                    ["entity": "Note", "id": "Note/1", "key": "title", "problem": "required value missing"],
+                    ["entity": "Note", "id": "Note/2", "key": "title", "problem": "expected string, found blob"],
+                ])
+        // Merged all the same: both rows reached the controller.
+        #expect(out.filter { $0["method"] == "controller/didChangeObject" }.count == 2)
+    }
+
     @Test func historyTokenHistoryFiltersAndPurge() throws {
         let dir = TempDir()
         let a = open(dir.file("s.sqlite"))

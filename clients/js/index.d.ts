@@ -190,6 +190,13 @@ export interface StoreDidChangeExternallyParams {
   transactions: HistoryTransaction[];
   /** Present (true) when history this fetchd had not read was pruned: its controllers fetched again. */
   gap?: boolean;
+  /** Present when plain clients wrote values against the model (merged as stored, null where unreadable). */
+  invalid?: Array<{
+    entity: string;
+    id: ObjectID;
+    key?: string;
+    problem: string;
+  }>;
 }
 /** context/create: Creates a context: a root, or a child of parent. */
 export interface ContextCreateParams {

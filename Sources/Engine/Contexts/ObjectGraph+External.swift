@@ -32,6 +32,10 @@ extension ObjectGraph {
         /// a forced purge): what changed is unknown, so every merging context's controllers
         /// fetched again (`ChangeSet.refetch`). `transactions` lists what was left to read.
         public var gap = false
+        /// Values plain clients wrote against the model, in the objects they changed
+        /// (`Store.storedProblems`), and rows of entities the model does not have. They are
+        /// merged all the same: reads show them converted where possible, else null.
+        public var invalid: [InvalidValue] = []
     }
 
     /// `mergeExternalChanges`, also telling which transactions were merged. The caller
@@ -65,6 +69,7 @@ extension ObjectGraph {
         }
         store.overlay = nil
         store.mergeCursor = last.token
+        let invalid = try Self.invalidValues(foreign, store)
 
         var delivered: [ChangeSet] = []
         let forward = onChangeSet
@@ -77,7 +82,25 @@ extension ObjectGraph {
             try r.rebase(on: ids)
             r.processPendingChanges(.external)
         }
-        return ExternalMerge(transactions: foreign, changeSets: delivered)
+        return ExternalMerge(transactions: foreign, changeSets: delivered, invalid: invalid)
+    }
+
+    /// The plain clients' inserted and updated objects checked against the model (fetchd's
+    /// own saves are validated before they are written).
+    static func invalidValues(_ transactions: [HistoryTransaction], _ store: Store) throws(EngineError)
+        -> [InvalidValue]
+    {
+        var out: [InvalidValue] = []
+        var seen: Set<ObjectID> = []
+        for t in transactions where t.isExternalClient {
+            for id in t.unknown where seen.insert(id).inserted {
+                out.append(InvalidValue(id: id, key: nil, problem: "entity \(id.entity) is not in the model"))
+            }
+            for c in t.changes where c.operation != .delete && seen.insert(c.id).inserted {
+                out += try store.storedProblems(c.id)
+            }
+        }
+        return out
     }
 
     /// The merge after a gap: pending changes are rebased on the objects as stored now,

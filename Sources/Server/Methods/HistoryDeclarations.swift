@@ -113,15 +113,32 @@ public struct ExternalChange: NotificationPayload {
         .optional(
             "gap", .boolean,
             "Present (true) when history this fetchd had not read was pruned: its controllers fetched again."),
+        .optional(
+            "invalid",
+            .array(
+                .object(
+                    [("entity", .string), ("id", .ref("ObjectID")), ("key", .string), ("problem", .string)],
+                    required: ["entity", "id", "problem"], closed: true)),
+            "Present when plain clients wrote values against the model (merged as stored, null where unreadable)."),
     ]
     let token: Int64
     let transactions: [HistoryTransaction]
     var gap = false
+    var invalid: [InvalidValue] = []
     public var json: JSON {
         var o: JSONObject = [
             "token": .integer(token), "transactions": .array(transactions.map(HistoryWire.transaction)),
         ]
         if gap { o["gap"] = .bool(true) }
+        if !invalid.isEmpty {
+            o["invalid"] = .array(
+                invalid.map { v in
+                    var item: JSONObject = ["entity": .string(v.id.entity), "id": .string(v.id.description)]
+                    if let key = v.key { item["key"] = .string(key) }
+                    item["problem"] = .string(v.problem)
+                    return .object(item)
+                })
+        }
         return .object(o)
     }
 }

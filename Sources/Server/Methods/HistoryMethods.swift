@@ -49,9 +49,14 @@ extension Server {
         defer { graph.store.recordCursorIfDue() }
         guard !merge.transactions.isEmpty || merge.gap else { return 0 }
         if merge.gap { logger.warning("history not yet merged here was pruned: every controller fetched again") }
+        for v in merge.invalid {
+            logger.warning("invalid value from another process: \(v.id) \(v.key ?? "-"): \(v.problem)")
+        }
         send(
             HistoryDeclarations.didChangeExternally,
-            ExternalChange(token: graph.store.mergeCursor, transactions: merge.transactions, gap: merge.gap))
+            ExternalChange(
+                token: graph.store.mergeCursor, transactions: merge.transactions, gap: merge.gap,
+                invalid: merge.invalid))
         return merge.transactions.count
     }
 }

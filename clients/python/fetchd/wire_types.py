@@ -229,6 +229,16 @@ class StorePurgeHistoryResult(TypedDict):
     deleted: int
 
 
+class _StoreDidChangeExternallyParamsInvalidItemRequired(TypedDict):
+    entity: str
+    id: ObjectID
+    problem: str
+
+
+class StoreDidChangeExternallyParamsInvalidItem(_StoreDidChangeExternallyParamsInvalidItemRequired, total=False):
+    key: str
+
+
 class _StoreDidChangeExternallyParamsRequired(TypedDict):
     token: int
     transactions: List[HistoryTransaction]
@@ -237,6 +247,7 @@ class _StoreDidChangeExternallyParamsRequired(TypedDict):
 class StoreDidChangeExternallyParams(_StoreDidChangeExternallyParamsRequired, total=False):
     """Params of store/didChangeExternally."""
     gap: bool
+    invalid: List[StoreDidChangeExternallyParamsInvalidItem]
 
 
 ContextCreateParamsMergePolicy = Literal["error", "objectTrump", "storeTrump", "overwrite", "rollback"]
@@ -599,6 +610,7 @@ __all__ = [
     "SortDescriptorComparator",
     "StoreCheckExternalChangesResult",
     "StoreDidChangeExternallyParams",
+    "StoreDidChangeExternallyParamsInvalidItem",
     "StoreHistoryParams",
     "StoreHistoryResult",
     "StoreHistoryTokenResult",
