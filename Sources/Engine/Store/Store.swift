@@ -69,6 +69,9 @@ public final class Store {
     var upkeep = HistoryUpkeep()
     /// How long the history is kept (HistoryCursors.swift).
     public var retention = HistoryRetention()
+    /// Benchmarks only (FETCHD_BENCH_NO_HISTORY set): saves skip their history rows, so the
+    /// history's cost can be measured against the same build. Other processes then miss them.
+    static let recordsHistory = getenv("FETCHD_BENCH_NO_HISTORY") == nil
     /// While set, reads answer as the store was before the merged transactions (PriorView.swift).
     public var overlay: [ObjectID: StoredObject?]? = nil
 
@@ -235,7 +238,7 @@ public final class Store {
                 let txn = SQLValue.integer(writeToken ?? 0)
                 var run: (entity: String, first: Int64, last: Int64)? = nil
                 func flushRun() throws {
-                    guard let r = run else { return }
+                    guard let r = run, Self.recordsHistory else { return }
                     try db.prepare(HistorySchema.recordInserts)
                         .run([txn, .text(r.entity), .integer(r.first), r.last == r.first ? .null : .integer(r.last)])
                     run = nil
@@ -286,7 +289,7 @@ public final class Store {
                     let t = try table(id)
                     let s = try db.prepare(t.update)
                     var bound = t.columnValues(values)
-                    try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound)
+                    if Self.recordsHistory { try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound) }
                     bound.append(.integer(id.number))
                     try s.run(bound)
                     guard db.changes == 1 else {
@@ -296,7 +299,7 @@ public final class Store {
                 }
                 for id in batch.deletes {
                     let t = try table(id)
-                    try db.prepare(t.recordDelete).run([txn, .integer(id.number)])
+                    if Self.recordsHistory { try db.prepare(t.recordDelete).run([txn, .integer(id.number)]) }
                     for j in t.manyToMany {
                         try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([
                             txn, .integer(id.number),
