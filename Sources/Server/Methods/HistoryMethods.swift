@@ -43,10 +43,10 @@ extension Server {
     /// controllers (reason `external`) and `store/didChangeExternally` is queued after them.
     /// Returns how many transactions were merged.
     @discardableResult
-    func mergeExternalChanges(_ graph: ObjectGraph) throws(EngineError) -> Int {
+    func mergeExternalChanges(_ graph: ObjectGraph, recordingCursor: Bool = true) throws(EngineError) -> Int {
         let merge = try graph.mergeExternalTransactions()
-        // After the notification is queued: the record is one small commit of its own.
-        defer { graph.store.recordCursorIfDue() }
+        // One small commit of its own (watching leaves it to the next idle check).
+        defer { if recordingCursor { graph.store.recordCursorIfDue() } }
         guard !merge.transactions.isEmpty || merge.gap else { return 0 }
         if merge.gap { logger.warning("history not yet merged here was pruned: every controller fetched again") }
         for v in merge.invalid {
