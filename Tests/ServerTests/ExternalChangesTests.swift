@@ -225,6 +225,22 @@ import Testing
         #expect(poll(&drained, 1, 0) == 0)
     }
 
+    @Test func purgeByDate() throws {
+        let dir = TempDir()
+        let a = open(dir.file("s.sqlite"))
+        insert(a, "a")
+        insert(a, "b")
+        insert(a, "c")
+        _ = a.send([request(2, "store/checkExternalChanges")])
+        let old = a.send([request(3, "store/purgeHistory", ["before": "2000-01-01T00:00:00Z"])])
+        #expect(old[0]["result"] == ["deleted": 0])
+        let all = a.send([request(4, "store/purgeHistory", ["before": "2100-01-01T00:00:00Z"])])
+        // Every row is older than that date; the newest stays.
+        #expect(all[0]["result"] == ["deleted": 2])
+        let bad = a.send([request(5, "store/purgeHistory", ["before": "yesterday"])])
+        #expect(bad[0]["error"]?["code"] == -32602)
+    }
+
     @Test func invalidValuesOfAPlainClientAreMergedAndListed() throws {
         let dir = TempDir()
         let a = open(dir.file("s.sqlite"))

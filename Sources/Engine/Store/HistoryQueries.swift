@@ -10,6 +10,24 @@ extension Store {
         return try history(after: token, limit: limit)
     }
 
+    /// The first token committed at or after `time` (unix seconds); past the newest when
+    /// every row is older. Purging before it purges what was committed before `time`.
+    public func firstToken(notBefore time: Double) throws(EngineError) -> Int64 {
+        do {
+            let db = try connection
+            let h = "\"\(HistorySchema.history)\""
+            let s = try db.prepare(
+                """
+                SELECT h.seq FROM \(h) h LEFT JOIN "\(HistorySchema.transactions)" t ON t.token = h.txn
+                WHERE coalesce(h.time, t.time, 0) >= ? ORDER BY h.seq LIMIT 1
+                """)
+            defer { s.reset() }
+            try s.bind(.real(time), at: 1)
+            if try s.step() { return s.int64(0) }
+            return try currentToken + 1
+        } catch let e as EngineError { throw e } catch { throw Self.storeError(error, "reading the history") }
+    }
+
     /// Deletes the history rows with a token below `before`, and the fetchd transactions no
     /// remaining row refers to. The newest row always stays: new tokens are max + 1, so they
     /// keep rising and a reader's cursor never sees a token used twice. Unless `force`, rows

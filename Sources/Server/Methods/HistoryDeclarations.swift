@@ -1,5 +1,6 @@
 import Contexts
 import JSON
+import JSONRPC
 import Model
 import Store
 
@@ -91,17 +92,27 @@ public struct HistoryResult: RPCResult {
 
 public struct PurgeHistoryParams: RPCParams {
     public static let params: [ParamSpec] = [
-        .required("before", .integer, "A token: history rows before it are deleted."),
+        .required(
+            "before", .types("integer", "string"),
+            "A token: history rows before it are deleted; or an ISO 8601 date: rows committed before it."),
         .optional(
             "force", .boolean,
             "Also rows a live reader (another open store) has not merged yet (false by default)."),
     ]
     let graph: ObjectGraph
-    let before: Int64
+    let before: Int64?
+    let beforeTime: Double?
     let force: Bool
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
-        before = Int64(try p.int("before"))
+        if case .string(let date)? = p.value("before") {
+            guard let t = ISO8601.parse(date) else {
+                throw RPCError.invalidParams(param: "before", expected: "a token or an ISO 8601 date", got: date)
+            }
+            (before, beforeTime) = (nil, t)
+        } else {
+            (before, beforeTime) = (Int64(try p.int("before")), nil)
+        }
         force = try p.optionalBool("force") ?? false
     }
 }

@@ -34,7 +34,9 @@ extension Server {
                 return HistoryResult(transactions: selected, more: more)
             },
             declared.purgeHistory.handle(in: scope) { p in
-                Single(.integer(Int64(try p.graph.store.purgeHistory(before: p.before, force: p.force))))
+                let store = p.graph.store
+                let before = try p.before ?? store.firstToken(notBefore: p.beforeTime ?? 0)
+                return Single(.integer(Int64(try store.purgeHistory(before: before, force: p.force))))
             },
         ]
     }

@@ -216,7 +216,7 @@ class StoreHistoryResult(TypedDict):
 
 
 class _StorePurgeHistoryParamsRequired(TypedDict):
-    before: int
+    before: Union[int, str]
 
 
 class StorePurgeHistoryParams(_StorePurgeHistoryParamsRequired, total=False):
