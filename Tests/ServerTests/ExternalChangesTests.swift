@@ -225,6 +225,33 @@ import Testing
         #expect(poll(&drained, 1, 0) == 0)
     }
 
+    @Test func aForcedPurgeMakesTheReaderRefetchItsControllers() throws {
+        let dir = TempDir()
+        let a = open(dir.file("s.sqlite"))
+        let b = open(dir.file("s.sqlite"))
+        watchController(a)
+        insert(b, "x")
+        insert(b, "y")
+        let token = b.send([request(2, "store/historyToken")])[0]["result"]?["token"] ?? 0
+        _ = b.send([request(3, "store/checkExternalChanges")])
+        // A has not merged x and y: only a forced purge takes their rows.
+        #expect(b.send([request(4, "store/purgeHistory", ["before": token])])[0]["result"] == ["deleted": 0])
+        #expect(
+            b.send([request(5, "store/purgeHistory", ["before": token, "force": true])])[0]["result"] == ["deleted": 1])
+        let out = a.send([request(6, "store/checkExternalChanges")])
+        // The controller fetched again: one cycle from the old results (empty) to x and y.
+        #expect(
+            methods(out) == [
+                "controller/willChangeContent", "controller/didChangeObject", "controller/didChangeObject",
+                "controller/didChangeContent", "store/didChangeExternally", "response",
+            ])
+        #expect(out.filter { $0["params"]?["type"] == "insert" }.map { $0["params"]?["id"] } == ["Note/1", "Note/2"])
+        #expect(out[4]["params"]?["gap"] == true)
+        // Only the newest transaction (y's) was left to list.
+        #expect(out[4]["params"]?["transactions"]?.arrayValue?.count == 1)
+        #expect(out.last?["result"] == ["merged": 1, "token": token])
+    }
+
     @Test func purgeByDate() throws {
         let dir = TempDir()
         let a = open(dir.file("s.sqlite"))

@@ -110,7 +110,10 @@ public final class Store {
             // The triggers are for other writers: this connection records its own rows.
             db.setTriggersEnabled(false)
         } catch { throw storeError(error, "cannot install the change history of \(path)") }
-        return try Store(db, path: path, model: model, migrated: migrated, modelVersion: version)
+        let store = try Store(db, path: path, model: model, migrated: migrated, modelVersion: version)
+        // A reader from the start: pruning keeps what it has not merged (HistoryCursors.swift).
+        store.recordCursorIfDue()
+        return store
     }
 
     private init(_ db: Connection, path: String, model: ObjectModel, migrated: Bool, modelVersion: Int64)
