@@ -139,6 +139,14 @@ if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
   # Predicate size vs time: parsing, compiling and running are linear (protocol.md §7.4).
   echo
   "$PY" "$BENCH_PY/predicate_size.py" --fetchd "$FETCHD" --dir "$SCRATCH" || { log "predicate size bench failed"; STATUS=1; }
+  # Other processes on the file: commit -> notification (inotify, polling), idle CPU, the
+  # history's cost on fetchd's own saves, a 10k-row external transaction (BENCH_EXTERNAL=0: off).
+  if [[ ${BENCH_EXTERNAL:-1} != 0 ]]; then
+    echo
+    EXTERNAL_ROWS=$([[ ${BENCH_QUICK:-0} == 1 ]] && echo 10000 || echo 1000000)
+    "$PY" "$BENCH_PY/external_bench.py" --fetchd "$FETCHD" --rows "${BENCH_EXTERNAL_ROWS:-$EXTERNAL_ROWS}" \
+      --dir "$SCRATCH" | grep '^#' || { log "external bench failed"; STATUS=1; }
+  fi
 fi
 echo "bench: results written to $OUT"
 exit $STATUS

@@ -43,9 +43,9 @@ extension Server {
     /// The idle wake-up beside inotify, in case an event is missed.
     public static let fallbackMilliseconds: Int32 = 1000
     /// After a write event that showed no commit yet: up to this many checks...
-    static let rechecksAfterWake = 20
+    static let rechecksAfterWake = 40
     /// ...this far apart (the commit shows within microseconds of its log write).
-    public static let recheckMilliseconds: Int32 = 2
+    public static let recheckMilliseconds: Int32 = 1
 
     /// How long the transport may wait for input (`idleIntervalMilliseconds`).
     var idleWait: Int32? {
@@ -81,15 +81,27 @@ extension Server {
         do {
             if try watchState.mergeOwed || graph.hasExternalChanges() {
                 watchState.mergeOwed = false
-                try mergeExternalChanges(graph)
+                // The cursor is recorded at the next idle check, after the notifications went out.
+                try mergeExternalChanges(graph, recordingCursor: false)
                 watchState.rechecks = 0
             } else if woken {
                 watchState.rechecks = Self.rechecksAfterWake
             } else if watchState.rechecks > 0 {
                 watchState.rechecks -= 1
+            } else {
+                // Idle: keep this store's cursor alive so pruning waits for it.
+                graph.store.recordCursorIfDue()
+                forgetOwnCursorWrite(graph)
             }
         } catch {
             logger.warning("merging external changes failed: \(error)")
         }
+    }
+
+    /// Recording the cursor writes the `-wal`, which inotify reports to this very watch:
+    /// drop that wake-up, but look once more soon in case another writer committed meanwhile.
+    private func forgetOwnCursorWrite(_ graph: ObjectGraph) {
+        guard fileWatch?.drain() == true else { return }
+        if (try? graph.hasExternalChanges()) == true { watchState.rechecks = 1 }
     }
 }

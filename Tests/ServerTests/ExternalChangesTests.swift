@@ -225,6 +225,69 @@ import Testing
         #expect(poll(&drained, 1, 0) == 0)
     }
 
+    @Test func aForcedPurgeMakesTheReaderRefetchItsControllers() throws {
+        let dir = TempDir()
+        let a = open(dir.file("s.sqlite"))
+        let b = open(dir.file("s.sqlite"))
+        watchController(a)
+        insert(b, "x")
+        insert(b, "y")
+        let token = b.send([request(2, "store/historyToken")])[0]["result"]?["token"] ?? 0
+        _ = b.send([request(3, "store/checkExternalChanges")])
+        // A has not merged x and y: only a forced purge takes their rows.
+        #expect(b.send([request(4, "store/purgeHistory", ["before": token])])[0]["result"] == ["deleted": 0])
+        #expect(
+            b.send([request(5, "store/purgeHistory", ["before": token, "force": true])])[0]["result"] == ["deleted": 1])
+        let out = a.send([request(6, "store/checkExternalChanges")])
+        // The controller fetched again: one cycle from the old results (empty) to x and y.
+        #expect(
+            methods(out) == [
+                "controller/willChangeContent", "controller/didChangeObject", "controller/didChangeObject",
+                "controller/didChangeContent", "store/didChangeExternally", "response",
+            ])
+        #expect(out.filter { $0["params"]?["type"] == "insert" }.map { $0["params"]?["id"] } == ["Note/1", "Note/2"])
+        #expect(out[4]["params"]?["gap"] == true)
+        // Only the newest transaction (y's) was left to list.
+        #expect(out[4]["params"]?["transactions"]?.arrayValue?.count == 1)
+        #expect(out.last?["result"] == ["merged": 1, "token": token])
+    }
+
+    @Test func purgeByDate() throws {
+        let dir = TempDir()
+        let a = open(dir.file("s.sqlite"))
+        insert(a, "a")
+        insert(a, "b")
+        insert(a, "c")
+        _ = a.send([request(2, "store/checkExternalChanges")])
+        let old = a.send([request(3, "store/purgeHistory", ["before": "2000-01-01T00:00:00Z"])])
+        #expect(old[0]["result"] == ["deleted": 0])
+        let all = a.send([request(4, "store/purgeHistory", ["before": "2100-01-01T00:00:00Z"])])
+        // Every row is older than that date; the newest stays.
+        #expect(all[0]["result"] == ["deleted": 2])
+        let bad = a.send([request(5, "store/purgeHistory", ["before": "yesterday"])])
+        #expect(bad[0]["error"]?["code"] == -32602)
+    }
+
+    @Test func invalidValuesOfAPlainClientAreMergedAndListed() throws {
+        let dir = TempDir()
+        let a = open(dir.file("s.sqlite"))
+        watchController(a)
+        let plain = try Connection(path: dir.file("s.sqlite"))
+        try plain.execute(
+            "PRAGMA busy_timeout=5000; INSERT INTO Note (title) VALUES (NULL); INSERT INTO Note (title) VALUES (x'01')")
+        let out = a.send([request(2, "store/checkExternalChanges")])
+        #expect(out.last?["result"]?["merged"] == 1)
+        let note = out.first { $0["method"] == "store/didChangeExternally" }
+        #expect(
+            note?["params"]?["invalid"]
+                == [
+                    ["entity": "Note", "id": "Note/1", "key": "title", "problem": "required value missing"],
+                    ["entity": "Note", "id": "Note/2", "key": "title", "problem": "expected string, found blob"],
+                ])
+        // Merged all the same: both rows reached the controller.
+        #expect(out.filter { $0["method"] == "controller/didChangeObject" }.count == 2)
+    }
+
     @Test func historyTokenHistoryFiltersAndPurge() throws {
         let dir = TempDir()
         let a = open(dir.file("s.sqlite"))
@@ -260,16 +323,22 @@ import Testing
         let unknown = a.send([request(8, "store/history", ["after": 0, "entities": ["Nope"]])])
         #expect(unknown[0]["error"]?["data"]?["kind"] == "unknownEntity")
 
-        // Purging keeps the newest row: the next token is still above every one given out.
-        let purged = a.send([request(9, "store/purgeHistory", ["before": 100])])
+        // A has merged nothing yet: an unforced purge keeps what it has still to merge.
+        let kept = a.send([request(9, "store/purgeHistory", ["before": 100])])
+        #expect(kept[0]["result"] == ["deleted": 0])
+        // Forced, it purges; the newest row stays: the next token is above every one given out.
+        let purged = a.send([request(9, "store/purgeHistory", ["before": 100, "force": true])])
         #expect(purged[0]["result"] == ["deleted": 2])
         let left = a.send([request(10, "store/history", ["after": 0])])[0]["result"]?["transactions"]
         #expect(left?.arrayValue?.map { $0["token"] } == [3])
         insert(b, "c")
         #expect(a.send([request(11, "store/historyToken")])[0]["result"] == ["token": 4])
         let merged = a.send([request(12, "store/checkExternalChanges")])
-        // A had not merged token 2 when it was purged: only 3 and 4 reach it (protocol.md §5).
+        // A had not merged token 2 when it was purged: only 3 and 4 are listed, and the
+        // notification says there was a gap (its controllers fetched again; protocol.md §5).
         #expect(merged.last?["result"] == ["merged": 2, "token": 4])
+        let note = merged.first { $0["method"] == "store/didChangeExternally" }
+        #expect(note?["params"]?["gap"] == true)
     }
 
     @Test func storeOpenWithAHistoryTokenAnnouncesWhatHappenedSince() throws {

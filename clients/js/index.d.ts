@@ -174,8 +174,10 @@ export interface StoreHistoryResult {
 }
 /** store/purgeHistory: Deletes the history before a token (the newest row always stays). */
 export interface StorePurgeHistoryParams {
-  /** A token: history rows before it are deleted. */
-  before: number;
+  /** A token: history rows before it are deleted; or an ISO 8601 date: rows committed before it. */
+  before: number | string;
+  /** Also rows a live reader (another open store) has not merged yet (false by default). */
+  force?: boolean;
 }
 export interface StorePurgeHistoryResult {
   deleted: number;
@@ -186,6 +188,15 @@ export interface StoreDidChangeExternallyParams {
   token: number;
   /** The transactions merged, oldest first. */
   transactions: HistoryTransaction[];
+  /** Present (true) when history this fetchd had not read was pruned: its controllers fetched again. */
+  gap?: boolean;
+  /** Present when plain clients wrote values against the model (merged as stored, null where unreadable). */
+  invalid?: Array<{
+    entity: string;
+    id: ObjectID;
+    key?: string;
+    problem: string;
+  }>;
 }
 /** context/create: Creates a context: a root, or a child of parent. */
 export interface ContextCreateParams {
@@ -712,7 +723,7 @@ export class Client extends EventEmitter {
   checkExternalChanges(): Promise<StoreCheckExternalChangesResult>;
   historyToken(): Promise<StoreHistoryTokenResult>;
   history(after: number, options?: Omit<StoreHistoryParams, 'after'>): Promise<StoreHistoryResult>;
-  purgeHistory(before: number): Promise<StorePurgeHistoryResult>;
+  purgeHistory(before: number | string, options?: { force?: boolean }): Promise<StorePurgeHistoryResult>;
   context(name?: string): Context;
   createContext(name: string, options?: Omit<ContextCreateParams, 'name'>): Promise<Context>;
   controller(context: string | Context, name: string, request: FetchRequest, options?: ControllerOptions): Promise<Controller>;

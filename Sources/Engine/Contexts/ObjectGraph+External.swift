@@ -19,7 +19,8 @@ extension ObjectGraph {
     /// delivered, in order (also given to `onChangeSet`).
     @discardableResult
     public func mergeExternalChanges() throws(EngineError) -> [ChangeSet] {
-        try mergeExternalTransactions().changeSets
+        defer { store.recordCursorIfDue() }
+        return try mergeExternalTransactions().changeSets
     }
 
     /// What one merge did: the other writers' transactions it merged (oldest first) and the
@@ -27,11 +28,21 @@ extension ObjectGraph {
     public struct ExternalMerge: Sendable {
         public var transactions: [HistoryTransaction] = []
         public var changeSets: [ChangeSet] = []
+        /// History this store had not read was pruned (by retention past a stale cursor, or
+        /// a forced purge): what changed is unknown, so every merging context's controllers
+        /// fetched again (`ChangeSet.refetch`). `transactions` lists what was left to read.
+        public var gap = false
+        /// Values plain clients wrote against the model, in the objects they changed
+        /// (`Store.storedProblems`), and rows of entities the model does not have. They are
+        /// merged all the same: reads show them converted where possible, else null.
+        public var invalid: [InvalidValue] = []
     }
 
-    /// `mergeExternalChanges`, also telling which transactions were merged.
+    /// `mergeExternalChanges`, also telling which transactions were merged. The caller
+    /// records the cursor (`Store.recordCursorIfDue`) when it is done with the merge.
     public func mergeExternalTransactions() throws(EngineError) -> ExternalMerge {
         guard !store.isWriting else { return ExternalMerge() }
+        if try store.historyGap(after: store.mergeCursor) { return try refetchAfterGap() }
         let transactions = try store.history(after: store.mergeCursor)
         guard let last = transactions.last else { return ExternalMerge() }
         let foreign = transactions.filter { $0.origin != store.origin }
@@ -58,6 +69,7 @@ extension ObjectGraph {
         }
         store.overlay = nil
         store.mergeCursor = last.token
+        let invalid = try Self.invalidValues(foreign, store)
 
         var delivered: [ChangeSet] = []
         let forward = onChangeSet
@@ -70,6 +82,51 @@ extension ObjectGraph {
             try r.rebase(on: ids)
             r.processPendingChanges(.external)
         }
-        return ExternalMerge(transactions: foreign, changeSets: delivered)
+        return ExternalMerge(transactions: foreign, changeSets: delivered, invalid: invalid)
+    }
+
+    /// The plain clients' inserted and updated objects checked against the model (fetchd's
+    /// own saves are validated before they are written).
+    static func invalidValues(_ transactions: [HistoryTransaction], _ store: Store) throws(EngineError)
+        -> [InvalidValue]
+    {
+        var out: [InvalidValue] = []
+        var seen: Set<ObjectID> = []
+        for t in transactions where t.isExternalClient {
+            for id in t.unknown where seen.insert(id).inserted {
+                out.append(InvalidValue(id: id, key: nil, problem: "entity \(id.entity) is not in the model"))
+            }
+            for c in t.changes where c.operation != .delete && seen.insert(c.id).inserted {
+                out += try store.storedProblems(c.id)
+            }
+        }
+        return out
+    }
+
+    /// The merge after a gap: pending changes are rebased on the objects as stored now,
+    /// then every merging root and its descendants deliver a refetch change set.
+    private func refetchAfterGap() throws(EngineError) -> ExternalMerge {
+        let transactions = try store.history(after: store.mergeCursor)
+        store.mergeCursor = try store.currentToken
+        var delivered: [ChangeSet] = []
+        let forward = onChangeSet
+        onChangeSet = {
+            delivered.append($0)
+            forward?($0)
+        }
+        defer { onChangeSet = forward }
+        let mergers = roots.filter(\.mergesChangesFromParent)
+        for r in mergers {
+            try r.rebase(on: r.pending.keys.sorted())
+            r.processPendingChanges(.external)
+        }
+        for c in contexts {
+            var root = c
+            while let p = root.parent { root = p }
+            guard mergers.contains(where: { $0 === root }) else { continue }
+            deliver(ChangeSet(context: c.name, changes: [], reason: .external, refetch: true))
+        }
+        return ExternalMerge(
+            transactions: transactions.filter { $0.origin != store.origin }, changeSets: delivered, gap: true)
     }
 }

@@ -34,6 +34,7 @@ extension FetchedResultsController {
     /// walk of the new tree; the notifications are the same either way.
     public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] {
         guard !changeSet.isEmpty else { return [] }
+        if changeSet.refetch { return refetch() }
         let started = CycleCost.now()
         var rebuiltThisCycle = false
         defer {
@@ -69,6 +70,29 @@ extension FetchedResultsController {
         }
         var new = locateNewPositions(&affected, entering)
 
+        var rows = RowChanges()
+        if old.windowed { windowEdgeChanges(old, &new, into: &rows) }
+        let sectionEvents = sectionChanges(old, new)
+        classifyChangedRows(affected, old, new, into: &rows)
+        return wireOrder(sectionEvents, rows)
+    }
+
+    /// A fresh fetch replaces the results when what changed is unknown: every row of the old
+    /// or the new results is affected, so a row in both is reported updated (its values may
+    /// have changed), and the rest as deletes, inserts and moves.
+    func refetch() -> [ControllerEvent] {
+        guard let fresh = try? fetchResults() else { return [] }
+        lastCycleRebuilt = true
+        var ids = Set(rowsThatDiffer(from: fresh))
+        results.rows.forEachLeaf { entries, _ in ids.formUnion(entries.ids) }
+        var affected = ids.sorted().map { AffectedRow(id: ObjectID(entity: entity, number: $0)) }
+        locateByWalk(&affected, in: results, old: true)
+        locateByWalk(&affected, in: fresh, old: false)
+        affected.removeAll { $0.oldRank == nil && $0.newRank == nil }
+        guard !affected.isEmpty else { return [] }
+        let old = recordOldPositions(&affected)
+        results = fresh
+        var new = locateNewPositions(&affected, affected.indices.filter { affected[$0].newRank != nil })
         var rows = RowChanges()
         if old.windowed { windowEdgeChanges(old, &new, into: &rows) }
         let sectionEvents = sectionChanges(old, new)

@@ -42,12 +42,16 @@ public struct ChangeSet: Sendable {
     /// One entry per changed object, in a deterministic order (entity, then id number).
     public var changes: [Change]
     public var reason: Reason
+    /// What changed is not known (history the context never read was pruned): every
+    /// controller of the context fetches again and reports the difference (`changes` empty).
+    public var refetch = false
 
-    public init(context: String, changes: [Change], reason: Reason = .request) {
+    public init(context: String, changes: [Change], reason: Reason = .request, refetch: Bool = false) {
         self.context = context
         self.changes = changes
         self.reason = reason
+        self.refetch = refetch
     }
 
-    public var isEmpty: Bool { changes.isEmpty }
+    public var isEmpty: Bool { changes.isEmpty && !refetch }
 }

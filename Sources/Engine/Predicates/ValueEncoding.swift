@@ -27,7 +27,8 @@ public enum ValueEncoding {
         switch (sql, type) {
         case (.null, _): return .null
         case (.integer(let v), .integer): return .integer(v)
-        case (.real(let v), .integer): return .integer(Int64(v))
+        // Column affinity made every integral real an integer: this one is not.
+        case (.real(let v), .integer): return .double(v)
         case (.integer(let v), .double): return .double(Double(v))
         case (.real(let v), .double): return .double(v)
         case (.integer(let v), .boolean): return .bool(v != 0)
@@ -36,7 +37,9 @@ public enum ValueEncoding {
         case (.text(let s), .string): return .string(s)
         case (.text(let s), .uuid): return .uuid(s)
         case (.blob(let b), .binary): return .binary(b)
-        default: return .null
+        // A value a plain client stored against the type: shown as stored, as SQL sees it
+        // (protocol.md §5, "Bad data from plain clients").
+        default: return untyped(sql)
         }
     }
 

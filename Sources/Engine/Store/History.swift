@@ -58,6 +58,8 @@ public struct HistoryTransaction: Sendable {
     public var changes: [HistoryChange]
     /// The recorded rows, for the view before (PriorView.swift).
     var rows: [HistoryRow] = []
+    /// Rows of entities the model does not have (left out of `changes`).
+    public var unknown: [ObjectID] = []
 
     /// Written by a plain SQLite client rather than by fetchd.
     public var isExternalClient: Bool { origin == nil }
@@ -141,6 +143,7 @@ extension Store {
                             id: ObjectID(entity: join.b.entity, number: other),
                             operation: .update, keys: [join.b.relationship]))
                 } else {
+                    out[out.count - 1].unknown.append(ObjectID(entity: entity, number: row.pk))
                     continue
                 }
                 out[out.count - 1].rows.append(row)

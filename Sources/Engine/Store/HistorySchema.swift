@@ -15,14 +15,19 @@ import SQLite
 ///   column a as `pk` and column b as `other`; fetchd records a run of
 ///   inserted numbers as one `I` row from `pk` to `other`.
 /// - `_fetchd_transactions`: one row per fetchd write (author, origin process, time).
+/// - `_fetchd_cursors`: one row per open store that merges (`consumer`: its origin), the
+///   token it has merged up to and its last `heartbeat` (HistoryCursors.swift).
 enum HistorySchema {
     static let history = "_fetchd_history"
     static let transactions = "_fetchd_transactions"
     static let triggerPrefix = "_fetchd_trg_"
+    /// One row per open store (any process) that merges the history: how far it has read.
+    static let cursors = "_fetchd_cursors"
 
     static let tables = [
         "CREATE TABLE IF NOT EXISTS \"\(transactions)\" (token INTEGER PRIMARY KEY, author TEXT, origin TEXT, time REAL)",
         // No AUTOINCREMENT: rows are appended at max(seq)+1 under the write lock, which is commit order.
+        "CREATE TABLE IF NOT EXISTS \"\(cursors)\" (consumer TEXT PRIMARY KEY, token INTEGER NOT NULL, heartbeat REAL NOT NULL)",
         "CREATE TABLE IF NOT EXISTS \"\(history)\" (seq INTEGER PRIMARY KEY, txn INTEGER, time REAL, entity TEXT NOT NULL, pk INTEGER NOT NULL, op TEXT NOT NULL, keys TEXT, version INTEGER, old TEXT, other INTEGER)",
     ]
 

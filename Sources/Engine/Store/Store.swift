@@ -65,6 +65,13 @@ public final class Store {
     var seenDataVersion: Int64 = 0
     /// The history token up to which external transactions were merged (ObjectGraph).
     public var mergeCursor: Int64 = 0
+    /// When the cursor was last recorded and the history last pruned (HistoryCursors.swift).
+    var upkeep = HistoryUpkeep()
+    /// How long the history is kept (HistoryCursors.swift).
+    public var retention = HistoryRetention()
+    /// Benchmarks only (FETCHD_BENCH_NO_HISTORY set): saves skip their history rows, so the
+    /// history's cost can be measured against the same build. Other processes then miss them.
+    static let recordsHistory = getenv("FETCHD_BENCH_NO_HISTORY") == nil
     /// While set, reads answer as the store was before the merged transactions (PriorView.swift).
     public var overlay: [ObjectID: StoredObject?]? = nil
 
@@ -103,7 +110,10 @@ public final class Store {
             // The triggers are for other writers: this connection records its own rows.
             db.setTriggersEnabled(false)
         } catch { throw storeError(error, "cannot install the change history of \(path)") }
-        return try Store(db, path: path, model: model, migrated: migrated, modelVersion: version)
+        let store = try Store(db, path: path, model: model, migrated: migrated, modelVersion: version)
+        // A reader from the start: pruning keeps what it has not merged (HistoryCursors.swift).
+        store.recordCursorIfDue()
+        return store
     }
 
     private init(_ db: Connection, path: String, model: ObjectModel, migrated: Bool, modelVersion: Int64)
@@ -139,6 +149,7 @@ public final class Store {
     public func close() {
         rollbackWrite()
         returnUnusedIDs()
+        dropCursor()
         handle = nil
     }
 
@@ -230,7 +241,7 @@ public final class Store {
                 let txn = SQLValue.integer(writeToken ?? 0)
                 var run: (entity: String, first: Int64, last: Int64)? = nil
                 func flushRun() throws {
-                    guard let r = run else { return }
+                    guard let r = run, Self.recordsHistory else { return }
                     try db.prepare(HistorySchema.recordInserts)
                         .run([txn, .text(r.entity), .integer(r.first), r.last == r.first ? .null : .integer(r.last)])
                     run = nil
@@ -281,7 +292,7 @@ public final class Store {
                     let t = try table(id)
                     let s = try db.prepare(t.update)
                     var bound = t.columnValues(values)
-                    try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound)
+                    if Self.recordsHistory { try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound) }
                     bound.append(.integer(id.number))
                     try s.run(bound)
                     guard db.changes == 1 else {
@@ -291,7 +302,7 @@ public final class Store {
                 }
                 for id in batch.deletes {
                     let t = try table(id)
-                    try db.prepare(t.recordDelete).run([txn, .integer(id.number)])
+                    if Self.recordsHistory { try db.prepare(t.recordDelete).run([txn, .integer(id.number)]) }
                     for j in t.manyToMany {
                         try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([
                             txn, .integer(id.number),

@@ -49,6 +49,8 @@ extension Store {
         let db = try connection
         writeToken = nil
         do {
+            // Upkeep (cursor, pruning) never fails a save: a failed statement undoes only itself.
+            try? keepHistory(db)
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")

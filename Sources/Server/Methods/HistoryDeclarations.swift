@@ -1,5 +1,6 @@
 import Contexts
 import JSON
+import JSONRPC
 import Model
 import Store
 
@@ -91,13 +92,28 @@ public struct HistoryResult: RPCResult {
 
 public struct PurgeHistoryParams: RPCParams {
     public static let params: [ParamSpec] = [
-        .required("before", .integer, "A token: history rows before it are deleted.")
+        .required(
+            "before", .types("integer", "string"),
+            "A token: history rows before it are deleted; or an ISO 8601 date: rows committed before it."),
+        .optional(
+            "force", .boolean,
+            "Also rows a live reader (another open store) has not merged yet (false by default)."),
     ]
     let graph: ObjectGraph
-    let before: Int64
+    let before: Int64?
+    let beforeTime: Double?
+    let force: Bool
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
-        before = Int64(try p.int("before"))
+        if case .string(let date)? = p.value("before") {
+            guard let t = ISO8601.parse(date) else {
+                throw RPCError.invalidParams(param: "before", expected: "a token or an ISO 8601 date", got: date)
+            }
+            (before, beforeTime) = (nil, t)
+        } else {
+            (before, beforeTime) = (Int64(try p.int("before")), nil)
+        }
+        force = try p.optionalBool("force") ?? false
     }
 }
 
@@ -105,11 +121,36 @@ public struct ExternalChange: NotificationPayload {
     public static let params: [ParamSpec] = [
         .required("token", .integer, "The history token merged up to."),
         .required("transactions", .array(.ref("HistoryTransaction")), "The transactions merged, oldest first."),
+        .optional(
+            "gap", .boolean,
+            "Present (true) when history this fetchd had not read was pruned: its controllers fetched again."),
+        .optional(
+            "invalid",
+            .array(
+                .object(
+                    [("entity", .string), ("id", .ref("ObjectID")), ("key", .string), ("problem", .string)],
+                    required: ["entity", "id", "problem"], closed: true)),
+            "Present when plain clients wrote values against the model (merged as stored, null where unreadable)."),
     ]
     let token: Int64
     let transactions: [HistoryTransaction]
+    var gap = false
+    var invalid: [InvalidValue] = []
     public var json: JSON {
-        .object(["token": .integer(token), "transactions": .array(transactions.map(HistoryWire.transaction))])
+        var o: JSONObject = [
+            "token": .integer(token), "transactions": .array(transactions.map(HistoryWire.transaction)),
+        ]
+        if gap { o["gap"] = .bool(true) }
+        if !invalid.isEmpty {
+            o["invalid"] = .array(
+                invalid.map { v in
+                    var item: JSONObject = ["entity": .string(v.id.entity), "id": .string(v.id.description)]
+                    if let key = v.key { item["key"] = .string(key) }
+                    item["problem"] = .string(v.problem)
+                    return .object(item)
+                })
+        }
+        return .object(o)
     }
 }
 

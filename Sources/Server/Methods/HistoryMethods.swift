@@ -34,7 +34,9 @@ extension Server {
                 return HistoryResult(transactions: selected, more: more)
             },
             declared.purgeHistory.handle(in: scope) { p in
-                Single(.integer(Int64(try p.graph.store.purgeHistory(before: p.before))))
+                let store = p.graph.store
+                let before = try p.before ?? store.firstToken(notBefore: p.beforeTime ?? 0)
+                return Single(.integer(Int64(try store.purgeHistory(before: before, force: p.force))))
             },
         ]
     }
@@ -43,12 +45,20 @@ extension Server {
     /// controllers (reason `external`) and `store/didChangeExternally` is queued after them.
     /// Returns how many transactions were merged.
     @discardableResult
-    func mergeExternalChanges(_ graph: ObjectGraph) throws(EngineError) -> Int {
+    func mergeExternalChanges(_ graph: ObjectGraph, recordingCursor: Bool = true) throws(EngineError) -> Int {
         let merge = try graph.mergeExternalTransactions()
-        guard !merge.transactions.isEmpty else { return 0 }
+        // One small commit of its own (watching leaves it to the next idle check).
+        defer { if recordingCursor { graph.store.recordCursorIfDue() } }
+        guard !merge.transactions.isEmpty || merge.gap else { return 0 }
+        if merge.gap { logger.warning("history not yet merged here was pruned: every controller fetched again") }
+        for v in merge.invalid {
+            logger.warning("invalid value from another process: \(v.id) \(v.key ?? "-"): \(v.problem)")
+        }
         send(
             HistoryDeclarations.didChangeExternally,
-            ExternalChange(token: graph.store.mergeCursor, transactions: merge.transactions))
+            ExternalChange(
+                token: graph.store.mergeCursor, transactions: merge.transactions, gap: merge.gap,
+                invalid: merge.invalid))
         return merge.transactions.count
     }
 }

@@ -19,7 +19,7 @@ export const METHODS = Object.freeze({
   'store/checkExternalChanges': { api: 'Client.checkExternalChanges', args: [] },
   'store/historyToken': { api: 'Client.historyToken', args: [] },
   'store/history': { api: 'Client.history', args: ['after'], options: ['limit', 'authors', 'entities'] },
-  'store/purgeHistory': { api: 'Client.purgeHistory', args: ['before'] },
+  'store/purgeHistory': { api: 'Client.purgeHistory', args: ['before'], options: ['force'] },
   'context/create': {
     api: 'Client.createContext', args: ['name'],
     options: ['parent', 'mergesChangesFromParent', 'mergePolicy', 'transactionAuthor'],

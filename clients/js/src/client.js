@@ -164,8 +164,9 @@ export class Client extends EventEmitter {
     return this.request(...wire('store/history', { after, limit, authors, entities }));
   }
 
-  purgeHistory(before) {
-    return this.request(...wire('store/purgeHistory', { before }));
+  /** store/purgeHistory. options: {force}: also what a live reader has not merged. */
+  purgeHistory(before, { force } = {}) {
+    return this.request(...wire('store/purgeHistory', { before, force }));
   }
 
   /** context/create. options: {parent, mergesChangesFromParent, mergePolicy, transactionAuthor}. */

@@ -48,7 +48,8 @@ db.commit()`]);
     assert.deepEqual(history.transactions.map((t) => t.author), ['importer']);
     const { token } = await a.historyToken();
     assert.deepEqual(await a.checkExternalChanges(), { merged: 0, token });
-    assert.ok((await a.purgeHistory(token)).deleted >= 1);
+    // b may not have merged the last commit yet (its cursor holds it): force.
+    assert.ok((await a.purgeHistory(token, { force: true })).deleted >= 1);
   } finally {
     assert.equal(await a.close(), 0);
     assert.equal(await b.close(), 0);

@@ -215,9 +215,13 @@ class StoreHistoryResult(TypedDict):
     more: bool
 
 
-class StorePurgeHistoryParams(TypedDict):
+class _StorePurgeHistoryParamsRequired(TypedDict):
+    before: Union[int, str]
+
+
+class StorePurgeHistoryParams(_StorePurgeHistoryParamsRequired, total=False):
     """Params of store/purgeHistory."""
-    before: int
+    force: bool
 
 
 class StorePurgeHistoryResult(TypedDict):
@@ -225,10 +229,25 @@ class StorePurgeHistoryResult(TypedDict):
     deleted: int
 
 
-class StoreDidChangeExternallyParams(TypedDict):
-    """Params of store/didChangeExternally."""
+class _StoreDidChangeExternallyParamsInvalidItemRequired(TypedDict):
+    entity: str
+    id: ObjectID
+    problem: str
+
+
+class StoreDidChangeExternallyParamsInvalidItem(_StoreDidChangeExternallyParamsInvalidItemRequired, total=False):
+    key: str
+
+
+class _StoreDidChangeExternallyParamsRequired(TypedDict):
     token: int
     transactions: List[HistoryTransaction]
+
+
+class StoreDidChangeExternallyParams(_StoreDidChangeExternallyParamsRequired, total=False):
+    """Params of store/didChangeExternally."""
+    gap: bool
+    invalid: List[StoreDidChangeExternallyParamsInvalidItem]
 
 
 ContextCreateParamsMergePolicy = Literal["error", "objectTrump", "storeTrump", "overwrite", "rollback"]
@@ -591,6 +610,7 @@ __all__ = [
     "SortDescriptorComparator",
     "StoreCheckExternalChangesResult",
     "StoreDidChangeExternallyParams",
+    "StoreDidChangeExternallyParamsInvalidItem",
     "StoreHistoryParams",
     "StoreHistoryResult",
     "StoreHistoryTokenResult",

@@ -94,3 +94,34 @@ def test_live_view_ansi_mode_redraws_in_place(binary):
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("\x1b[H\x1b[2J") >= 20
     assert "\x1b[32m" in result.stdout and "\x1b[31;9m" in result.stdout
+
+
+def test_live_viewer_follows_a_plain_sqlite3_editor(binary, tmp_path):
+    store = tmp_path / "items.sqlite"
+    viewer = subprocess.Popen(
+        [sys.executable, str(SAMPLES / "live_viewer.py"), str(store), "--fetchd", binary, "--seconds", "4"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )
+    try:
+        editor = subprocess.run(
+            [sys.executable, str(SAMPLES / "edit_with_sqlite3.py"), str(store), "--edits", "25", "--interval", "0.04"],
+            capture_output=True, text=True, timeout=30,
+        )
+        assert editor.returncode == 0, editor.stderr
+        assert len(editor.stdout.splitlines()) == 25
+        out, err = viewer.communicate(timeout=30)
+    finally:
+        if viewer.poll() is None:
+            viewer.kill()
+            viewer.wait()
+    assert viewer.returncode == 0, err
+    assert "\x1b[" not in out  # not a terminal: plain lines
+    assert out.count("== cycle") >= 2  # it redrew as the edits arrived, not only at the end
+    final = out.split("final:\n")[1].split("end\n")[0].splitlines()
+    import sqlite3
+    db = sqlite3.connect(str(store))
+    expected = [f"{'Item/%d' % pk:<10} {name:<8} {qty:>3}" for pk, name, qty in
+                db.execute("SELECT _pk, name, qty FROM Item ORDER BY name, qty, _pk")]
+    db.close()
+    assert final == expected
+    assert expected  # the editor left rows

@@ -52,7 +52,8 @@ def test_a_watching_client_hears_another_fetchd_and_a_plain_writer(tmp_path):
         token = a.store_history_token()["token"]
         assert token == history["transactions"][-1]["token"]
         assert a.store_check_external_changes() == {"merged": 0, "token": token}
-        assert a.store_purge_history(token)["deleted"] >= 1
+        # b may not have merged the last commit yet (its cursor holds it): force.
+        assert a.store_purge_history(token, force=True)["deleted"] >= 1
     finally:
         assert a.close() == 0
         assert b.close() == 0

@@ -21,7 +21,24 @@ public enum SortComparison {
         if let x = ValueComparison.text(a), let y = ValueComparison.text(b) {
             return compareText(x, y, comparator)
         }
-        return ScalarOrder.compare(a, b) ?? 0
+        // Values of different storage classes (a plain client's against the model) order as
+        // SQLite orders them: numbers, then text, then blobs.
+        return ScalarOrder.compare(a, b) ?? crossClass(a, b) ?? 0
+    }
+
+    /// Values of different SQLite storage classes compare by class; nil for one class.
+    public static func crossClass(_ a: Value, _ b: Value) -> Int? {
+        let d = storageRank(a) - storageRank(b)
+        return d == 0 ? nil : d
+    }
+
+    static func storageRank(_ v: Value) -> Int {
+        switch v {
+        case .null: return 0
+        case .integer, .double, .bool, .date, .object: return 1
+        case .string, .uuid: return 2
+        case .binary, .objects: return 3
+        }
     }
 
     public static func compareText(_ a: String, _ b: String, _ comparator: Comparator) -> Int {

@@ -63,7 +63,8 @@ public enum ValueComparison {
         if !options.folding.isEmpty, let x = text(a), let y = text(b) {
             c = ByteOrder.compare(TextFolding.fold(x, options), TextFolding.fold(y, options))
         } else {
-            c = ScalarOrder.compare(a, b)
+            // Different storage classes (a plain client's value against the model): as SQL.
+            c = ScalarOrder.compare(a, b) ?? SortComparison.crossClass(a, b)
         }
         guard let c else { return op == .notEqual }
         switch op {

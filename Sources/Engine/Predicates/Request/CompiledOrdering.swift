@@ -116,7 +116,8 @@ struct CompiledOrdering: ObjectOrdering {
         case (.attribute(_, .date), .integer(let i)): return .date(Double(i))
         case (.attribute(_, .date), .double(let d)): return .date(d)
         case (.attribute(_, .double), .integer(let i)): return .double(Double(i))
-        case (.attribute(_, .integer), .double(let d)): return .integer(Int64(d))
+        // Not integral (column affinity converted the others): a plain client's, as stored.
+        case (.attribute(_, .integer), .double(let d)): return .double(d)
         case (.attribute(_, .uuid), .string(let s)): return .uuid(s)
         default: return v
         }
