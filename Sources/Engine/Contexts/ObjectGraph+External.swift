@@ -71,16 +71,11 @@ extension ObjectGraph {
         store.mergeCursor = last.token
         let invalid = try Self.invalidValues(foreign, store)
 
-        var delivered: [ChangeSet] = []
-        let forward = onChangeSet
-        onChangeSet = {
-            delivered.append($0)
-            forward?($0)
-        }
-        defer { onChangeSet = forward }
-        for r in mergers {
-            try r.rebase(on: ids)
-            r.processPendingChanges(.external)
+        let delivered = try collectingChangeSets { () throws(EngineError) in
+            for r in mergers {
+                try r.rebase(on: ids)
+                r.processPendingChanges(.external)
+            }
         }
         return ExternalMerge(transactions: foreign, changeSets: delivered, invalid: invalid)
     }
@@ -108,6 +103,26 @@ extension ObjectGraph {
     private func refetchAfterGap() throws(EngineError) -> ExternalMerge {
         let transactions = try store.history(after: store.mergeCursor)
         store.mergeCursor = try store.currentToken
+        let mergers = roots.filter(\.mergesChangesFromParent)
+        let delivered = try collectingChangeSets { () throws(EngineError) in
+            for r in mergers {
+                try r.rebase(on: r.pending.keys.sorted())
+                r.processPendingChanges(.external)
+            }
+            for c in contexts {
+                var root = c
+                while let p = root.parent { root = p }
+                guard mergers.contains(where: { $0 === root }) else { continue }
+                deliver(ChangeSet(context: c.name, changes: [], reason: .external, refetch: true))
+            }
+        }
+        return ExternalMerge(
+            transactions: transactions.filter { $0.origin != store.origin }, changeSets: delivered, gap: true)
+    }
+
+    /// Runs `body` and returns the change sets it delivered, in order; they still reach the
+    /// graph's observer as they happen.
+    private func collectingChangeSets(_ body: () throws(EngineError) -> Void) throws(EngineError) -> [ChangeSet] {
         var delivered: [ChangeSet] = []
         let forward = onChangeSet
         onChangeSet = {
@@ -115,18 +130,7 @@ extension ObjectGraph {
             forward?($0)
         }
         defer { onChangeSet = forward }
-        let mergers = roots.filter(\.mergesChangesFromParent)
-        for r in mergers {
-            try r.rebase(on: r.pending.keys.sorted())
-            r.processPendingChanges(.external)
-        }
-        for c in contexts {
-            var root = c
-            while let p = root.parent { root = p }
-            guard mergers.contains(where: { $0 === root }) else { continue }
-            deliver(ChangeSet(context: c.name, changes: [], reason: .external, refetch: true))
-        }
-        return ExternalMerge(
-            transactions: transactions.filter { $0.origin != store.origin }, changeSets: delivered, gap: true)
+        try body()
+        return delivered
     }
 }
