@@ -1,12 +1,15 @@
 // TypeScript's compiler for the type checks: `tsc` on PATH (Debian's node-typescript, which
-// scripts/test-js.sh installs when missing). Without it those tests skip, saying so.
+// scripts/test-js.sh installs when missing). Without it those tests fail, saying so.
 import { spawnSync } from 'node:child_process';
 
-/** The tsc command, or null when there is none. */
+export const NO_TSC = 'tsc not found (scripts/test-js.sh installs node-typescript)';
+
+/** The tsc command; throws when there is none (the type checks are never skipped). */
 export function findTsc() {
   const tsc = process.env.TSC || 'tsc';
   const probe = spawnSync(tsc, ['--version'], { encoding: 'utf8' });
-  return probe.status === 0 ? tsc : null;
+  if (probe.status !== 0) throw new Error(NO_TSC);
+  return tsc;
 }
 
 /** Runs `tsc -p project`; resolves to {status, output}. */
@@ -15,4 +18,4 @@ export function runTsc(tsc, project) {
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
-export const NO_TSC = 'tsc not found (scripts/test-js.sh installs node-typescript)';
+
