@@ -5,16 +5,8 @@ import Testing
 /// SQLite's own `sqlite_` prefix (for keys as well as entities), the store's `_` columns.
 @Suite struct HostileNameTests {
     private func failure(entity: String = "Note", key: String = "title") -> (path: String, reason: String)? {
-        let model = ObjectModel(entities: [Entity(name: entity, attributes: [Attribute(name: key, type: .string)])])
-        do {
-            try model.validate()
-            return nil
-        } catch {
-            guard error.kind == .invalidModel, case .string(let p)? = error.detail("path"),
-                case .string(let r)? = error.detail("reason")
-            else { return ("?", "\(error)") }
-            return (p, r)
-        }
+        validationFailure(
+            ObjectModel(entities: [Entity(name: entity, attributes: [Attribute(name: key, type: .string)])]))
     }
 
     @Test func aMegabyteNameIsRejectedAndShownCut() {

@@ -17,17 +17,7 @@ import Testing
         ])
     }
 
-    private func failure(_ model: ObjectModel) -> (path: String, reason: String)? {
-        do {
-            try model.validate()
-            return nil
-        } catch {
-            guard error.kind == .invalidModel, case .string(let p)? = error.detail("path"),
-                case .string(let r)? = error.detail("reason")
-            else { return ("?", "\(error)") }
-            return (p, r)
-        }
-    }
+    private func failure(_ model: ObjectModel) -> (path: String, reason: String)? { validationFailure(model) }
 
     @Test func acceptsAConsistentModel() throws {
         try Self.contactsModel().validate()
@@ -113,5 +103,18 @@ import Testing
             #expect(error.kind == .typeMismatch)
             #expect(error.detail("entity") == .string("Contact"))
         }
+    }
+}
+
+/// The `invalidModel` error's path and reason, nil when the model is valid.
+func validationFailure(_ model: ObjectModel) -> (path: String, reason: String)? {
+    do {
+        try model.validate()
+        return nil
+    } catch {
+        guard error.kind == .invalidModel, case .string(let p)? = error.detail("path"),
+            case .string(let r)? = error.detail("reason")
+        else { return ("?", "\(error)") }
+        return (p, r)
     }
 }
