@@ -174,23 +174,7 @@ extension Context {
     /// After another root's save of `ids`: pending changes to those objects now stand on the
     /// saved values (keys this context changed keep its values), as Core Data's merge does.
     func rebase(on ids: [ObjectID]) throws(EngineError) {
-        for id in ids {
-            guard let p = pending[id] else { continue }
-            guard let row = try store.read(id) else {
-                // Deleted by the save: the object is gone here too.
-                try replacePending(id, nil)
-                continue
-            }
-            var next = p
-            let saved = stored(row.values, of: id.entity)
-            if let values = p.values, var merged = saved {
-                for key in p.changedKeys { merged[key] = values[key] }
-                next.values = merged
-            }
-            next.base = saved
-            next.baseVersion = row.version
-            try replacePending(id, next.isEffective ? next : nil)
-        }
+        for id in ids { try rebaseOnParent(id) }
     }
 
     // MARK: Validation

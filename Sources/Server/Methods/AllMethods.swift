@@ -9,6 +9,7 @@ extension Server {
         methods.add(historyMethods())
         methods.declare(HistoryDeclarations.notifications)
         methods.add(contextMethods())
+        methods.add(introspectionMethods())
         methods.add(controllerMethods())
         methods.declare(ControllerNotifications.descriptions)
     }

@@ -7,13 +7,26 @@ public enum WireObject {
     public static func json(_ id: ObjectID, _ values: Snapshot, entity: Entity, keys: Set<String>? = nil) -> JSON {
         var o = JSONObject()
         o["id"] = .string(id.description)
+        append(values, entity: entity, keys: keys, to: &o)
+        return .object(o)
+    }
+
+    /// Values by key without the id (`context/changedValues`, `context/committedValues`); a key
+    /// the snapshot lacks is left out.
+    public static func values(_ values: Snapshot, entity: Entity, keys: Set<String>? = nil) -> JSON {
+        var o = JSONObject()
+        append(values, entity: entity, keys: keys.map { $0.intersection(values.keys) } ?? Set(values.keys), to: &o)
+        return .object(o)
+    }
+
+    /// The keys in model order: attributes, then relationships.
+    private static func append(_ values: Snapshot, entity: Entity, keys: Set<String>?, to o: inout JSONObject) {
         for a in entity.attributes where keys?.contains(a.name) ?? true {
             o[a.name] = WireValue.json(values[a.name] ?? .null)
         }
         for r in entity.relationships where keys?.contains(r.name) ?? true {
             o[r.name] = WireValue.json(values[r.name] ?? (r.toMany ? .objects([]) : .null))
         }
-        return .object(o)
     }
 
     /// Checks a key projection against the entity: `unknownKey` for a key it lacks.
