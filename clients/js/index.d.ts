@@ -441,6 +441,19 @@ export interface ControllerSectionForIndexTitleParams {
 export interface ControllerSectionForIndexTitleResult {
   section: number;
 }
+/** controller/setRequest: Changes a live controller's request; one change cycle goes from the old results to the new. */
+export interface ControllerSetRequestParams {
+  /** A controller's name. */
+  controller: string;
+  /** The whole new request (same entity); absent: keep the current one. */
+  request?: FetchRequest;
+  /** A new section key path; null: no sections; absent: keep. */
+  sectionNameKeyPath?: string | null;
+}
+export interface ControllerSetRequestResult {
+  sections: SectionInfo[];
+  count: number;
+}
 /** controller/close: Forgets a controller. */
 export interface ControllerCloseParams {
   /** A controller's name. */
@@ -517,6 +530,7 @@ export interface Requests {
   "controller/indexPath": { params: ControllerIndexPathParams; result: ControllerIndexPathResult };
   "controller/sectionIndexTitles": { params: ControllerSectionIndexTitlesParams; result: ControllerSectionIndexTitlesResult };
   "controller/sectionForIndexTitle": { params: ControllerSectionForIndexTitleParams; result: ControllerSectionForIndexTitleResult };
+  "controller/setRequest": { params: ControllerSetRequestParams; result: ControllerSetRequestResult };
   "controller/close": { params: ControllerCloseParams; result: ControllerCloseResult };
 }
 /** Notifications fetchd sends, by method name: their params. */
@@ -689,6 +703,7 @@ export class Controller extends ControllerCore {
   sectionIndexTitles(): Promise<string[]>;
   sectionForIndexTitle(title: string, index: number): Promise<number>;
   performFetch(): Promise<SectionInfo[]>;
+  setRequest(options?: { request?: FetchRequest; sectionNameKeyPath?: string | null }): Promise<SectionInfo[]>;
   close(): Promise<void>;
 }
 

@@ -48,6 +48,7 @@ export const METHODS = Object.freeze({
   'controller/indexPath': { api: 'Controller.indexPath', handle: 'controller', args: ['id'] },
   'controller/sectionIndexTitles': { api: 'Controller.sectionIndexTitles', handle: 'controller', args: [] },
   'controller/sectionForIndexTitle': { api: 'Controller.sectionForIndexTitle', handle: 'controller', args: ['title', 'index'] },
+  'controller/setRequest': { api: 'Controller.setRequest', handle: 'controller', args: [], options: ['request', 'sectionNameKeyPath'] },
   'controller/close': { api: 'Controller.close', handle: 'controller', args: [] },
 });
 

@@ -139,6 +139,20 @@ export class Controller extends ControllerCore {
     return sections;
   }
 
+  /**
+   * controller/setRequest: the request and sections change live; one change cycle reaches the
+   * delegate and the mirror before this resolves. options: {request, sectionNameKeyPath}: an
+   * omitted one is kept; sectionNameKeyPath null removes the sections. Resolves to the sections.
+   */
+  async setRequest({ request, sectionNameKeyPath } = {}) {
+    const [method, params] = wire('controller/setRequest', { controller: this.name, request, sectionNameKeyPath });
+    if (sectionNameKeyPath === null) params.sectionNameKeyPath = null; // wire() drops nulls; null is meaningful here
+    const result = await this.client.request(method, params);
+    if (request !== undefined) this.request = request;
+    if (sectionNameKeyPath !== undefined) this.sectionNameKeyPath = sectionNameKeyPath;
+    return result.sections.map(sectionInfoFromWire);
+  }
+
   async close() {
     await this.client.request(...wire('controller/close', { controller: this.name }));
     this.client.core.unregister(this.name);

@@ -21,7 +21,7 @@ from .changes import (
 )
 from .client import Client
 from .context import Batch, Context
-from .controller import Controller
+from .controller import KEEP, Controller
 from .delegate import ControllerDelegate
 from .errors import ConnectionClosed, FetchdError, MirrorError, ProtocolViolation
 from .framing import LSP, NDJSON
@@ -34,7 +34,7 @@ from .wire_methods import REQUESTS, Calls
 __version__ = "0.1.0"
 
 __all__ = [
-    "AsyncBatch", "AsyncClient", "AsyncContext", "AsyncController", "Batch", "BatchCall", "Call", "Calls",
+    "AsyncBatch", "AsyncClient", "KEEP", "AsyncContext", "AsyncController", "Batch", "BatchCall", "Call", "Calls",
     "ChangeBatch", "Client", "ConnectionClosed", "Context", "Controller", "ControllerDelegate",
     "DELETE", "FetchdError", "INSERT", "IndexPath", "LSP", "MOVE", "MirrorError", "MirrorSection",
     "NDJSON", "Notification", "ObjectChange", "ProtocolCore", "ProtocolViolation", "REQUESTS", "Response",

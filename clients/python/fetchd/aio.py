@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar,
 
 from .changes import IndexPath, SectionInfo, WireObject
 from .context import BatchBase, ContextCalls
-from .controller import LiveController
+from .controller import KEEP, LiveController, _Keep
 from .errors import ConnectionClosed
 from .framing import LSP
 from .locate import find_fetchd
@@ -356,6 +356,11 @@ class AsyncController(LiveController[AsyncClient]):
 
     async def perform_fetch(self) -> List[SectionInfo]:
         return await self.client.run(self.perform_fetch_step())
+
+    async def set_request(
+        self, request: Optional[FetchRequest] = None, section_name_key_path: "Optional[str] | _Keep" = KEEP
+    ) -> List[SectionInfo]:
+        return await self.client.call(self.set_request_call(request, section_name_key_path))
 
     async def close(self) -> None:
         await self.client.run(self.close_step(self.client.core))

@@ -39,6 +39,16 @@ def mirror_keys(notify: Optional[ControllerCreateParamsNotify]) -> Tuple[Optiona
 ClientT = TypeVar("ClientT")
 
 
+class _Keep:
+    """The default of ``set_request``'s section key path: keep the current one."""
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+KEEP = _Keep()
+
+
 class LiveController(ControllerCore, Generic[ClientT]):
     """A controller created on a context: its notifications reach ``delegate`` (see
     ControllerDelegate) and, when enabled, keep ``mirror`` (a TableMirror) equal to the
@@ -133,6 +143,25 @@ class LiveController(ControllerCore, Generic[ClientT]):
             out.append((yield self.rows_call(index, keys=keys)) if info.number_of_objects else [])
         return out
 
+    def set_request_call(
+        self, request: Optional[FetchRequest], section_name_key_path: "Optional[str] | _Keep"
+    ) -> Call[List[SectionInfo]]:
+        """controller/setRequest: ``request`` None keeps the request; the section key path
+        KEEP keeps it, None removes the sections (sent as null)."""
+        section = section_name_key_path if isinstance(section_name_key_path, str) else None
+        call = Calls.controller_set_request(self.name, request=request, section_name_key_path=section)
+        if section_name_key_path is None and isinstance(call.params, dict):
+            call.params["sectionNameKeyPath"] = None
+
+        def adopt(result: Any) -> List[SectionInfo]:
+            if request is not None:
+                self.request = request
+            if not isinstance(section_name_key_path, _Keep):
+                self.section_name_key_path = section_name_key_path
+            return _sections(result)
+
+        return call.then(adopt)
+
     def close_step(self, core: ProtocolCore) -> Step[None]:
         yield Calls.controller_close(self.name)
         core.unregister(self.name)
@@ -171,6 +200,13 @@ class Controller(LiveController["Client"]):
     def perform_fetch(self) -> List[SectionInfo]:
         """Fetch again (no notifications); the mirror is reloaded."""
         return self.client.run(self.perform_fetch_step())
+
+    def set_request(
+        self, request: Optional[FetchRequest] = None, section_name_key_path: "Optional[str] | _Keep" = KEEP
+    ) -> List[SectionInfo]:
+        """Change the request (and sections) live: one change cycle reaches the delegate and
+        the mirror before this returns; returns the new sections."""
+        return self.client.call(self.set_request_call(request, section_name_key_path))
 
     def close(self) -> None:
         self.client.run(self.close_step(self.client.core))

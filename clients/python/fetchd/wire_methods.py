@@ -36,6 +36,7 @@ from .wire_types import (
     ControllerSectionForIndexTitleResult,
     ControllerSectionIndexTitlesResult,
     ControllerSectionsResult,
+    ControllerSetRequestResult,
     FetchRequest,
     IndexPath,
     InitializeParamsClientInfo,
@@ -91,6 +92,7 @@ REQUESTS: Dict[str, str] = {
     "controller/indexPath": "controller_index_path",
     "controller/sectionIndexTitles": "controller_section_index_titles",
     "controller/sectionForIndexTitle": "controller_section_for_index_title",
+    "controller/setRequest": "controller_set_request",
     "controller/close": "controller_close",
 }
 
@@ -500,6 +502,22 @@ class Calls:
         return Call("controller/sectionForIndexTitle", params)
 
     @staticmethod
+    def controller_set_request(controller: str, *, request: Optional[FetchRequest] = None, section_name_key_path: Optional[Union[str, None]] = None) -> Call[ControllerSetRequestResult]:
+        """Changes a live controller's request; one change cycle goes from the old results to the new. (``controller/setRequest``)
+
+        controller: A controller's name.
+        request: The whole new request (same entity); absent: keep the current one.
+        section_name_key_path: A new section key path; null: no sections; absent: keep.
+        """
+        params: Dict[str, Any] = {}
+        params["controller"] = controller
+        if request is not None:
+            params["request"] = request
+        if section_name_key_path is not None:
+            params["sectionNameKeyPath"] = section_name_key_path
+        return Call("controller/setRequest", params)
+
+    @staticmethod
     def controller_close(controller: str) -> Call[ControllerCloseResult]:
         """Forgets a controller. (``controller/close``)
 
@@ -766,6 +784,15 @@ class SyncMethods:
         """
         return self.call(Calls.controller_section_for_index_title(controller, title, index))
 
+    def controller_set_request(self, controller: str, *, request: Optional[FetchRequest] = None, section_name_key_path: Optional[Union[str, None]] = None) -> ControllerSetRequestResult:
+        """Changes a live controller's request; one change cycle goes from the old results to the new. (``controller/setRequest``)
+
+        controller: A controller's name.
+        request: The whole new request (same entity); absent: keep the current one.
+        section_name_key_path: A new section key path; null: no sections; absent: keep.
+        """
+        return self.call(Calls.controller_set_request(controller, request=request, section_name_key_path=section_name_key_path))
+
     def controller_close(self, controller: str) -> ControllerCloseResult:
         """Forgets a controller. (``controller/close``)
 
@@ -1029,6 +1056,15 @@ class AsyncMethods:
         controller: A controller's name.
         """
         return await self.call(Calls.controller_section_for_index_title(controller, title, index))
+
+    async def controller_set_request(self, controller: str, *, request: Optional[FetchRequest] = None, section_name_key_path: Optional[Union[str, None]] = None) -> ControllerSetRequestResult:
+        """Changes a live controller's request; one change cycle goes from the old results to the new. (``controller/setRequest``)
+
+        controller: A controller's name.
+        request: The whole new request (same entity); absent: keep the current one.
+        section_name_key_path: A new section key path; null: no sections; absent: keep.
+        """
+        return await self.call(Calls.controller_set_request(controller, request=request, section_name_key_path=section_name_key_path))
 
     async def controller_close(self, controller: str) -> ControllerCloseResult:
         """Forgets a controller. (``controller/close``)

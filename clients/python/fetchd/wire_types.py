@@ -563,6 +563,22 @@ class ControllerSectionForIndexTitleResult(TypedDict):
     section: int
 
 
+class _ControllerSetRequestParamsRequired(TypedDict):
+    controller: str
+
+
+class ControllerSetRequestParams(_ControllerSetRequestParamsRequired, total=False):
+    """Params of controller/setRequest."""
+    request: FetchRequest
+    sectionNameKeyPath: Union[str, None]
+
+
+class ControllerSetRequestResult(TypedDict):
+    """Result of controller/setRequest."""
+    sections: List[SectionInfo]
+    count: int
+
+
 class ControllerCloseParams(TypedDict):
     """Params of controller/close."""
     controller: str
@@ -664,6 +680,8 @@ __all__ = [
     "ControllerSectionIndexTitlesResult",
     "ControllerSectionsParams",
     "ControllerSectionsResult",
+    "ControllerSetRequestParams",
+    "ControllerSetRequestResult",
     "ControllerWillChangeContentParams",
     "Entity",
     "ErrorData",
