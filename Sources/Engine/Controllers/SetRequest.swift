@@ -102,7 +102,7 @@ extension FetchedResultsController {
         var rows = RowChanges()
         var oldPlace: [Int64: IndexPath] = [:]
         oldPlace.reserveCapacity(before.count)
-        before.forEach { id, path in oldPlace[id] = path }
+        before.forEachRow { id, path in oldPlace[id] = path }
         var seen = Set<Int64>()
         seen.reserveCapacity(after.count)
         // Per surviving section: rows that stay in it, in new order, with their old rows.
@@ -113,7 +113,7 @@ extension FetchedResultsController {
             staying.removeAll(keepingCapacity: true)
         }
         var section = -1
-        after.forEach { number, path in
+        after.forEachRow { number, path in
             if path.section != section {
                 settle()
                 section = path.section
@@ -132,7 +132,7 @@ extension FetchedResultsController {
             }
         }
         settle()
-        before.forEach { number, path in
+        before.forEachRow { number, path in
             if !seen.contains(number) { rows.deletes.append((path, ObjectID(entity: entity, number: number))) }
         }
         return wireOrder(sectionEvents, rows)
@@ -159,7 +159,7 @@ private struct VisibleRows {
         self.count = count
     }
 
-    func forEach(_ body: (Int64, IndexPath) -> Void) {
+    func forEachRow(_ body: (Int64, IndexPath) -> Void) {
         for (s, section) in sections.enumerated() {
             for (r, id) in section.ids.enumerated() { body(id, IndexPath(section: s, row: r)) }
         }
