@@ -27,6 +27,7 @@ extension Context {
 
     /// Discards every unsaved change (a change cycle).
     public func rollback() throws(EngineError) {
+        undoStack?.clear()
         try discardPending()
         processPendingChanges(.rollback)
     }

@@ -32,6 +32,8 @@ public final class Context {
     private var referrerIndex: [String: [ObjectID: Set<ObjectID>]] = [:]
     /// For each object this context saw change since the last cycle: its value before.
     var cycleBefore: [ObjectID: Snapshot?] = [:]
+    /// Undo and redo (Undo.swift); nil until enabled.
+    var undoStack: UndoStack?
 
     init(name: String, parent: Context?, mergesChangesFromParent: Bool, mergePolicy: MergePolicy, graph: ObjectGraph) {
         self.name = name
@@ -144,6 +146,7 @@ public final class Context {
         } else {
             old = try store.read(id).map { ($0.values, $0.version) } ?? (nil, nil)
         }
+        captureForUndo(id, old.values)
         if isNew { noteNew(id) } else { try noteCurrent(id) }
         for t in referencedTargets(old.values, of: id.entity) + referencedTargets(values, of: id.entity) {
             try noteCurrent(t)
@@ -242,6 +245,7 @@ public final class Context {
     /// Ends the current change cycle: reports what changed (one `ChangeSet`, if anything
     /// did), then lets the children report what they saw change (for the same reason).
     public func processPendingChanges(_ reason: ChangeSet.Reason = .request) {
+        recordUndo(reason)
         if !cycleBefore.isEmpty {
             let recorded = cycleBefore
             cycleBefore.removeAll()

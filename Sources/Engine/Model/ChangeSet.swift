@@ -36,6 +36,8 @@ public struct ChangeSet: Sendable {
         case rollback
         /// Another process committed to the store (merged by `ObjectGraph.mergeExternalChanges`).
         case external
+        /// The context undid or redid its last group of edits (Contexts/Undo.swift).
+        case undo, redo
     }
 
     public var context: String
