@@ -130,7 +130,9 @@ import Testing
             let actual = try Self.state(main)
             if actual != model.current {
                 for id in Set(actual.keys).union(model.current.keys).sorted() where actual[id] != model.current[id] {
-                    Issue.record("\(context): \(id) is \(String(describing: actual[id])), expected \(String(describing: model.current[id]))")
+                    Issue.record(
+                        "\(context): \(id) is \(String(describing: actual[id])), expected \(String(describing: model.current[id]))"
+                    )
                 }
                 return
             }

@@ -100,7 +100,7 @@ import Testing
         #expect(rows.count >= 30)
         #expect(
             rows.first { $0.method == "context/create" }?.params
-                == ["name", "parent", "mergesChangesFromParent", "mergePolicy", "transactionAuthor"])
+                == ["name", "parent", "mergesChangesFromParent", "mergePolicy", "transactionAuthor", "undo"])
         #expect(
             rows.first { $0.method == "controller/didChangeObject" }?.params
                 == ["controller", "type", "id", "indexPath", "newIndexPath", "object"])

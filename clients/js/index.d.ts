@@ -209,6 +209,10 @@ export interface ContextCreateParams {
   mergePolicy?: "error" | "objectTrump" | "storeTrump" | "overwrite" | "rollback";
   /** Recorded with the root's saves in the history (protocol.md §5). */
   transactionAuthor?: string;
+  /** Turns undo on (protocol.md §6): {} keeps every group, {levels: n} the newest n. */
+  undo?: {
+    levels?: number;
+  };
 }
 export interface ContextCreateResult {
   context: string;
@@ -354,6 +358,78 @@ export interface ContextResetParams {
   context: string;
 }
 export type ContextResetResult = Record<string, never>;
+/** context/undo: Undoes the context's last group of edits (a change cycle); nothing to undo changes nothing. */
+export interface ContextUndoParams {
+  /** A context's name. */
+  context: string;
+}
+export interface ContextUndoResult {
+  canUndo: boolean;
+  canRedo: boolean;
+  undoActionName: string;
+  redoActionName: string;
+  undoCount: number;
+  redoCount: number;
+  groupingLevel: number;
+}
+/** context/redo: Redoes the last undone group (a change cycle). */
+export interface ContextRedoParams {
+  /** A context's name. */
+  context: string;
+}
+export interface ContextRedoResult {
+  canUndo: boolean;
+  canRedo: boolean;
+  undoActionName: string;
+  redoActionName: string;
+  undoCount: number;
+  redoCount: number;
+  groupingLevel: number;
+}
+/** context/undoState: Whether the context can undo or redo, and the action names. */
+export interface ContextUndoStateParams {
+  /** A context's name. */
+  context: string;
+}
+export interface ContextUndoStateResult {
+  canUndo: boolean;
+  canRedo: boolean;
+  undoActionName: string;
+  redoActionName: string;
+  undoCount: number;
+  redoCount: number;
+  groupingLevel: number;
+}
+/** context/beginUndoGrouping: Opens an explicit undo group: the edits until its end are one action. */
+export interface ContextBeginUndoGroupingParams {
+  /** A context's name. */
+  context: string;
+  /** The name an Undo menu shows for the group. */
+  actionName?: string;
+}
+export interface ContextBeginUndoGroupingResult {
+  canUndo: boolean;
+  canRedo: boolean;
+  undoActionName: string;
+  redoActionName: string;
+  undoCount: number;
+  redoCount: number;
+  groupingLevel: number;
+}
+/** context/endUndoGrouping: Closes the innermost open undo group. */
+export interface ContextEndUndoGroupingParams {
+  /** A context's name. */
+  context: string;
+}
+export interface ContextEndUndoGroupingResult {
+  canUndo: boolean;
+  canRedo: boolean;
+  undoActionName: string;
+  redoActionName: string;
+  undoCount: number;
+  redoCount: number;
+  groupingLevel: number;
+}
 /** controller/create: Creates a named live query on a context and performs its fetch. */
 export interface ControllerCreateParams {
   /** A context's name. */
@@ -522,6 +598,11 @@ export interface Requests {
   "context/committedValues": { params: ContextCommittedValuesParams; result: ContextCommittedValuesResult };
   "context/refresh": { params: ContextRefreshParams; result: ContextRefreshResult };
   "context/reset": { params: ContextResetParams; result: ContextResetResult };
+  "context/undo": { params: ContextUndoParams; result: ContextUndoResult };
+  "context/redo": { params: ContextRedoParams; result: ContextRedoResult };
+  "context/undoState": { params: ContextUndoStateParams; result: ContextUndoStateResult };
+  "context/beginUndoGrouping": { params: ContextBeginUndoGroupingParams; result: ContextBeginUndoGroupingResult };
+  "context/endUndoGrouping": { params: ContextEndUndoGroupingParams; result: ContextEndUndoGroupingResult };
   "controller/create": { params: ControllerCreateParams; result: ControllerCreateResult };
   "controller/performFetch": { params: ControllerPerformFetchParams; result: ControllerPerformFetchResult };
   "controller/sections": { params: ControllerSectionsParams; result: ControllerSectionsResult };
@@ -727,6 +808,11 @@ export class Context {
   committedValues(id: string, keys?: string[]): Promise<{ [key: string]: unknown }>;
   refresh(id: string, mergeChanges: boolean): Promise<void>;
   reset(): Promise<void>;
+  undo(): Promise<ContextUndoResult>;
+  redo(): Promise<ContextUndoResult>;
+  undoState(): Promise<ContextUndoResult>;
+  beginUndoGrouping(options?: { actionName?: string }): Promise<ContextUndoResult>;
+  endUndoGrouping(): Promise<ContextUndoResult>;
   batch(): Batch;
   controller(name: string, request: FetchRequest, options?: ControllerOptions): Promise<Controller>;
 }

@@ -10,6 +10,7 @@ extension Server {
         methods.declare(HistoryDeclarations.notifications)
         methods.add(contextMethods())
         methods.add(introspectionMethods())
+        methods.add(undoMethods())
         methods.add(controllerMethods())
         methods.declare(ControllerNotifications.descriptions)
     }

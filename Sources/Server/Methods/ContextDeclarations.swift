@@ -102,6 +102,9 @@ public struct CreateContextParams: RPCParams {
         .optional("mergesChangesFromParent", .boolean, "true by default."),
         .optional("mergePolicy", .strings(MergePolicy.allCases.map(\.rawValue)), "\"error\" by default."),
         .optional("transactionAuthor", .string, "Recorded with the root's saves in the history (protocol.md §5)."),
+        .optional(
+            "undo", .object([("levels", .integer)], closed: true),
+            "Turns undo on (protocol.md §6): {} keeps every group, {levels: n} the newest n."),
     ]
     let graph: ObjectGraph
     let name: String
@@ -109,6 +112,8 @@ public struct CreateContextParams: RPCParams {
     let mergesChangesFromParent: Bool
     let mergePolicy: MergePolicy
     let transactionAuthor: String?
+    /// nil: no undo; .some(nil): undo without a limit.
+    let undoLevels: Int??
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
         var policy = MergePolicy.error
@@ -125,6 +130,16 @@ public struct CreateContextParams: RPCParams {
         parent = try p.optionalString("parent")
         mergesChangesFromParent = try p.optionalBool("mergesChangesFromParent") ?? true
         transactionAuthor = try p.optionalString("transactionAuthor")
+        if let undo = try p.optionalObject("undo") {
+            for key in undo.object.keys where key != "levels" {
+                throw undo.mismatch(key, "levels", got: "unknown key")
+            }
+            let levels = try undo.optionalInt("levels")
+            if let levels, levels < 1 { throw undo.mismatch("levels", "a positive integer", got: "\(levels)") }
+            undoLevels = .some(levels)
+        } else {
+            undoLevels = nil
+        }
     }
 }
 

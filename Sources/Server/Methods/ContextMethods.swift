@@ -17,6 +17,7 @@ extension Server {
                     mergesChangesFromParent: p.mergesChangesFromParent,
                     mergePolicy: p.mergePolicy)
                 context.transactionAuthor = p.transactionAuthor
+                if let levels = p.undoLevels { context.enableUndo(levels: levels) }
                 return Single(.string(context.name))
             },
             D.insert.handle(in: scope) { p in

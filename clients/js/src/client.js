@@ -170,9 +170,9 @@ export class Client extends EventEmitter {
   }
 
   /** context/create. options: {parent, mergesChangesFromParent, mergePolicy, transactionAuthor}. */
-  async createContext(name, { parent, mergesChangesFromParent, mergePolicy, transactionAuthor } = {}) {
+  async createContext(name, { parent, mergesChangesFromParent, mergePolicy, transactionAuthor, undo } = {}) {
     const result = await this.request(
-      ...wire('context/create', { name, parent, mergesChangesFromParent, mergePolicy, transactionAuthor }),
+      ...wire('context/create', { name, parent, mergesChangesFromParent, mergePolicy, transactionAuthor, undo }),
     );
     return new Context(this, result?.context ?? name);
   }

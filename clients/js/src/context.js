@@ -77,6 +77,28 @@ export class Context {
     await this.client.request(...wire('context/reset', { context: this.name }));
   }
 
+  /** Undoes the last group of edits (a change cycle); resolves to the undo state. */
+  undo() {
+    return this.client.request(...wire('context/undo', { context: this.name }));
+  }
+
+  redo() {
+    return this.client.request(...wire('context/redo', { context: this.name }));
+  }
+
+  /** {canUndo, canRedo, undoActionName, redoActionName, undoCount, redoCount, groupingLevel}. */
+  undoState() {
+    return this.client.request(...wire('context/undoState', { context: this.name }));
+  }
+
+  beginUndoGrouping({ actionName } = {}) {
+    return this.client.request(...wire('context/beginUndoGrouping', { context: this.name, actionName }));
+  }
+
+  endUndoGrouping() {
+    return this.client.request(...wire('context/endUndoGrouping', { context: this.name }));
+  }
+
   batch() {
     return new Batch(this.client, this.name);
   }

@@ -17,7 +17,7 @@ from .framing import LSP
 from .locate import find_fetchd
 from .protocol import BatchCall, Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import AsyncMethods
-from .wire_types import ContextChangesResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, Model, ControllerCreateParamsNotify, StoreOpenResult
+from .wire_types import ContextChangesResult, ContextUndoResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -177,10 +177,11 @@ class AsyncClient(AsyncMethods):
         merges_changes_from_parent: Optional[bool] = None,
         merge_policy: Optional[ContextCreateParamsMergePolicy] = None,
         transaction_author: Optional[str] = None,
+        undo: Optional[ContextCreateParamsUndo] = None,
     ) -> "AsyncContext":
         created = await self.context_create(
             name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy,
-            transaction_author=transaction_author,
+            transaction_author=transaction_author, undo=undo,
         )
         return AsyncContext(self, created["context"])
 
@@ -301,6 +302,21 @@ class AsyncContext(ContextCalls):
 
     async def reset(self) -> None:
         await self.client.call(self.reset_call())
+
+    async def undo(self) -> ContextUndoResult:
+        return await self.client.call(self.undo_call())
+
+    async def redo(self) -> ContextUndoResult:
+        return await self.client.call(self.redo_call())
+
+    async def undo_state(self) -> ContextUndoResult:
+        return await self.client.call(self.undo_state_call())
+
+    async def begin_undo_grouping(self, action_name: Optional[str] = None) -> ContextUndoResult:
+        return await self.client.call(self.begin_undo_grouping_call(action_name))
+
+    async def end_undo_grouping(self) -> ContextUndoResult:
+        return await self.client.call(self.end_undo_grouping_call())
 
     def batch(self) -> "AsyncBatch":
         return AsyncBatch(self.client, self.name)

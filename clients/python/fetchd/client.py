@@ -16,7 +16,7 @@ from .framing import LSP
 from .locate import find_fetchd
 from .protocol import Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import SyncMethods
-from .wire_types import FetchRequest, ContextCreateParamsMergePolicy, Model, ControllerCreateParamsNotify, StoreOpenResult
+from .wire_types import FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -217,11 +217,12 @@ class Client(SyncMethods):
         merges_changes_from_parent: Optional[bool] = None,
         merge_policy: Optional[ContextCreateParamsMergePolicy] = None,
         transaction_author: Optional[str] = None,
+        undo: Optional[ContextCreateParamsUndo] = None,
     ) -> Context:
         """``context/create``; a handle on the new context."""
         created = self.context_create(
             name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy,
-            transaction_author=transaction_author,
+            transaction_author=transaction_author, undo=undo,
         )
         return Context(self, created["context"])
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
 from .changes import WireObject
 from .protocol import BatchCall, BatchCollector, Call
 from .wire_methods import Calls
-from .wire_types import ContextChangesResult, ContextSaveResult, FetchRequest
+from .wire_types import ContextChangesResult, ContextSaveResult, ContextUndoResult, FetchRequest
 
 if TYPE_CHECKING:
     from .client import Client
@@ -101,6 +101,21 @@ class ContextCalls:
     def reset_call(self) -> Call[None]:
         return Calls.context_reset(self.name).then(_nothing)
 
+    def undo_call(self) -> Call[ContextUndoResult]:
+        return Calls.context_undo(self.name)
+
+    def redo_call(self) -> Call[ContextUndoResult]:
+        return Calls.context_redo(self.name)
+
+    def undo_state_call(self) -> Call[ContextUndoResult]:
+        return Calls.context_undo_state(self.name)
+
+    def begin_undo_grouping_call(self, action_name: Optional[str]) -> Call[ContextUndoResult]:
+        return Calls.context_begin_undo_grouping(self.name, action_name=action_name)
+
+    def end_undo_grouping_call(self) -> Call[ContextUndoResult]:
+        return Calls.context_end_undo_grouping(self.name)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
@@ -164,6 +179,23 @@ class Context(ContextCalls):
 
     def reset(self) -> None:
         self.client.call(self.reset_call())
+
+    def undo(self) -> ContextUndoResult:
+        """Undo the last group of edits (a change cycle); answers the undo state."""
+        return self.client.call(self.undo_call())
+
+    def redo(self) -> ContextUndoResult:
+        return self.client.call(self.redo_call())
+
+    def undo_state(self) -> ContextUndoResult:
+        """{canUndo, canRedo, undoActionName, redoActionName, undoCount, redoCount, groupingLevel}."""
+        return self.client.call(self.undo_state_call())
+
+    def begin_undo_grouping(self, action_name: Optional[str] = None) -> ContextUndoResult:
+        return self.client.call(self.begin_undo_grouping_call(action_name))
+
+    def end_undo_grouping(self) -> ContextUndoResult:
+        return self.client.call(self.end_undo_grouping_call())
 
     def batch(self) -> "Batch":
         """Collect calls, send them as one JSON-RPC batch (one change cycle) on ``send()`` or

@@ -8,23 +8,29 @@ from typing import Any, Dict, List, Optional, TypeVar, Union
 
 from .protocol import Call
 from .wire_types import (
+    ContextBeginUndoGroupingResult,
     ContextChangedValuesResult,
     ContextChangesResult,
     ContextCloseResult,
     ContextCommittedValuesResult,
     ContextCountResult,
     ContextCreateParamsMergePolicy,
+    ContextCreateParamsUndo,
     ContextCreateResult,
     ContextDeleteResult,
+    ContextEndUndoGroupingResult,
     ContextFetchResult,
     ContextGetResult,
     ContextHasChangesResult,
     ContextInsertResult,
     ContextProcessPendingChangesResult,
+    ContextRedoResult,
     ContextRefreshResult,
     ContextResetResult,
     ContextRollbackResult,
     ContextSaveResult,
+    ContextUndoResult,
+    ContextUndoStateResult,
     ContextUpdateResult,
     ControllerCloseResult,
     ControllerCreateParamsNotify,
@@ -84,6 +90,11 @@ REQUESTS: Dict[str, str] = {
     "context/committedValues": "context_committed_values",
     "context/refresh": "context_refresh",
     "context/reset": "context_reset",
+    "context/undo": "context_undo",
+    "context/redo": "context_redo",
+    "context/undoState": "context_undo_state",
+    "context/beginUndoGrouping": "context_begin_undo_grouping",
+    "context/endUndoGrouping": "context_end_undo_grouping",
     "controller/create": "controller_create",
     "controller/performFetch": "controller_perform_fetch",
     "controller/sections": "controller_sections",
@@ -194,13 +205,14 @@ class Calls:
         return Call("store/purgeHistory", params)
 
     @staticmethod
-    def context_create(name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None) -> Call[ContextCreateResult]:
+    def context_create(name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None, undo: Optional[ContextCreateParamsUndo] = None) -> Call[ContextCreateResult]:
         """Creates a context: a root, or a child of parent. (``context/create``)
 
         parent: Makes a child context of that one.
         merges_changes_from_parent: true by default.
         merge_policy: \"error\" by default.
         transaction_author: Recorded with the root's saves in the history (protocol.md §5).
+        undo: Turns undo on (protocol.md §6): {} keeps every group, {levels: n} the newest n.
         """
         params: Dict[str, Any] = {}
         params["name"] = name
@@ -212,6 +224,8 @@ class Calls:
             params["mergePolicy"] = merge_policy
         if transaction_author is not None:
             params["transactionAuthor"] = transaction_author
+        if undo is not None:
+            params["undo"] = undo
         return Call("context/create", params)
 
     @staticmethod
@@ -397,6 +411,59 @@ class Calls:
         params: Dict[str, Any] = {}
         params["context"] = context
         return Call("context/reset", params)
+
+    @staticmethod
+    def context_undo(context: str) -> Call[ContextUndoResult]:
+        """Undoes the context's last group of edits (a change cycle); nothing to undo changes nothing. (``context/undo``)
+
+        context: A context's name.
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        return Call("context/undo", params)
+
+    @staticmethod
+    def context_redo(context: str) -> Call[ContextRedoResult]:
+        """Redoes the last undone group (a change cycle). (``context/redo``)
+
+        context: A context's name.
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        return Call("context/redo", params)
+
+    @staticmethod
+    def context_undo_state(context: str) -> Call[ContextUndoStateResult]:
+        """Whether the context can undo or redo, and the action names. (``context/undoState``)
+
+        context: A context's name.
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        return Call("context/undoState", params)
+
+    @staticmethod
+    def context_begin_undo_grouping(context: str, *, action_name: Optional[str] = None) -> Call[ContextBeginUndoGroupingResult]:
+        """Opens an explicit undo group: the edits until its end are one action. (``context/beginUndoGrouping``)
+
+        context: A context's name.
+        action_name: The name an Undo menu shows for the group.
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        if action_name is not None:
+            params["actionName"] = action_name
+        return Call("context/beginUndoGrouping", params)
+
+    @staticmethod
+    def context_end_undo_grouping(context: str) -> Call[ContextEndUndoGroupingResult]:
+        """Closes the innermost open undo group. (``context/endUndoGrouping``)
+
+        context: A context's name.
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        return Call("context/endUndoGrouping", params)
 
     @staticmethod
     def controller_create(context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> Call[ControllerCreateResult]:
@@ -594,15 +661,16 @@ class SyncMethods:
         """
         return self.call(Calls.store_purge_history(before, force=force))
 
-    def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None) -> ContextCreateResult:
+    def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None, undo: Optional[ContextCreateParamsUndo] = None) -> ContextCreateResult:
         """Creates a context: a root, or a child of parent. (``context/create``)
 
         parent: Makes a child context of that one.
         merges_changes_from_parent: true by default.
         merge_policy: \"error\" by default.
         transaction_author: Recorded with the root's saves in the history (protocol.md §5).
+        undo: Turns undo on (protocol.md §6): {} keeps every group, {levels: n} the newest n.
         """
-        return self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy, transaction_author=transaction_author))
+        return self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy, transaction_author=transaction_author, undo=undo))
 
     def context_insert(self, context: str, entity: str, values: Dict[str, Any]) -> ContextInsertResult:
         """Inserts an object; its id is permanent. (``context/insert``)
@@ -721,6 +789,42 @@ class SyncMethods:
         context: A context's name.
         """
         return self.call(Calls.context_reset(context))
+
+    def context_undo(self, context: str) -> ContextUndoResult:
+        """Undoes the context's last group of edits (a change cycle); nothing to undo changes nothing. (``context/undo``)
+
+        context: A context's name.
+        """
+        return self.call(Calls.context_undo(context))
+
+    def context_redo(self, context: str) -> ContextRedoResult:
+        """Redoes the last undone group (a change cycle). (``context/redo``)
+
+        context: A context's name.
+        """
+        return self.call(Calls.context_redo(context))
+
+    def context_undo_state(self, context: str) -> ContextUndoStateResult:
+        """Whether the context can undo or redo, and the action names. (``context/undoState``)
+
+        context: A context's name.
+        """
+        return self.call(Calls.context_undo_state(context))
+
+    def context_begin_undo_grouping(self, context: str, *, action_name: Optional[str] = None) -> ContextBeginUndoGroupingResult:
+        """Opens an explicit undo group: the edits until its end are one action. (``context/beginUndoGrouping``)
+
+        context: A context's name.
+        action_name: The name an Undo menu shows for the group.
+        """
+        return self.call(Calls.context_begin_undo_grouping(context, action_name=action_name))
+
+    def context_end_undo_grouping(self, context: str) -> ContextEndUndoGroupingResult:
+        """Closes the innermost open undo group. (``context/endUndoGrouping``)
+
+        context: A context's name.
+        """
+        return self.call(Calls.context_end_undo_grouping(context))
 
     def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> ControllerCreateResult:
         """Creates a named live query on a context and performs its fetch. (``controller/create``)
@@ -867,15 +971,16 @@ class AsyncMethods:
         """
         return await self.call(Calls.store_purge_history(before, force=force))
 
-    async def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None) -> ContextCreateResult:
+    async def context_create(self, name: str, *, parent: Optional[str] = None, merges_changes_from_parent: Optional[bool] = None, merge_policy: Optional[ContextCreateParamsMergePolicy] = None, transaction_author: Optional[str] = None, undo: Optional[ContextCreateParamsUndo] = None) -> ContextCreateResult:
         """Creates a context: a root, or a child of parent. (``context/create``)
 
         parent: Makes a child context of that one.
         merges_changes_from_parent: true by default.
         merge_policy: \"error\" by default.
         transaction_author: Recorded with the root's saves in the history (protocol.md §5).
+        undo: Turns undo on (protocol.md §6): {} keeps every group, {levels: n} the newest n.
         """
-        return await self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy, transaction_author=transaction_author))
+        return await self.call(Calls.context_create(name, parent=parent, merges_changes_from_parent=merges_changes_from_parent, merge_policy=merge_policy, transaction_author=transaction_author, undo=undo))
 
     async def context_insert(self, context: str, entity: str, values: Dict[str, Any]) -> ContextInsertResult:
         """Inserts an object; its id is permanent. (``context/insert``)
@@ -994,6 +1099,42 @@ class AsyncMethods:
         context: A context's name.
         """
         return await self.call(Calls.context_reset(context))
+
+    async def context_undo(self, context: str) -> ContextUndoResult:
+        """Undoes the context's last group of edits (a change cycle); nothing to undo changes nothing. (``context/undo``)
+
+        context: A context's name.
+        """
+        return await self.call(Calls.context_undo(context))
+
+    async def context_redo(self, context: str) -> ContextRedoResult:
+        """Redoes the last undone group (a change cycle). (``context/redo``)
+
+        context: A context's name.
+        """
+        return await self.call(Calls.context_redo(context))
+
+    async def context_undo_state(self, context: str) -> ContextUndoStateResult:
+        """Whether the context can undo or redo, and the action names. (``context/undoState``)
+
+        context: A context's name.
+        """
+        return await self.call(Calls.context_undo_state(context))
+
+    async def context_begin_undo_grouping(self, context: str, *, action_name: Optional[str] = None) -> ContextBeginUndoGroupingResult:
+        """Opens an explicit undo group: the edits until its end are one action. (``context/beginUndoGrouping``)
+
+        context: A context's name.
+        action_name: The name an Undo menu shows for the group.
+        """
+        return await self.call(Calls.context_begin_undo_grouping(context, action_name=action_name))
+
+    async def context_end_undo_grouping(self, context: str) -> ContextEndUndoGroupingResult:
+        """Closes the innermost open undo group. (``context/endUndoGrouping``)
+
+        context: A context's name.
+        """
+        return await self.call(Calls.context_end_undo_grouping(context))
 
     async def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> ControllerCreateResult:
         """Creates a named live query on a context and performs its fetch. (``controller/create``)

@@ -253,6 +253,10 @@ class StoreDidChangeExternallyParams(_StoreDidChangeExternallyParamsRequired, to
 ContextCreateParamsMergePolicy = Literal["error", "objectTrump", "storeTrump", "overwrite", "rollback"]
 
 
+class ContextCreateParamsUndo(TypedDict, total=False):
+    levels: int
+
+
 class _ContextCreateParamsRequired(TypedDict):
     name: str
 
@@ -263,6 +267,7 @@ class ContextCreateParams(_ContextCreateParamsRequired, total=False):
     mergesChangesFromParent: bool
     mergePolicy: ContextCreateParamsMergePolicy
     transactionAuthor: str
+    undo: ContextCreateParamsUndo
 
 
 class ContextCreateResult(TypedDict):
@@ -458,6 +463,90 @@ class ContextResetResult(TypedDict):
     pass
 
 
+class ContextUndoParams(TypedDict):
+    """Params of context/undo."""
+    context: str
+
+
+class ContextUndoResult(TypedDict):
+    """Result of context/undo."""
+    canUndo: bool
+    canRedo: bool
+    undoActionName: str
+    redoActionName: str
+    undoCount: int
+    redoCount: int
+    groupingLevel: int
+
+
+class ContextRedoParams(TypedDict):
+    """Params of context/redo."""
+    context: str
+
+
+class ContextRedoResult(TypedDict):
+    """Result of context/redo."""
+    canUndo: bool
+    canRedo: bool
+    undoActionName: str
+    redoActionName: str
+    undoCount: int
+    redoCount: int
+    groupingLevel: int
+
+
+class ContextUndoStateParams(TypedDict):
+    """Params of context/undoState."""
+    context: str
+
+
+class ContextUndoStateResult(TypedDict):
+    """Result of context/undoState."""
+    canUndo: bool
+    canRedo: bool
+    undoActionName: str
+    redoActionName: str
+    undoCount: int
+    redoCount: int
+    groupingLevel: int
+
+
+class _ContextBeginUndoGroupingParamsRequired(TypedDict):
+    context: str
+
+
+class ContextBeginUndoGroupingParams(_ContextBeginUndoGroupingParamsRequired, total=False):
+    """Params of context/beginUndoGrouping."""
+    actionName: str
+
+
+class ContextBeginUndoGroupingResult(TypedDict):
+    """Result of context/beginUndoGrouping."""
+    canUndo: bool
+    canRedo: bool
+    undoActionName: str
+    redoActionName: str
+    undoCount: int
+    redoCount: int
+    groupingLevel: int
+
+
+class ContextEndUndoGroupingParams(TypedDict):
+    """Params of context/endUndoGrouping."""
+    context: str
+
+
+class ContextEndUndoGroupingResult(TypedDict):
+    """Result of context/endUndoGrouping."""
+    canUndo: bool
+    canRedo: bool
+    undoActionName: str
+    redoActionName: str
+    undoCount: int
+    redoCount: int
+    groupingLevel: int
+
+
 class ControllerCreateParamsNotify(TypedDict, total=False):
     keys: List[str]
     objects: bool
@@ -623,6 +712,8 @@ __all__ = [
     "Attribute",
     "AttributeType",
     "CancelRequestParams",
+    "ContextBeginUndoGroupingParams",
+    "ContextBeginUndoGroupingResult",
     "ContextChangedValuesParams",
     "ContextChangedValuesResult",
     "ContextChangesParams",
@@ -635,9 +726,12 @@ __all__ = [
     "ContextCountResult",
     "ContextCreateParams",
     "ContextCreateParamsMergePolicy",
+    "ContextCreateParamsUndo",
     "ContextCreateResult",
     "ContextDeleteParams",
     "ContextDeleteResult",
+    "ContextEndUndoGroupingParams",
+    "ContextEndUndoGroupingResult",
     "ContextFetchParams",
     "ContextFetchResult",
     "ContextGetParams",
@@ -648,6 +742,8 @@ __all__ = [
     "ContextInsertResult",
     "ContextProcessPendingChangesParams",
     "ContextProcessPendingChangesResult",
+    "ContextRedoParams",
+    "ContextRedoResult",
     "ContextRefreshParams",
     "ContextRefreshResult",
     "ContextResetParams",
@@ -656,6 +752,10 @@ __all__ = [
     "ContextRollbackResult",
     "ContextSaveParams",
     "ContextSaveResult",
+    "ContextUndoParams",
+    "ContextUndoResult",
+    "ContextUndoStateParams",
+    "ContextUndoStateResult",
     "ContextUpdateParams",
     "ContextUpdateResult",
     "ControllerCloseParams",
