@@ -14,7 +14,8 @@ public enum IntrospectionDeclarations {
     public static let changes = MethodDeclaration<ContextParams, ChangesResult>(
         "context/changes", "The ids of the context's unsaved inserts, updates and deletes.", errors: C.named)
     public static let changedValues = MethodDeclaration<ObjectParams, Single<ValuesMember>>(
-        "context/changedValues", "The keys of an object whose values differ from the committed ones, with the values here.",
+        "context/changedValues",
+        "The keys of an object whose values differ from the committed ones, with the values here.",
         errors: C.named + object)
     public static let committedValues = MethodDeclaration<CommittedValuesParams, Single<ValuesMember>>(
         "context/committedValues", "An object's values as the parent (the store for a root) shows them.",
@@ -46,7 +47,9 @@ public struct ChangesResult: RPCResult {
     let changes: ChangedObjects
     public var json: JSON {
         func list(_ ids: [ObjectID]) -> JSON { .array(ids.map { .string($0.description) }) }
-        return .object(["inserted": list(changes.inserted), "updated": list(changes.updated), "deleted": list(changes.deleted)])
+        return .object([
+            "inserted": list(changes.inserted), "updated": list(changes.updated), "deleted": list(changes.deleted),
+        ])
     }
 }
 
@@ -67,7 +70,8 @@ public struct CommittedValuesParams: RPCParams {
 public struct RefreshParams: RPCParams {
     public static let params = [
         contextParam, idParam,
-        ParamSpec.required("mergeChanges", .boolean, "true keeps the unsaved change on the committed values; false drops it."),
+        ParamSpec.required(
+            "mergeChanges", .boolean, "true keeps the unsaved change on the committed values; false drops it."),
     ]
     let context: Context
     let id: ObjectID
