@@ -30,6 +30,13 @@ public final class PGConnection {
             throw error
         }
         self.handle = handle
+        Self.silenceNotices(handle)
+    }
+
+    /// Server notices (`NOTICE: … does not exist, skipping`) would go to stderr by default,
+    /// which the server's protocol output must not share; they carry nothing we act on.
+    private static func silenceNotices(_ handle: OpaquePointer) {
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
     }
 
     deinit { PQfinish(handle) }
@@ -55,14 +62,14 @@ public final class PGConnection {
     public func reset() throws(PGError) {
         prepared = [:]
         if handle == nil {
-            let handle = PQconnectdb(conninfo)
-            self.handle = handle
+            handle = PQconnectdb(conninfo)
         } else {
             PQreset(handle)
         }
-        guard isConnected else {
+        guard let handle, isConnected else {
             throw PGError(sqlState: nil, message: PGError.connectionMessage(handle), connectionBroken: true)
         }
+        Self.silenceNotices(handle)
     }
 
     // MARK: Statements
@@ -147,8 +154,16 @@ public final class PGConnection {
         guard PQconsumeInput(handle) == 1 else {
             throw PGError(
                 sqlState: nil, message: PGError.connectionMessage(handle),
-                connectionBroken: PQstatus(handle) == CONNECTION_BAD || true)
+                connectionBroken: PQstatus(handle) == CONNECTION_BAD)
         }
+    }
+
+    /// Waits until the socket is readable (a notification or a closed connection) or
+    /// `timeoutMilliseconds` pass (-1: forever). True when readable.
+    public func waitForInput(timeoutMilliseconds: Int32) -> Bool {
+        var fds = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
+        guard fds[0].fd >= 0 else { return false }
+        return poll(&fds, 1, timeoutMilliseconds) > 0
     }
 
     /// Drains the notifications received so far (call `consumeInput()` first to read the socket).
@@ -203,9 +218,12 @@ public final class PGConnection {
                 sqlState: nil, message: PGError.connectionMessage(handle),
                 connectionBroken: PQstatus(handle) == CONNECTION_BAD)
         }
-        let result = try drainResults(handle)
-        if let failure { throw failure }
-        return result?.affectedRows ?? 0
+        if let failure {
+            // The server's answer is the abort we asked for (57014); the body's error says why.
+            _ = try? drainResults(handle)
+            throw failure
+        }
+        return try drainResults(handle)?.affectedRows ?? 0
     }
 
     // MARK: Quoting

@@ -79,4 +79,10 @@ public struct PGNotification: Sendable, Hashable {
     public let payload: String
     /// The server process that sent it.
     public let senderPID: Int32
+
+    public init(channel: String, payload: String, senderPID: Int32) {
+        self.channel = channel
+        self.payload = payload
+        self.senderPID = senderPID
+    }
 }
