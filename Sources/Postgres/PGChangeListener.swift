@@ -51,7 +51,9 @@ public final class PGChangeListener {
     public var retryMilliseconds: Int32? {
         guard !isConnected, let nextAttempt else { return nil }
         let left = nextAttempt - ContinuousClock.now
-        let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+        // Rounded up, so a wake-up at that time finds the attempt due.
+        let ms =
+            left.components.seconds * 1000 + (left.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: max(0, ms))
     }
 
