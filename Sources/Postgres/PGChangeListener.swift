@@ -57,6 +57,15 @@ public final class PGChangeListener {
         return Int32(clamping: max(0, ms))
     }
 
+    /// A NOTIFY is delivered after its transaction committed, so the commit is visible by then.
+    public var wakesBeforeCommit: Bool { false }
+
+    /// Announces a commit: run inside the committing transaction (delivered at its COMMIT,
+    /// dropped on rollback), with the transaction's token as the whole payload.
+    public static func announce(on connection: PGConnection, channel: String, token: Int64) throws(PGError) {
+        try connection.notify(channel, payload: String(token))
+    }
+
     /// Reads what the server sent, without blocking; reconnects when an attempt is due.
     /// True when other processes may have committed: a notification on the channel arrived,
     /// or the connection was just re-established.
