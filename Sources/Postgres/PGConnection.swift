@@ -72,6 +72,45 @@ public final class PGConnection {
         Self.silenceNotices(handle)
     }
 
+    /// Backoff of `reconnectIfBroken()`.
+    private var reconnectBackoff = PGBackoff()
+    private var nextReconnect: ContinuousClock.Instant?
+
+    /// Before a request on a connection that may have broken: does nothing while connected;
+    /// otherwise tries `reset()` when the backoff allows (50 ms after the loss, doubling to 5 s
+    /// after each failed attempt), and throws a broken-connection error at once in between,
+    /// so requests during an outage fail fast instead of each waiting for a connect.
+    /// True when it reconnected (the session's state, LISTENs included, is new).
+    @discardableResult
+    public func reconnectIfBroken() throws(PGError) -> Bool {
+        if isConnected {
+            nextReconnect = nil
+            reconnectBackoff.reset()
+            return false
+        }
+        let now = ContinuousClock.now
+        guard let due = nextReconnect else {
+            // The loss was just noticed: wait the first delay before trying.
+            nextReconnect = now + .milliseconds(reconnectBackoff.delayMilliseconds)
+            throw PGError(sqlState: nil, message: PGError.connectionMessage(handle), connectionBroken: true)
+        }
+        guard now >= due else {
+            throw PGError(
+                sqlState: nil, message: "reconnecting to the server (next attempt in \(due - now))",
+                connectionBroken: true)
+        }
+        do {
+            try reset()
+        } catch {
+            reconnectBackoff.failed()
+            nextReconnect = now + .milliseconds(reconnectBackoff.delayMilliseconds)
+            throw error
+        }
+        nextReconnect = nil
+        reconnectBackoff.reset()
+        return true
+    }
+
     // MARK: Statements
 
     /// Runs one statement with text parameters (PQexecParams). With no parameters, `sql`

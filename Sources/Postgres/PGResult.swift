@@ -41,6 +41,12 @@ public struct PGResult: Sendable {
         return rows[row][index]
     }
 
+    /// The value at `row`, `column` (nil: NULL).
+    public subscript(row: Int, column: Int) -> String? { rows[row][column] }
+
+    /// The value at `row`, `column` as an integer (nil: NULL or not an integer).
+    public func int64(_ row: Int, _ column: Int) -> Int64? { rows[row][column].flatMap { Int64($0) } }
+
     init(_ result: OpaquePointer) {
         let columnCount = Int(PQnfields(result))
         let rowCount = Int(PQntuples(result))

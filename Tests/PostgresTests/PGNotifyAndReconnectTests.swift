@@ -1,6 +1,10 @@
 import Postgres
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite(.serialized) struct PGNotifyAndReconnectTests {
     @Test func listenReceivesNotificationsAfterCommitOnly() throws {
         let listener = try PGTestDatabase.connect()
@@ -46,5 +50,32 @@ import Testing
             #expect(error.connectionBroken)
             #expect(error.sqlState == nil)
         }
+    }
+}
+
+@Suite(.serialized) struct PGReconnectIfBrokenTests {
+    @Test func requestsFailFastDuringTheBackoffThenReconnect() throws {
+        let db = try PGTestDatabase.connect()
+        let admin = try PGTestDatabase.connect()
+        #expect(try db.reconnectIfBroken() == false)
+        try admin.exec("SELECT pg_terminate_backend($1::int)", [.int(Int64(db.backendPID))])
+        #expect(throws: PGError.self) { try db.exec("SELECT 1") }
+        // Noticed: the first attempt waits 50 ms; meanwhile every call fails at once.
+        for _ in 0..<2 {
+            do {
+                try db.reconnectIfBroken()
+                Issue.record("reconnected before the backoff allowed it")
+            } catch {
+                #expect(error.connectionBroken)
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        var reconnected = false
+        while !reconnected, ContinuousClock.now < deadline {
+            reconnected = (try? db.reconnectIfBroken()) == true
+            if !reconnected { usleep(10_000) }
+        }
+        #expect(reconnected)
+        #expect(try db.exec("SELECT 7").int64(0, 0) == 7)
     }
 }
