@@ -27,12 +27,16 @@ final class WatchState {
     var rechecks = 0
     /// `store/open` was given a `historyToken`: the next check merges without waiting for a commit.
     var mergeOwed = false
+    /// Makes the announcer of an opened graph's store; tests put a stand-in here.
+    var makeAnnouncer: (ObjectGraph, @escaping (String) -> Void) -> (any ChangeAnnouncer)? = { graph, log in
+        graph.store.makeChangeAnnouncer(log: log)
+    }
 
     /// The announcer of `graph`'s store (made on first use; nil where there is none).
     func watch(for graph: ObjectGraph, log: @escaping (String) -> Void) -> (any ChangeAnnouncer)? {
         if self.graph !== graph {
             self.graph = graph
-            watch = graph.store.makeChangeAnnouncer(log: log)
+            watch = makeAnnouncer(graph, log)
         }
         return watch
     }
