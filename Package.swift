@@ -91,7 +91,11 @@ let package = Package(
             dependencies: ["TestSupport", "Controllers", "Contexts", "Store", "Model", "Predicates"],
             path: "Tests/ControllersTests"),
         .testTarget(
-            name: "ServerTests", dependencies: ["TestSupport", "Server", "JSON", "JSONRPC", "SQLite"],
+            name: "ServerTests",
+            dependencies: [
+                "TestSupport", "Server", "JSON", "JSONRPC", "SQLite", "Store", "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/ServerTests"),
         .testTarget(name: "PostgresTests", dependencies: ["TestSupport", "Postgres"], path: "Tests/PostgresTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "JSON"], path: "Tests/EndToEndTests"),

@@ -13,6 +13,8 @@ public final class PGChangeListener {
     public private(set) var lastAnnouncedToken: Int64?
     /// Whether the connection is up (false while reconnecting).
     public var isConnected: Bool { connection?.isConnected ?? false }
+    /// The backend serving the LISTEN connection (0 while disconnected).
+    public var backendPID: Int32 { isConnected ? connection?.backendPID ?? 0 : 0 }
     /// Reconnects made since the listener was created.
     public private(set) var reconnects = 0
 
@@ -72,7 +74,12 @@ public final class PGChangeListener {
     public func drain() -> Bool {
         guard let connection, connection.isConnected else { return reconnectIfDue() }
         do {
-            try connection.consumeInput()
+            // Until nothing more is waiting: a terminated backend's error message and the
+            // end of its stream may come in separate reads.
+            repeat {
+                try connection.consumeInput()
+            } while connection.isConnected
+                && connection.waitForInput(timeoutMilliseconds: 0)
         } catch {
             lost(error)
             return false
