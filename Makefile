@@ -35,6 +35,7 @@ format:
 # The suites that need a PostgreSQL server run only in test-postgres (they fail, never skip,
 # when run without its cluster). Extend the pattern (a regular expression over test names).
 POSTGRES_TEST_FILTER ?= PostgresTests|PGWatchTests
+export POSTGRES_TEST_FILTER
 
 test-swift:
 	$(SWIFT) test --skip-build --skip '$(POSTGRES_TEST_FILTER)'
