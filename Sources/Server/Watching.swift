@@ -11,7 +11,8 @@ public enum WatchMode: String, CaseIterable, Sendable {
     case poll
     /// For a store in a file: check before each message and when inotify reports a write
     /// to the file or its `-wal` (every `Server.fallbackMilliseconds` of idle input too, and
-    /// `poll`'s interval where inotify is missing); `off` for `:memory:`.
+    /// `poll`'s interval where inotify is missing); `off` for `:memory:`. Generally: when the
+    /// store's `ChangeAnnouncer` wakes (a PostgreSQL dataset's is its LISTEN connection).
     case auto
 }
 
