@@ -58,3 +58,29 @@ import Testing
         #expect(try db.exec("SELECT count(*) FROM t").rows == [["0"]])
     }
 }
+
+@Suite struct PGCopyTextTests {
+    @Test func escapesTheFormatsSpecialCharactersAndNull() {
+        #expect(PGCopyText.line(["a", nil, ""]) == "a\t\\N\t\n")
+        #expect(
+            PGCopyText.line(["tab\there", "line\nbreak\r", "back\\slash"])
+                == "tab\\there\tline\\nbreak\\r\tback\\\\slash\n")
+    }
+
+    @Test func copiedRowsReadBackExactly() throws {
+        let db = try PGTestDatabase.connect()
+        try PGTestDatabase.freshSchema(db, "wrapper_copy_rows")
+        try db.exec("CREATE TABLE \"Odd Name\" (id bigint, \"the text\" text)")
+        var rows: [[String?]] = [
+            ["1", "tab\there"], ["2", "line\nbreak\r\n"], ["3", "back\\slash \\N"], ["4", nil],
+        ]
+        rows.append(["5", "é 😀 \u{1}"])
+        for i in 6...20_000 { rows.append([String(i), "row \(i)"]) }
+        #expect(try db.copyRows(into: "Odd Name", columns: ["id", "the text"], rows) == rows.count)
+        let back = try db.exec("SELECT t.id::text AS k, t.\"the text\" FROM \"Odd Name\" t ORDER BY t.id")
+        #expect(back.rows.count == rows.count)
+        // The first row that differs, if any (not the whole 20,000 in a failure message).
+        let firstDifference = zip(back.rows, rows).first { $0.0 != $0.1 }
+        #expect(firstDifference == nil)
+    }
+}
