@@ -301,6 +301,59 @@ export interface ContextCloseParams {
   context: string;
 }
 export type ContextCloseResult = Record<string, never>;
+/** context/hasChanges: Whether the context has unsaved changes. */
+export interface ContextHasChangesParams {
+  /** A context's name. */
+  context: string;
+}
+export interface ContextHasChangesResult {
+  hasChanges: boolean;
+}
+/** context/changes: The ids of the context's unsaved inserts, updates and deletes. */
+export interface ContextChangesParams {
+  /** A context's name. */
+  context: string;
+}
+export interface ContextChangesResult {
+  inserted: ObjectID[];
+  updated: ObjectID[];
+  deleted: ObjectID[];
+}
+/** context/changedValues: The keys of an object whose values differ from the committed ones, with the values here. */
+export interface ContextChangedValuesParams {
+  /** A context's name. */
+  context: string;
+  id: ObjectID;
+}
+export interface ContextChangedValuesResult {
+  values: { [key: string]: JSONValue };
+}
+/** context/committedValues: An object's values as the parent (the store for a root) shows them. */
+export interface ContextCommittedValuesParams {
+  /** A context's name. */
+  context: string;
+  id: ObjectID;
+  /** Only these keys of each object (after its id). */
+  keys?: string[];
+}
+export interface ContextCommittedValuesResult {
+  values: { [key: string]: JSONValue };
+}
+/** context/refresh: Re-bases (mergeChanges true) or drops (false) the context's unsaved change to an object. */
+export interface ContextRefreshParams {
+  /** A context's name. */
+  context: string;
+  id: ObjectID;
+  /** true keeps the unsaved change on the committed values; false drops it. */
+  mergeChanges: boolean;
+}
+export type ContextRefreshResult = Record<string, never>;
+/** context/reset: Forgets every unsaved change of the context (a change cycle, as rollback). */
+export interface ContextResetParams {
+  /** A context's name. */
+  context: string;
+}
+export type ContextResetResult = Record<string, never>;
 /** controller/create: Creates a named live query on a context and performs its fetch. */
 export interface ControllerCreateParams {
   /** A context's name. */
@@ -450,6 +503,12 @@ export interface Requests {
   "context/rollback": { params: ContextRollbackParams; result: ContextRollbackResult };
   "context/processPendingChanges": { params: ContextProcessPendingChangesParams; result: ContextProcessPendingChangesResult };
   "context/close": { params: ContextCloseParams; result: ContextCloseResult };
+  "context/hasChanges": { params: ContextHasChangesParams; result: ContextHasChangesResult };
+  "context/changes": { params: ContextChangesParams; result: ContextChangesResult };
+  "context/changedValues": { params: ContextChangedValuesParams; result: ContextChangedValuesResult };
+  "context/committedValues": { params: ContextCommittedValuesParams; result: ContextCommittedValuesResult };
+  "context/refresh": { params: ContextRefreshParams; result: ContextRefreshResult };
+  "context/reset": { params: ContextResetParams; result: ContextResetResult };
   "controller/create": { params: ControllerCreateParams; result: ControllerCreateResult };
   "controller/performFetch": { params: ControllerPerformFetchParams; result: ControllerPerformFetchResult };
   "controller/sections": { params: ControllerSectionsParams; result: ControllerSectionsResult };
@@ -647,6 +706,12 @@ export class Context {
   rollback(): Promise<void>;
   processPendingChanges(): Promise<void>;
   close(): Promise<void>;
+  hasChanges(): Promise<boolean>;
+  changes(): Promise<ContextChangesResult>;
+  changedValues(id: string): Promise<{ [key: string]: unknown }>;
+  committedValues(id: string, keys?: string[]): Promise<{ [key: string]: unknown }>;
+  refresh(id: string, mergeChanges: boolean): Promise<void>;
+  reset(): Promise<void>;
   batch(): Batch;
   controller(name: string, request: FetchRequest, options?: ControllerOptions): Promise<Controller>;
 }

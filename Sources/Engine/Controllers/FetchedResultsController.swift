@@ -9,13 +9,17 @@ import Predicates
 public final class FetchedResultsController {
     public let name: String
     public let source: any ControllerSource
-    public let filter: any ObjectFilter
-    public let ordering: any ObjectOrdering
-    public let sectionNameKeyPath: String?
-    public let fetchLimit: Int?
-    public let fetchOffset: Int
+    // The request's parts change only with `setRequest` (SetRequest.swift).
+    public internal(set) var filter: any ObjectFilter
+    public internal(set) var ordering: any ObjectOrdering
+    public internal(set) var sectionNameKeyPath: String?
+    public internal(set) var fetchLimit: Int?
+    public internal(set) var fetchOffset: Int
+    /// The compiled request the controller was made from (or last set to); nil when it was
+    /// made from a filter and an ordering.
+    public internal(set) var request: CompiledRequest?
     var results: Results
-    let tracer: DependencyTracer
+    var tracer: DependencyTracer
 
     /// `ordering` must carry the section component first when `sectionNameKeyPath` is set.
     /// `model` resolves the relationship paths the filter and ordering read.
@@ -45,6 +49,7 @@ public final class FetchedResultsController {
             name: name, source: source, filter: request.filter, ordering: request.ordering,
             sectionNameKeyPath: request.sectionNameKeyPath, fetchLimit: request.request.fetchLimit,
             fetchOffset: request.request.fetchOffset, model: model)
+        self.request = request
     }
 
     public var entity: String { filter.entity }

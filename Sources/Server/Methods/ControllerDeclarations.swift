@@ -28,6 +28,10 @@ public enum ControllerDeclarations {
     public static let sectionForIndexTitle = MethodDeclaration<SectionForTitleParams, Single<SectionMember>>(
         "controller/sectionForIndexTitle", "The section a table index bar entry stands for.",
         errors: named + [.engine(.invalidValue)])
+    public static let setRequest = MethodDeclaration<SetRequestParams, ControllerSummary>(
+        "controller/setRequest",
+        "Changes a live controller's request; one change cycle goes from the old results to the new.",
+        errors: named + ContextDeclarations.query + [.engine(.invalidValue)])
     public static let close = MethodDeclaration<ControllerParams, EmptyResult>(
         "controller/close", "Forgets a controller.", errors: named)
 }
@@ -168,5 +172,41 @@ public struct SectionForTitleParams: RPCParams {
         entry = try scope.controller(try p.string("controller"))
         title = try p.string("title")
         index = try p.int("index")
+    }
+}
+
+/// `controller/setRequest`: an omitted `request` or `sectionNameKeyPath` keeps the current
+/// one; `sectionNameKeyPath: null` removes the sections.
+public struct SetRequestParams: RPCParams {
+    public static let params: [ParamSpec] = [
+        controllerParam,
+        .optional(
+            "request", .ref("FetchRequest"), "The whole new request (same entity); absent: keep the current one."),
+        .optional(
+            "sectionNameKeyPath", .oneOf(.string, .null), "A new section key path; null: no sections; absent: keep."),
+    ]
+    let entry: ControllersState.Entry
+    let compiled: CompiledRequest
+    let model: ObjectModel
+
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        entry = try scope.controller(try p.string("controller"))
+        let current = entry.controller.request
+        let request: FetchRequest
+        if p.has("request") {
+            request = try p.decode("request")
+        } else if let current {
+            request = current.request
+        } else {
+            throw p.mismatch("request", "a FetchRequest", got: "missing")
+        }
+        let section: String?
+        switch p.object["sectionNameKeyPath"] {
+        case nil: section = current?.sectionNameKeyPath
+        case .null?: section = nil
+        default: section = try p.string("sectionNameKeyPath")
+        }
+        compiled = try scope.compiler().compile(request, sectionNameKeyPath: section)
+        model = try scope.graph().store.model
     }
 }

@@ -51,6 +51,13 @@ extension Server {
             D.sectionForIndexTitle.handle(in: scope) { p in
                 Single(.integer(Int64(try p.entry.controller.section(forIndexTitle: p.title, at: p.index))))
             },
+            D.setRequest.handle(in: scope) { p in
+                // The context's open cycle ends first, so the old results are what the
+                // client holds; then the one cycle from old to new goes out.
+                p.entry.context.processPendingChanges()
+                state.send(try p.entry.controller.setRequest(p.compiled, model: p.model), of: p.entry)
+                return Self.summary(p.entry.controller)
+            },
             D.close.handle(in: scope) { p in
                 state.remove(p.name)
                 return EmptyResult()

@@ -65,6 +65,11 @@ public final class ControllersState: ChangeCycleObserver {
         return e
     }
 
+    /// Queues one controller's events (a cycle that is not a context's: controller/setRequest).
+    func send(_ events: [ControllerEvent], of entry: Entry) {
+        for event in events { outbox.send(event, of: entry) }
+    }
+
     func remove(_ name: String) { entries.removeAll { $0.controller.name == name } }
 
     func removeAll() { entries.removeAll() }

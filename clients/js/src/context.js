@@ -49,6 +49,34 @@ export class Context {
     await this.client.request(...wire('context/close', { context: this.name }));
   }
 
+  async hasChanges() {
+    return (await this.client.request(...wire('context/hasChanges', { context: this.name }))).hasChanges;
+  }
+
+  /** Resolves to the ids {inserted, updated, deleted} of the unsaved changes. */
+  changes() {
+    return this.client.request(...wire('context/changes', { context: this.name }));
+  }
+
+  /** The keys of `id` that differ from the committed values, with the values here. */
+  async changedValues(id) {
+    return (await this.client.request(...wire('context/changedValues', { context: this.name, id }))).values;
+  }
+
+  /** `id`'s values as the parent (the store for a root) shows them; `keys` restricts them. */
+  async committedValues(id, keys) {
+    return (await this.client.request(...wire('context/committedValues', { context: this.name, id, keys: keys && [...keys] }))).values;
+  }
+
+  /** Re-bases (mergeChanges true) or drops (false) the unsaved change to `id`. */
+  async refresh(id, mergeChanges) {
+    await this.client.request(...wire('context/refresh', { context: this.name, id, mergeChanges }));
+  }
+
+  async reset() {
+    await this.client.request(...wire('context/reset', { context: this.name }));
+  }
+
   batch() {
     return new Batch(this.client, this.name);
   }

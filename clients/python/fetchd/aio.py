@@ -17,7 +17,7 @@ from .framing import LSP
 from .locate import find_fetchd
 from .protocol import BatchCall, Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import AsyncMethods
-from .wire_types import ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, Model, ControllerCreateParamsNotify, StoreOpenResult
+from .wire_types import ContextChangesResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, Model, ControllerCreateParamsNotify, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -283,6 +283,24 @@ class AsyncContext(ContextCalls):
 
     async def close(self) -> None:
         await self.client.call(self.close_call())
+
+    async def has_changes(self) -> bool:
+        return await self.client.call(self.has_changes_call())
+
+    async def changes(self) -> ContextChangesResult:
+        return await self.client.call(self.changes_call())
+
+    async def changed_values(self, object_id: str) -> Dict[str, Any]:
+        return await self.client.call(self.changed_values_call(object_id))
+
+    async def committed_values(self, object_id: str, keys: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+        return await self.client.call(self.committed_values_call(object_id, keys))
+
+    async def refresh(self, object_id: str, merge_changes: bool) -> None:
+        await self.client.call(self.refresh_call(object_id, merge_changes))
+
+    async def reset(self) -> None:
+        await self.client.call(self.reset_call())
 
     def batch(self) -> "AsyncBatch":
         return AsyncBatch(self.client, self.name)

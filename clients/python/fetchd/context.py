@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
 from .changes import WireObject
 from .protocol import BatchCall, BatchCollector, Call
 from .wire_methods import Calls
-from .wire_types import ContextSaveResult, FetchRequest
+from .wire_types import ContextChangesResult, ContextSaveResult, FetchRequest
 
 if TYPE_CHECKING:
     from .client import Client
@@ -25,6 +25,14 @@ def _objects(result: Any) -> List[WireObject]:
 
 def _count(result: Any) -> int:
     return int(result["count"])
+
+
+def _values_of(result: Any) -> Dict[str, Any]:
+    return dict(result["values"])
+
+
+def _has_changes(result: Any) -> bool:
+    return bool(result["hasChanges"])
 
 
 def _nothing(result: Any) -> None:
@@ -75,6 +83,24 @@ class ContextCalls:
     def close_call(self) -> Call[None]:
         return Calls.context_close(self.name).then(_nothing)
 
+    def has_changes_call(self) -> Call[bool]:
+        return Calls.context_has_changes(self.name).then(_has_changes)
+
+    def changes_call(self) -> Call[ContextChangesResult]:
+        return Calls.context_changes(self.name)
+
+    def changed_values_call(self, object_id: str) -> Call[Dict[str, Any]]:
+        return Calls.context_changed_values(self.name, object_id).then(_values_of)
+
+    def committed_values_call(self, object_id: str, keys: Optional[Sequence[str]]) -> Call[Dict[str, Any]]:
+        return Calls.context_committed_values(self.name, object_id, keys=_list(keys)).then(_values_of)
+
+    def refresh_call(self, object_id: str, merge_changes: bool) -> Call[None]:
+        return Calls.context_refresh(self.name, object_id, merge_changes).then(_nothing)
+
+    def reset_call(self) -> Call[None]:
+        return Calls.context_reset(self.name).then(_nothing)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
@@ -116,6 +142,28 @@ class Context(ContextCalls):
 
     def close(self) -> None:
         self.client.call(self.close_call())
+
+    def has_changes(self) -> bool:
+        return self.client.call(self.has_changes_call())
+
+    def changes(self) -> ContextChangesResult:
+        """The ids of the unsaved changes: {inserted, updated, deleted}."""
+        return self.client.call(self.changes_call())
+
+    def changed_values(self, object_id: str) -> Dict[str, Any]:
+        """The keys of the object that differ from the committed values, with the values here."""
+        return self.client.call(self.changed_values_call(object_id))
+
+    def committed_values(self, object_id: str, keys: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+        """The object's values as the parent (the store for a root) shows them."""
+        return self.client.call(self.committed_values_call(object_id, keys))
+
+    def refresh(self, object_id: str, merge_changes: bool) -> None:
+        """Re-bases (merge_changes True) or drops (False) the unsaved change to the object."""
+        self.client.call(self.refresh_call(object_id, merge_changes))
+
+    def reset(self) -> None:
+        self.client.call(self.reset_call())
 
     def batch(self) -> "Batch":
         """Collect calls, send them as one JSON-RPC batch (one change cycle) on ``send()`` or

@@ -8,15 +8,21 @@ from typing import Any, Dict, List, Optional, TypeVar, Union
 
 from .protocol import Call
 from .wire_types import (
+    ContextChangedValuesResult,
+    ContextChangesResult,
     ContextCloseResult,
+    ContextCommittedValuesResult,
     ContextCountResult,
     ContextCreateParamsMergePolicy,
     ContextCreateResult,
     ContextDeleteResult,
     ContextFetchResult,
     ContextGetResult,
+    ContextHasChangesResult,
     ContextInsertResult,
     ContextProcessPendingChangesResult,
+    ContextRefreshResult,
+    ContextResetResult,
     ContextRollbackResult,
     ContextSaveResult,
     ContextUpdateResult,
@@ -71,6 +77,12 @@ REQUESTS: Dict[str, str] = {
     "context/rollback": "context_rollback",
     "context/processPendingChanges": "context_process_pending_changes",
     "context/close": "context_close",
+    "context/hasChanges": "context_has_changes",
+    "context/changes": "context_changes",
+    "context/changedValues": "context_changed_values",
+    "context/committedValues": "context_committed_values",
+    "context/refresh": "context_refresh",
+    "context/reset": "context_reset",
     "controller/create": "controller_create",
     "controller/performFetch": "controller_perform_fetch",
     "controller/sections": "controller_sections",
@@ -315,6 +327,74 @@ class Calls:
         params: Dict[str, Any] = {}
         params["context"] = context
         return Call("context/close", params)
+
+    @staticmethod
+    def context_has_changes(context: str) -> Call[ContextHasChangesResult]:
+        """Whether the context has unsaved changes. (``context/hasChanges``)
+
+        context: A context's name.
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        return Call("context/hasChanges", params)
+
+    @staticmethod
+    def context_changes(context: str) -> Call[ContextChangesResult]:
+        """The ids of the context's unsaved inserts, updates and deletes. (``context/changes``)
+
+        context: A context's name.
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        return Call("context/changes", params)
+
+    @staticmethod
+    def context_changed_values(context: str, object_id: ObjectID) -> Call[ContextChangedValuesResult]:
+        """The keys of an object whose values differ from the committed ones, with the values here. (``context/changedValues``)
+
+        context: A context's name.
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        params["id"] = object_id
+        return Call("context/changedValues", params)
+
+    @staticmethod
+    def context_committed_values(context: str, object_id: ObjectID, *, keys: Optional[List[str]] = None) -> Call[ContextCommittedValuesResult]:
+        """An object's values as the parent (the store for a root) shows them. (``context/committedValues``)
+
+        context: A context's name.
+        keys: Only these keys of each object (after its id).
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        params["id"] = object_id
+        if keys is not None:
+            params["keys"] = keys
+        return Call("context/committedValues", params)
+
+    @staticmethod
+    def context_refresh(context: str, object_id: ObjectID, merge_changes: bool) -> Call[ContextRefreshResult]:
+        """Re-bases (mergeChanges true) or drops (false) the context's unsaved change to an object. (``context/refresh``)
+
+        context: A context's name.
+        merge_changes: true keeps the unsaved change on the committed values; false drops it.
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        params["id"] = object_id
+        params["mergeChanges"] = merge_changes
+        return Call("context/refresh", params)
+
+    @staticmethod
+    def context_reset(context: str) -> Call[ContextResetResult]:
+        """Forgets every unsaved change of the context (a change cycle, as rollback). (``context/reset``)
+
+        context: A context's name.
+        """
+        params: Dict[str, Any] = {}
+        params["context"] = context
+        return Call("context/reset", params)
 
     @staticmethod
     def controller_create(context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> Call[ControllerCreateResult]:
@@ -580,6 +660,50 @@ class SyncMethods:
         """
         return self.call(Calls.context_close(context))
 
+    def context_has_changes(self, context: str) -> ContextHasChangesResult:
+        """Whether the context has unsaved changes. (``context/hasChanges``)
+
+        context: A context's name.
+        """
+        return self.call(Calls.context_has_changes(context))
+
+    def context_changes(self, context: str) -> ContextChangesResult:
+        """The ids of the context's unsaved inserts, updates and deletes. (``context/changes``)
+
+        context: A context's name.
+        """
+        return self.call(Calls.context_changes(context))
+
+    def context_changed_values(self, context: str, object_id: ObjectID) -> ContextChangedValuesResult:
+        """The keys of an object whose values differ from the committed ones, with the values here. (``context/changedValues``)
+
+        context: A context's name.
+        """
+        return self.call(Calls.context_changed_values(context, object_id))
+
+    def context_committed_values(self, context: str, object_id: ObjectID, *, keys: Optional[List[str]] = None) -> ContextCommittedValuesResult:
+        """An object's values as the parent (the store for a root) shows them. (``context/committedValues``)
+
+        context: A context's name.
+        keys: Only these keys of each object (after its id).
+        """
+        return self.call(Calls.context_committed_values(context, object_id, keys=keys))
+
+    def context_refresh(self, context: str, object_id: ObjectID, merge_changes: bool) -> ContextRefreshResult:
+        """Re-bases (mergeChanges true) or drops (false) the context's unsaved change to an object. (``context/refresh``)
+
+        context: A context's name.
+        merge_changes: true keeps the unsaved change on the committed values; false drops it.
+        """
+        return self.call(Calls.context_refresh(context, object_id, merge_changes))
+
+    def context_reset(self, context: str) -> ContextResetResult:
+        """Forgets every unsaved change of the context (a change cycle, as rollback). (``context/reset``)
+
+        context: A context's name.
+        """
+        return self.call(Calls.context_reset(context))
+
     def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> ControllerCreateResult:
         """Creates a named live query on a context and performs its fetch. (``controller/create``)
 
@@ -799,6 +923,50 @@ class AsyncMethods:
         context: A context's name.
         """
         return await self.call(Calls.context_close(context))
+
+    async def context_has_changes(self, context: str) -> ContextHasChangesResult:
+        """Whether the context has unsaved changes. (``context/hasChanges``)
+
+        context: A context's name.
+        """
+        return await self.call(Calls.context_has_changes(context))
+
+    async def context_changes(self, context: str) -> ContextChangesResult:
+        """The ids of the context's unsaved inserts, updates and deletes. (``context/changes``)
+
+        context: A context's name.
+        """
+        return await self.call(Calls.context_changes(context))
+
+    async def context_changed_values(self, context: str, object_id: ObjectID) -> ContextChangedValuesResult:
+        """The keys of an object whose values differ from the committed ones, with the values here. (``context/changedValues``)
+
+        context: A context's name.
+        """
+        return await self.call(Calls.context_changed_values(context, object_id))
+
+    async def context_committed_values(self, context: str, object_id: ObjectID, *, keys: Optional[List[str]] = None) -> ContextCommittedValuesResult:
+        """An object's values as the parent (the store for a root) shows them. (``context/committedValues``)
+
+        context: A context's name.
+        keys: Only these keys of each object (after its id).
+        """
+        return await self.call(Calls.context_committed_values(context, object_id, keys=keys))
+
+    async def context_refresh(self, context: str, object_id: ObjectID, merge_changes: bool) -> ContextRefreshResult:
+        """Re-bases (mergeChanges true) or drops (false) the context's unsaved change to an object. (``context/refresh``)
+
+        context: A context's name.
+        merge_changes: true keeps the unsaved change on the committed values; false drops it.
+        """
+        return await self.call(Calls.context_refresh(context, object_id, merge_changes))
+
+    async def context_reset(self, context: str) -> ContextResetResult:
+        """Forgets every unsaved change of the context (a change cycle, as rollback). (``context/reset``)
+
+        context: A context's name.
+        """
+        return await self.call(Calls.context_reset(context))
 
     async def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> ControllerCreateResult:
         """Creates a named live query on a context and performs its fetch. (``controller/create``)

@@ -388,6 +388,76 @@ class ContextCloseResult(TypedDict):
     pass
 
 
+class ContextHasChangesParams(TypedDict):
+    """Params of context/hasChanges."""
+    context: str
+
+
+class ContextHasChangesResult(TypedDict):
+    """Result of context/hasChanges."""
+    hasChanges: bool
+
+
+class ContextChangesParams(TypedDict):
+    """Params of context/changes."""
+    context: str
+
+
+class ContextChangesResult(TypedDict):
+    """Result of context/changes."""
+    inserted: List[ObjectID]
+    updated: List[ObjectID]
+    deleted: List[ObjectID]
+
+
+class ContextChangedValuesParams(TypedDict):
+    """Params of context/changedValues."""
+    context: str
+    id: ObjectID
+
+
+class ContextChangedValuesResult(TypedDict):
+    """Result of context/changedValues."""
+    values: Dict[str, Any]
+
+
+class _ContextCommittedValuesParamsRequired(TypedDict):
+    context: str
+    id: ObjectID
+
+
+class ContextCommittedValuesParams(_ContextCommittedValuesParamsRequired, total=False):
+    """Params of context/committedValues."""
+    keys: List[str]
+
+
+class ContextCommittedValuesResult(TypedDict):
+    """Result of context/committedValues."""
+    values: Dict[str, Any]
+
+
+class ContextRefreshParams(TypedDict):
+    """Params of context/refresh."""
+    context: str
+    id: ObjectID
+    mergeChanges: bool
+
+
+class ContextRefreshResult(TypedDict):
+    """Result of context/refresh."""
+    pass
+
+
+class ContextResetParams(TypedDict):
+    """Params of context/reset."""
+    context: str
+
+
+class ContextResetResult(TypedDict):
+    """Result of context/reset."""
+    pass
+
+
 class ControllerCreateParamsNotify(TypedDict, total=False):
     keys: List[str]
     objects: bool
@@ -537,8 +607,14 @@ __all__ = [
     "Attribute",
     "AttributeType",
     "CancelRequestParams",
+    "ContextChangedValuesParams",
+    "ContextChangedValuesResult",
+    "ContextChangesParams",
+    "ContextChangesResult",
     "ContextCloseParams",
     "ContextCloseResult",
+    "ContextCommittedValuesParams",
+    "ContextCommittedValuesResult",
     "ContextCountParams",
     "ContextCountResult",
     "ContextCreateParams",
@@ -550,10 +626,16 @@ __all__ = [
     "ContextFetchResult",
     "ContextGetParams",
     "ContextGetResult",
+    "ContextHasChangesParams",
+    "ContextHasChangesResult",
     "ContextInsertParams",
     "ContextInsertResult",
     "ContextProcessPendingChangesParams",
     "ContextProcessPendingChangesResult",
+    "ContextRefreshParams",
+    "ContextRefreshResult",
+    "ContextResetParams",
+    "ContextResetResult",
     "ContextRollbackParams",
     "ContextRollbackResult",
     "ContextSaveParams",

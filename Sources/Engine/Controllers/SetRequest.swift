@@ -1,0 +1,167 @@
+import Model
+import Predicates
+
+extension FetchedResultsController {
+    /// Replaces the controller's request (predicate, sort descriptors, section key path,
+    /// fetchLimit/fetchOffset; the entity stays) and returns ONE change cycle from the old
+    /// results to the new ones (protocol.md §9, "Changing the request"). Objects' values do
+    /// not change, so no row is an update: rows only in the old results are deletes, rows
+    /// only in the new ones inserts, and of the rows in both, the most that keep their order
+    /// within a section that survives stay put (§10.4's fewest moves, ties to the first in
+    /// new order); the others move. Sections are matched by name; surviving sections that
+    /// would change their order are deleted and inserted (there are no section moves).
+    ///
+    /// Cost: one keyed fetch of the new request, then, when only the predicate changed, one
+    /// merge walk of the two sorted lists plus O(k log n) for the k rows that differ; a new
+    /// order, sections or window compares the visible rows by id (O(n)). On an error
+    /// (`unknownEntity` for another entity, or a failed fetch) nothing changes.
+    public func setRequest(_ new: CompiledRequest, model: ObjectModel) throws(EngineError) -> [ControllerEvent] {
+        let keepsOrder =
+            request.map {
+                $0.request.sortDescriptors == new.request.sortDescriptors
+                    && $0.sectionNameKeyPath == new.sectionNameKeyPath
+            } ?? false
+        let events = try setRequest(
+            filter: new.filter, ordering: new.ordering, sectionNameKeyPath: new.sectionNameKeyPath,
+            fetchLimit: new.request.fetchLimit, fetchOffset: new.request.fetchOffset, keepsOrder: keepsOrder,
+            model: model)
+        request = new
+        return events
+    }
+
+    /// `setRequest` by parts. `keepsOrder` promises that `ordering` sorts (and sections)
+    /// exactly as the current ordering does, which lets the predicate-only path run.
+    public func setRequest(
+        filter newFilter: any ObjectFilter, ordering newOrdering: any ObjectOrdering, sectionNameKeyPath: String?,
+        fetchLimit: Int?, fetchOffset: Int, keepsOrder: Bool, model: ObjectModel
+    ) throws(EngineError) -> [ControllerEvent] {
+        guard newFilter.entity == entity, newOrdering.entity == entity else {
+            throw EngineError(
+                .invalidValue, "controller \(name) is on \(entity); its entity cannot change to \(newFilter.entity)",
+                [("key", "entity"), ("entity", .string(newFilter.entity)), ("controller", .string(name))])
+        }
+        let shape = Results(
+            ordering: newOrdering, keyWidth: newOrdering.keyColumns(alias: "t").count,
+            sectioned: sectionNameKeyPath != nil, offset: fetchOffset, limit: fetchLimit)
+        let started = CycleCost.now()
+        var loader = Results.Loader(shape)
+        try source.forEachKey(filter: newFilter, ordering: newOrdering) { number, key in loader.append(key, number) }
+        let fresh = loader.finish()
+        cost.fetchNanos = CycleCost.now() - started
+
+        let sameWindow = self.fetchLimit == fetchLimit && self.fetchOffset == fetchOffset
+        let events = keepsOrder && sameWindow ? differenceInOrder(to: fresh) : difference(to: fresh)
+
+        filter = newFilter
+        ordering = newOrdering
+        self.sectionNameKeyPath = sectionNameKeyPath
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+        request = nil
+        tracer = DependencyTracer(
+            entity: entity, paths: newFilter.relationshipPaths + newOrdering.relationshipPaths, model: model)
+        results = fresh
+        return events
+    }
+
+    /// Same order, sections and window: the rows that differ are exactly the rows in one of
+    /// the two lists, found by one merge walk, and a cycle's machinery places them.
+    private func differenceInOrder(to fresh: Results) -> [ControllerEvent] {
+        var affected = rowsThatDiffer(from: fresh).map { AffectedRow(id: ObjectID(entity: entity, number: $0)) }
+        guard !affected.isEmpty else { return [] }
+        locateByWalk(&affected, in: results, old: true)
+        locateByWalk(&affected, in: fresh, old: false)
+        let old = recordOldPositions(&affected)
+        results = fresh
+        var new = locateNewPositions(&affected, affected.indices.filter { affected[$0].newRank != nil })
+        var rows = RowChanges()
+        if old.windowed { windowEdgeChanges(old, &new, into: &rows) }
+        let sectionEvents = sectionChanges(old, new)
+        classifyChangedRows(affected, old, new, into: &rows)
+        return wireOrder(sectionEvents, rows)
+    }
+
+    /// Any other change: the visible rows of both, compared by id and section name.
+    private func difference(to fresh: Results) -> [ControllerEvent] {
+        let before = VisibleRows(results)
+        let after = VisibleRows(fresh)
+        // Sections in both whose relative order holds survive (the earliest longest run in
+        // new order); the others are deleted and inserted.
+        let shared = after.sections.indices.filter { before.sectionIndex[after.sections[$0].info.name] != nil }
+        let oldOrder = shared.map { before.sectionIndex[after.sections[$0].info.name]! }
+        var surviving = Set<String>()
+        for j in earliestLongestIncreasing(oldOrder) { surviving.insert(after.sections[shared[j]].info.name) }
+        var sectionEvents: [ControllerEvent] = []
+        for (i, s) in before.sections.enumerated() where !surviving.contains(s.info.name) {
+            sectionEvents.append(.section(.delete, index: i, s.info))
+        }
+        for (i, s) in after.sections.enumerated() where !surviving.contains(s.info.name) {
+            sectionEvents.append(.section(.insert, index: i, s.info))
+        }
+
+        var rows = RowChanges()
+        var oldPlace: [Int64: IndexPath] = [:]
+        oldPlace.reserveCapacity(before.count)
+        before.forEach { id, path in oldPlace[id] = path }
+        var seen = Set<Int64>()
+        seen.reserveCapacity(after.count)
+        // Per surviving section: rows that stay in it, in new order, with their old rows.
+        var staying: [(old: IndexPath, new: IndexPath, id: ObjectID)] = []
+        func settle() {
+            let keep = Set(earliestLongestIncreasing(staying.map(\.old.row)))
+            for (j, row) in staying.enumerated() where !keep.contains(j) { rows.moves.append(row) }
+            staying.removeAll(keepingCapacity: true)
+        }
+        var section = -1
+        after.forEach { number, path in
+            if path.section != section {
+                settle()
+                section = path.section
+            }
+            seen.insert(number)
+            let id = ObjectID(entity: entity, number: number)
+            guard let old = oldPlace[number] else {
+                rows.inserts.append((path, id))
+                return
+            }
+            let name = after.sections[path.section].info.name
+            if surviving.contains(name) && before.sections[old.section].info.name == name {
+                staying.append((old, path, id))
+            } else {
+                rows.moves.append((old, path, id))
+            }
+        }
+        settle()
+        before.forEach { number, path in
+            if !seen.contains(number) { rows.deletes.append((path, ObjectID(entity: entity, number: number))) }
+        }
+        return wireOrder(sectionEvents, rows)
+    }
+}
+
+/// The visible rows of results, by section, as id numbers.
+private struct VisibleRows {
+    let sections: [(info: SectionInfo, ids: [Int64])]
+    let sectionIndex: [String: Int]
+    let count: Int
+
+    init(_ results: Results) {
+        var sections: [(info: SectionInfo, ids: [Int64])] = []
+        var index: [String: Int] = [:]
+        var count = 0
+        for s in results.visibleSections() {
+            index[s.info.name] = sections.count
+            sections.append((s.info, results.rows.ids(in: s.ranks)))
+            count += s.ranks.count
+        }
+        self.sections = sections
+        sectionIndex = index
+        self.count = count
+    }
+
+    func forEach(_ body: (Int64, IndexPath) -> Void) {
+        for (s, section) in sections.enumerated() {
+            for (r, id) in section.ids.enumerated() { body(id, IndexPath(section: s, row: r)) }
+        }
+    }
+}
