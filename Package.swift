@@ -31,6 +31,9 @@ let package = Package(
         .systemLibrary(
             name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]),
+        .systemLibrary(
+            name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
 
         // Transport side.
         .target(name: "JSON", dependencies: ["CJansson"], path: "Sources/JSON", swiftSettings: transportRelease),
@@ -40,6 +43,8 @@ let package = Package(
 
         // Engine side.
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Sources/SQLite"),
+        // The PostgreSQL client (libpq), for the shared store; knows nothing of the engine.
+        .target(name: "Postgres", dependencies: ["CLibPQ"], path: "Sources/Postgres"),
         .target(name: "Model", path: "Sources/Engine/Model"),
         .target(name: "Predicates", dependencies: ["Model", "SQLite"], path: "Sources/Engine/Predicates"),
         .target(name: "Store", dependencies: ["Model", "SQLite", "Predicates"], path: "Sources/Engine/Store"),
@@ -86,8 +91,13 @@ let package = Package(
             dependencies: ["TestSupport", "Controllers", "Contexts", "Store", "Model", "Predicates"],
             path: "Tests/ControllersTests"),
         .testTarget(
-            name: "ServerTests", dependencies: ["TestSupport", "Server", "JSON", "JSONRPC", "SQLite"],
+            name: "ServerTests",
+            dependencies: [
+                "TestSupport", "Server", "JSON", "JSONRPC", "SQLite", "Store", "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/ServerTests"),
+        .testTarget(name: "PostgresTests", dependencies: ["TestSupport", "Postgres"], path: "Tests/PostgresTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "JSON"], path: "Tests/EndToEndTests"),
     ]
 )

@@ -8,7 +8,8 @@ import PackageDescription
 let package = Package(
     name: "fetchd-benchmarks",
     products: [
-        .executable(name: "grdb-baseline", targets: ["GRDBBaseline"])
+        .executable(name: "grdb-baseline", targets: ["GRDBBaseline"]),
+        .executable(name: "pg-baseline", targets: ["PGBaseline"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0")
@@ -20,6 +21,10 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
-            path: "Sources/GRDBBaseline")
+            path: "Sources/GRDBBaseline"),
+        // Raw libpq floors for the PostgreSQL store (a copy of the main package's module map).
+        .systemLibrary(
+            name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .executableTarget(name: "PGBaseline", dependencies: ["CLibPQ"], path: "Sources/PGBaseline"),
     ]
 )

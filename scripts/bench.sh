@@ -60,8 +60,10 @@ if [[ -n ${BENCH_NICE:-} ]]; then
 fi
 
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/fetchd-bench.XXXXXX")
+PG_DIR=""
 cleanup() {
   [[ -n $WATCHER ]] && kill "$WATCHER" 2>/dev/null
+  [[ -n $PG_DIR ]] && "$ROOT/scripts/pg-cluster.sh" stop "$PG_DIR"
   rm -rf "$SCRATCH"
 }
 trap cleanup EXIT
@@ -147,6 +149,28 @@ if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
     "$PY" "$BENCH_PY/external_bench.py" --fetchd "$FETCHD" --rows "${BENCH_EXTERNAL_ROWS:-$EXTERNAL_ROWS}" \
       --dir "$SCRATCH" | grep '^#' || { log "external bench failed"; STATUS=1; }
   fi
+fi
+# PostgreSQL floors (raw libpq): COPY and ordered SELECT of BENCH_PG_ROWS rows, another
+# process's commit -> notification read, on a throwaway cluster (scripts/pg-cluster.sh).
+# Printed beside the table until fetchd's PostgreSQL store has figures to pair them with.
+PG_BASELINE=$ROOT/Benchmarks/.build/release/pg-baseline
+if [[ ${BENCH_POSTGRES:-1} == 0 ]]; then
+  :
+elif ! scripts/pg-cluster.sh bindir >/dev/null 2>&1; then
+  log "PostgreSQL server not installed: the PostgreSQL baselines are SKIPPED (apt-get install postgresql)"
+elif [[ -x $PG_BASELINE ]]; then
+  PG_ROWS=${BENCH_PG_ROWS:-$([[ ${BENCH_QUICK:-0} == 1 ]] && echo 10000 || echo 1000000)}
+  PG_DIR=$(mktemp -d /tmp/fetchd-bench-pg.XXXXXX)
+  if PG_URL=$(scripts/pg-cluster.sh start "$PG_DIR"); then
+    echo
+    echo "# PostgreSQL floors (pg-baseline, $PG_ROWS rows; us)"
+    "$PG_BASELINE" --url "$PG_URL" --rows "$PG_ROWS" --iterations "${BENCH_PG_ITERATIONS:-5}" \
+      | sed 's/^/# /' || { log "pg-baseline failed"; STATUS=1; }
+  else
+    log "could not start a PostgreSQL cluster"; STATUS=1
+  fi
+  scripts/pg-cluster.sh stop "$PG_DIR"
+  PG_DIR=""
 fi
 echo "bench: results written to $OUT"
 exit $STATUS

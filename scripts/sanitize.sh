@@ -11,6 +11,19 @@ sanitizers=("$@")
 [ ${#sanitizers[@]} -gt 0 ] || sanitizers=(address)
 # Timing-only suites say nothing under a sanitizer and take long there.
 skip=(--skip 'PerformanceTests|BenchmarkTests|FetchBenchmarkTests|StoreBenchmarkTests')
+# The PostgreSQL suites (the Makefile's POSTGRES_TEST_FILTER) run sanitized too, on a
+# throwaway cluster; without a PostgreSQL server they are skipped, loudly.
+pg_filter=${POSTGRES_TEST_FILTER:-$(sed -n 's/^POSTGRES_TEST_FILTER ?= //p' Makefile)}
+pg_dir=""
+trap '[ -n "$pg_dir" ] && scripts/pg-cluster.sh stop "$pg_dir"' EXIT
+if scripts/pg-cluster.sh bindir >/dev/null 2>&1; then
+  pg_dir=$(mktemp -d /tmp/fetchd-pg.XXXXXX)
+  FETCHD_TEST_POSTGRES_URL=$(scripts/pg-cluster.sh start "$pg_dir") || exit 1
+  export FETCHD_TEST_POSTGRES_URL
+else
+  echo "sanitize: SKIPPED the PostgreSQL suites ($pg_filter): no PostgreSQL server installed" >&2
+  skip=(--skip "PerformanceTests|BenchmarkTests|FetchBenchmarkTests|StoreBenchmarkTests|$pg_filter")
+fi
 failed=0
 for s in "${sanitizers[@]}"; do
   scratch=.build/sanitize-$s

@@ -111,7 +111,7 @@ public final class Server: MessageHandler {
 
     public var idleIntervalMilliseconds: Int32? { idleWait }
 
-    public var wakeDescriptor: Int32? { fileWatch?.descriptor }
+    public var wakeDescriptor: Int32? { changeAnnouncer?.descriptor }
 
     func requestExit(_ code: Int32) { exitCode = code }
 

@@ -11,27 +11,33 @@ public enum WatchMode: String, CaseIterable, Sendable {
     case poll
     /// For a store in a file: check before each message and when inotify reports a write
     /// to the file or its `-wal` (every `Server.fallbackMilliseconds` of idle input too, and
-    /// `poll`'s interval where inotify is missing); `off` for `:memory:`.
+    /// `poll`'s interval where inotify is missing); `off` for `:memory:`. Generally: when the
+    /// store's `ChangeAnnouncer` wakes (a PostgreSQL dataset's is its LISTEN connection).
     case auto
 }
 
-/// What watching keeps between checks: the inotify wake-up of the open store's files (made
-/// once per opened graph), the rechecks after a wake, a merge owed since `store/open`.
+/// What watching keeps between checks: the wake-up of the open store's commits (inotify on
+/// its files, or a PostgreSQL LISTEN; made once per opened graph), the rechecks after a wake,
+/// a merge owed since `store/open`.
 final class WatchState {
     private weak var graph: ObjectGraph?
-    private var watch: StoreFileWatch?
+    private var watch: (any ChangeAnnouncer)?
     /// Short checks still to make after a write event found nothing committed yet: a writer
     /// appends to the `-wal` before it publishes the commit in the shared index (which
     /// inotify does not see), so the commit may show a moment after the event.
     var rechecks = 0
     /// `store/open` was given a `historyToken`: the next check merges without waiting for a commit.
     var mergeOwed = false
+    /// Makes the announcer of an opened graph's store; tests put a stand-in here.
+    var makeAnnouncer: (ObjectGraph, @escaping (String) -> Void) -> (any ChangeAnnouncer)? = { graph, log in
+        graph.store.makeChangeAnnouncer(log: log)
+    }
 
-    /// The watch of `graph`'s file (made on first use; nil where inotify is unavailable).
-    func watch(for graph: ObjectGraph) -> StoreFileWatch? {
+    /// The announcer of `graph`'s store (made on first use; nil where there is none).
+    func watch(for graph: ObjectGraph, log: @escaping (String) -> Void) -> (any ChangeAnnouncer)? {
         if self.graph !== graph {
             self.graph = graph
-            watch = StoreFileWatch(path: graph.store.path)
+            watch = makeAnnouncer(graph, log)
         }
         return watch
     }
@@ -50,14 +56,16 @@ extension Server {
     /// How long the transport may wait for input (`idleIntervalMilliseconds`).
     var idleWait: Int32? {
         guard isWatching else { return nil }
-        if fileWatch == nil { return Self.pollMilliseconds }
+        guard let announcer = changeAnnouncer else { return Self.pollMilliseconds }
+        // Reconnecting: wake up when the next attempt is due (the fallback still bounds it).
+        if let retry = announcer.retryMilliseconds { return min(max(retry, 1), Self.fallbackMilliseconds) }
         return watchState.rechecks > 0 ? Self.recheckMilliseconds : Self.fallbackMilliseconds
     }
 
-    /// The inotify descriptor the transport waits on beside its input (`--watch auto`).
-    var fileWatch: StoreFileWatch? {
+    /// The wake-up the transport waits on beside its input (`--watch auto`).
+    var changeAnnouncer: (any ChangeAnnouncer)? {
         guard configuration.watch == .auto, isWatching, let graph = contexts.graph else { return nil }
-        return watchState.watch(for: graph)
+        return watchState.watch(for: graph) { [logger] message in logger.warning("\(message)") }
     }
 
     /// Whether the open store is watched now. Nothing is sent before the first request was
@@ -77,14 +85,15 @@ extension Server {
     /// Merges other processes' commits when `PRAGMA data_version` says there are any.
     func mergeWatchedChanges() {
         guard isWatching, let graph = contexts.graph else { return }
-        let woken = fileWatch?.drain() ?? false
+        let announcer = changeAnnouncer
+        let woken = announcer?.drain() ?? false
         do {
             if try watchState.mergeOwed || graph.hasExternalChanges() {
                 watchState.mergeOwed = false
                 // The cursor is recorded at the next idle check, after the notifications went out.
                 try mergeExternalChanges(graph, recordingCursor: false)
                 watchState.rechecks = 0
-            } else if woken {
+            } else if woken, announcer?.wakesBeforeCommit == true {
                 watchState.rechecks = Self.rechecksAfterWake
             } else if watchState.rechecks > 0 {
                 watchState.rechecks -= 1
@@ -101,7 +110,7 @@ extension Server {
     /// Recording the cursor writes the `-wal`, which inotify reports to this very watch:
     /// drop that wake-up, but look once more soon in case another writer committed meanwhile.
     private func forgetOwnCursorWrite(_ graph: ObjectGraph) {
-        guard fileWatch?.drain() == true else { return }
+        guard changeAnnouncer?.drain() == true else { return }
         if (try? graph.hasExternalChanges()) == true { watchState.rechecks = 1 }
     }
 }

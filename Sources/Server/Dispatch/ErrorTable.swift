@@ -23,6 +23,7 @@ public enum ErrorTable {
         (.storeError, -32013),
         (.storeClosed, -32014),
         (.storeBusy, -32015),
+        (.storeUnavailable, -32016),
         // Names that do not resolve.
         (.unknownEntity, -32020),
         (.unknownKey, -32021),

@@ -1,0 +1,127 @@
+import JSON
+import JSONRPC
+import Store
+import TestSupport
+import Testing
+
+@testable import Server
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How `--watch auto` uses the store's announcer (protocol.md §5, Watching), with a stand-in
+/// announcer on a pipe: what the transport waits on while it reconnects, and whether a
+/// wake-up that found nothing is rechecked (an inotify wake can precede the commit; a
+/// PostgreSQL NOTIFY follows it).
+@Suite struct ChangeAnnouncerWatchTests {
+    static let model: JSON = ["entities": [["name": "Note", "attributes": ["title": ["type": "string"]]]]]
+
+    final class StandIn: ChangeAnnouncer {
+        let readEnd: Int32
+        let writeEnd: Int32
+        var connected = true
+        var retryMilliseconds: Int32?
+        let wakesBeforeCommit: Bool
+        var drains = 0
+        var log: ((String) -> Void)?
+
+        init(wakesBeforeCommit: Bool) {
+            var fds: [Int32] = [0, 0]
+            precondition(pipe(&fds) == 0)
+            readEnd = fds[0]
+            writeEnd = fds[1]
+            _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
+            self.wakesBeforeCommit = wakesBeforeCommit
+        }
+
+        deinit {
+            close(readEnd)
+            close(writeEnd)
+        }
+
+        var descriptor: Int32 { connected ? readEnd : -1 }
+
+        func announce() { _ = write(writeEnd, "x", 1) }
+
+        func drain() -> Bool {
+            drains += 1
+            var byte: UInt8 = 0
+            var woken = false
+            while read(readEnd, &byte, 1) == 1 { woken = true }
+            return woken
+        }
+    }
+
+    private func watching(_ announcer: StandIn, in dir: TempDir) throws -> Harness {
+        let server = Server(configuration: .init(watch: .auto))
+        server.watchState.makeAnnouncer = { _, log in
+            announcer.log = log
+            return announcer
+        }
+        _ = try server.call("store/open", ["path": .string(dir.file("s.sqlite")), "model": Self.model]).get()
+        let h = Harness(.ndjson, server: server)
+        _ = h.send([#"{"jsonrpc":"2.0","method":"server/ping","id":1}"#])
+        return h
+    }
+
+    @Test func whileReconnectingTheTransportWaitsForTheRetryNotTheDescriptor() throws {
+        let dir = TempDir()
+        let announcer = StandIn(wakesBeforeCommit: false)
+        let h = try watching(announcer, in: dir)
+        #expect(h.server.wakeDescriptor == announcer.readEnd)
+        #expect(h.server.idleIntervalMilliseconds == Server.fallbackMilliseconds)
+        announcer.connected = false
+        announcer.retryMilliseconds = 200
+        #expect(h.server.wakeDescriptor == -1)
+        #expect(h.server.idleIntervalMilliseconds == 200)
+        // A long backoff is still bounded by the fallback check; a due attempt never spins at 0.
+        announcer.retryMilliseconds = 5000
+        #expect(h.server.idleIntervalMilliseconds == Server.fallbackMilliseconds)
+        announcer.retryMilliseconds = 0
+        #expect(h.server.idleIntervalMilliseconds == 1)
+        // Each idle wake-up drains it (where a reconnect is attempted).
+        let before = announcer.drains
+        h.session.idle { _ in }
+        #expect(announcer.drains > before)
+    }
+
+    @Test func aWakeThatFoundNothingIsRecheckedOnlyWhenItCanPrecedeTheCommit() throws {
+        for early in [true, false] {
+            let dir = TempDir()
+            let announcer = StandIn(wakesBeforeCommit: early)
+            let h = try watching(announcer, in: dir)
+            h.session.idle { _ in }
+            announcer.announce()
+            var out: [UInt8] = []
+            h.session.idle { out += $0.contents }
+            #expect(out.isEmpty)
+            #expect(
+                h.server.idleIntervalMilliseconds
+                    == (early ? Server.recheckMilliseconds : Server.fallbackMilliseconds))
+        }
+    }
+
+    @Test func aWakeMergesWhatAnotherProcessCommitted() throws {
+        let dir = TempDir()
+        let announcer = StandIn(wakesBeforeCommit: false)
+        let a = try watching(announcer, in: dir)
+        let b = Harness(.ndjson, server: Server(configuration: .init(watch: .off)))
+        _ = b.send([
+            JSON.object([
+                "jsonrpc": "2.0", "method": "store/open", "id": 1,
+                "params": ["path": .string(dir.file("s.sqlite")), "model": Self.model],
+            ]).description
+        ])
+        _ = b.send([
+            #"{"jsonrpc":"2.0","method":"context/insert","params":{"context":"main","entity":"Note","values":{"title":"x"}},"id":2}"#,
+            #"{"jsonrpc":"2.0","method":"context/save","params":{"context":"main"},"id":3}"#,
+        ])
+        announcer.announce()
+        var out: [UInt8] = []
+        a.session.idle { out += $0.contents }
+        let messages = Harness.messages(out, framing: .ndjson)
+        #expect(messages.last?["method"] == "store/didChangeExternally")
+        #expect(messages.last?["params"]?["transactions"]?.arrayValue?.count == 1)
+    }
+}
