@@ -122,14 +122,26 @@ class LiveController(ControllerCore, Generic[ClientT]):
             raise
 
     def reload_step(self, sections: List[SectionInfo]) -> Step[None]:
+        """Loads the mirror with controller/rows. A cycle that arrives meanwhile (another
+        process's commit merged between two requests) is in the rows read after it but not
+        in those read before: the load starts over from fresh sections until none arrives."""
         if self.mirror is None:
             return
         keys, with_values = mirror_keys(self.notify)
-        rows: List[List[WireObject]] = []
-        for index, info in enumerate(sections):
-            objects = (yield self.rows_call(index, keys=keys)) if info.number_of_objects else []
-            rows.append(objects if with_values else [{"id": o["id"]} for o in objects])
-        self.mirror.load(sections, rows)
+        self.loading = True
+        try:
+            while True:
+                seen = self.cycles
+                rows: List[List[WireObject]] = []
+                for index, info in enumerate(sections):
+                    objects = (yield self.rows_call(index, keys=keys)) if info.number_of_objects else []
+                    rows.append(objects if with_values else [{"id": o["id"]} for o in objects])
+                if self.cycles == seen:
+                    self.mirror.load(sections, rows)
+                    return
+                sections = yield self.sections_call()
+        finally:
+            self.loading = False
 
     def perform_fetch_step(self) -> Step[List[SectionInfo]]:
         sections: List[SectionInfo] = yield Calls.controller_perform_fetch(self.name).then(_sections)

@@ -61,6 +61,8 @@ class ControllerCore(NotificationTarget):
         self.last_batch: Optional[ChangeBatch] = None
         self.cycle_hooks: List[CycleHook] = []
         self._batch: Optional[ChangeBatch] = None
+        # While the mirror loads its rows, cycles are already in what the rows answer.
+        self.loading = False
 
     @property
     def in_cycle(self) -> bool:
@@ -90,7 +92,7 @@ class ControllerCore(NotificationTarget):
         elif method == DID_CHANGE_CONTENT:
             batch = self._open_batch(method)
             self._batch = None
-            if self.mirror is not None:
+            if self.mirror is not None and not self.loading:
                 self.mirror.apply(batch)
             self.cycles += 1
             self.last_batch = batch

@@ -196,3 +196,23 @@ def test_a_silent_server_times_out_instead_of_hanging(tmp_path):
             client.request("test/echo", {})
         client.process.kill()
 
+
+
+def test_a_cycle_while_the_mirror_loads_restarts_the_load(tmp_path):
+    """Another process's commit merged between controller/create and controller/rows: its
+    cycle arrives before the rows answer. The mirror must not apply it to half-loaded rows;
+    the load starts over from fresh sections and ends equal to what the server holds."""
+    a = {"id": "Note/1", "title": "a", "rank": 2}
+    b = {"id": "Note/2", "title": "b", "rank": 1}
+    as_wire = lambda notes: [{"method": m, "params": p} for m, p in notes]
+    script = [
+        {"method": "controller/create", "result": {"sections": [info("", [a])], "count": 1}},
+        {"method": "controller/rows", "notifications": as_wire(cycle("notes", [("", [a])], [("", [b, a])], set())),
+         "result": {"objects": [b, a]}},
+        {"method": "controller/sections", "result": {"sections": [info("", [b, a])]}},
+        {"method": "controller/rows", "result": {"objects": [b, a]}},
+    ]
+    with Client.spawn(FAKE, env=script_env(tmp_path, script)) as client:
+        notes = client.context().controller("notes", {"entity": "Note"})
+        assert notes.mirror.ids() == [["Note/2", "Note/1"]]
+        assert notes.cycles == 1
