@@ -21,19 +21,22 @@ extension FetchedResultsController {
                 $0.request.sortDescriptors == new.request.sortDescriptors
                     && $0.sectionNameKeyPath == new.sectionNameKeyPath
             } ?? false
+        let narrows = keepsOrder && request.map { RequestNarrowing.narrows(new.request, from: $0.request) } ?? false
         let events = try setRequest(
             filter: new.filter, ordering: new.ordering, sectionNameKeyPath: new.sectionNameKeyPath,
             fetchLimit: new.request.fetchLimit, fetchOffset: new.request.fetchOffset, keepsOrder: keepsOrder,
-            model: model)
+            narrows: narrows, model: model)
         request = new
         return events
     }
 
     /// `setRequest` by parts. `keepsOrder` promises that `ordering` sorts (and sections)
-    /// exactly as the current ordering does, which lets the predicate-only path run.
+    /// exactly as the current ordering does, which lets the predicate-only path run;
+    /// `narrows` (with `keepsOrder`) promises that `newFilter` matches no object the current
+    /// filter does not, so the held rows are filtered in memory and no query runs.
     public func setRequest(
         filter newFilter: any ObjectFilter, ordering newOrdering: any ObjectOrdering, sectionNameKeyPath: String?,
-        fetchLimit: Int?, fetchOffset: Int, keepsOrder: Bool, model: ObjectModel
+        fetchLimit: Int?, fetchOffset: Int, keepsOrder: Bool, narrows: Bool = false, model: ObjectModel
     ) throws(EngineError) -> [ControllerEvent] {
         guard newFilter.entity == entity, newOrdering.entity == entity else {
             throw EngineError(
@@ -45,9 +48,23 @@ extension FetchedResultsController {
             sectioned: sectionNameKeyPath != nil, offset: fetchOffset, limit: fetchLimit)
         let started = CycleCost.now()
         var loader = Results.Loader(shape)
-        try source.forEachKey(filter: newFilter, ordering: newOrdering) { number, key in loader.append(key, number) }
+        if keepsOrder && narrows {
+            // The held rows are every match of the old filter, in order, with their current
+            // keys (cycles keep them so): the new matches are among them, same keys.
+            narrowedRequests += 1
+            results.rows.forEach(in: 0..<results.rows.count) { key, number in
+                let id = ObjectID(entity: entity, number: number)
+                if let values = source.snapshot(of: id), newFilter.matches(id, values, in: source) {
+                    loader.append(key, number)
+                }
+            }
+        } else {
+            try source.forEachKey(filter: newFilter, ordering: newOrdering) { number, key in
+                loader.append(key, number)
+            }
+            cost.fetchNanos = CycleCost.now() - started
+        }
         let fresh = loader.finish()
-        cost.fetchNanos = CycleCost.now() - started
 
         let sameWindow = self.fetchLimit == fetchLimit && self.fetchOffset == fetchOffset
         let events = keepsOrder && sameWindow ? differenceInOrder(to: fresh) : difference(to: fresh)
