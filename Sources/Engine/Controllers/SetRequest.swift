@@ -13,7 +13,8 @@ extension FetchedResultsController {
     ///
     /// Cost: one keyed fetch of the new request, then, when only the predicate changed, one
     /// merge walk of the two sorted lists plus O(k log n) for the k rows that differ; a new
-    /// order, sections or window compares the visible rows by id (O(n)). On an error
+    /// order, sections or window compares the visible rows by id (O(n)). A refinement
+    /// (RequestNarrowing) filters the held rows in memory instead of querying. On an error
     /// (`unknownEntity` for another entity, or a failed fetch) nothing changes.
     public func setRequest(_ new: CompiledRequest, model: ObjectModel) throws(EngineError) -> [ControllerEvent] {
         let keepsOrder =
