@@ -37,6 +37,11 @@ PATTERNS = [
     ("tree_load", re.compile(r"BENCH n=(\d+) bulk load .*?(-?[0-9.]+) ms; tree %s bytes/row" % NUMBER)),
     # "10k-change cycle 14.2 ms" or, over several cycles, "10k-change cycle: median 14.2 ms".
     ("cycle_latency", re.compile(r"BENCH n=(\d+) (\d+)k-change cycle:? (?:median )?%s ms" % NUMBER)),
+    # controller/setRequest: a predicate change, and performFetch of the new request beside it.
+    ("set_request", re.compile(r"BENCH n=(\d+) setRequest predicate change %s ms .*?"
+                               r"performFetch of the new request %s ms" % (NUMBER, NUMBER))),
+    ("set_request_refinement", re.compile(r"BENCH n=(\d+) setRequest refinement: p50 %s ms, p99 %s ms"
+                                          % (NUMBER, NUMBER))),
 ]
 
 
@@ -53,6 +58,13 @@ def parse(text, sizes=None):
                 continue
             if metric == "change_latency":
                 p50, p99 = float(m.group(2)), float(m.group(3))
+                lines.append(figure(metric, n, p50, p99))
+            elif metric == "set_request":
+                change_us, fetch_us = float(m.group(2)) * 1000, float(m.group(3)) * 1000
+                lines.append(figure(metric, n, change_us, change_us))
+                lines.append(figure(metric, n, fetch_us, fetch_us, suite="fetchd-refetch"))
+            elif metric == "set_request_refinement":
+                p50, p99 = float(m.group(2)) * 1000, float(m.group(3)) * 1000
                 lines.append(figure(metric, n, p50, p99))
             elif metric == "tree_load":
                 load_us, per_row = float(m.group(2)) * 1000, float(m.group(3))

@@ -28,6 +28,8 @@ BASELINES = {
                           ("floor: pipe round trip (Swift)", "pipe-raw", "roundtrip", 0, False)],
     "pipelined_throughput": [],
     "memory_per_row": [("fetchd RSS delta over the pipe", "fetchd-e2e", None, None, False)],
+    "set_request": [("performFetch of the new request", "fetchd-refetch", None, None, True)],
+    "set_request_refinement": [],
 }
 TITLES = {
     "change_latency": "one change -> change set",
@@ -37,6 +39,8 @@ TITLES = {
     "cycle_latency": "many-change cycle",
     "request_roundtrip": "JSON-RPC round trip (server/ping)",
     "pipelined_throughput": "pipelined server/ping",
+    "set_request": "setRequest: predicate change",
+    "set_request_refinement": "setRequest: refinement (10k results)",
 }
 
 
@@ -183,6 +187,12 @@ def build_rows(results):
             if changes:
                 row["figure"] = "%s-change cycle" % fmt_n(changes)
             rows.append(row)
+    for n in sizes:
+        if measured(results.fetchd("set_request", n)):
+            rows.append(make_row(results, "set_request", n, cost_at_most("performFetch of the new request", 1.0),
+                                 ratio_kind="cost"))
+        if measured(results.fetchd("set_request_refinement", n)):
+            rows.append(make_row(results, "set_request_refinement", n, p50_at_most(2000)))
     return rows
 
 

@@ -69,12 +69,17 @@ import Testing
         _ = store.endCycle()
         var live: [Live] = []
         for _ in 0..<3 { live.append(try Live(Self.randomSpec(&rng), store)) }
-        var stats = (changes: 0, moves: 0, sectionEvents: 0, inOrder: 0, bruteForced: 0)
+        var stats = (changes: 0, moves: 0, sectionEvents: 0, inOrder: 0, narrowed: 0, bruteForced: 0)
         for step in 0..<iterations(default: 600) {
             if rng.chance(0.4) {
                 let l = live[rng.int(0..<live.count)]
                 var next = Self.randomSpec(&rng)
                 let keepsOrder = rng.chance(0.4)
+                if keepsOrder && rng.chance(0.5) {
+                    // A refinement: the old conjuncts and more, which the held rows answer.
+                    next.filter.terms = l.spec.filter.terms + next.filter.terms
+                }
+                let narrows = keepsOrder && l.spec.filter.terms.allSatisfy(next.filter.terms.contains)
                 if keepsOrder {
                     // Only the predicate changes (sometimes the window too).
                     next.ordering = l.spec.ordering
@@ -85,12 +90,13 @@ import Testing
                 let events = try l.controller.setRequest(
                     filter: next.filter, ordering: next.ordering,
                     sectionNameKeyPath: next.section?.joined(separator: "."), fetchLimit: next.limit,
-                    fetchOffset: next.offset, keepsOrder: keepsOrder, model: Library.model)
+                    fetchOffset: next.offset, keepsOrder: keepsOrder, narrows: narrows, model: Library.model)
                 l.spec = next
                 let context = "seed \(seed) step \(step) setRequest"
                 try check(l, events, store: store, context: context)
                 stats.changes += 1
                 if keepsOrder { stats.inOrder += 1 }
+                if narrows { stats.narrowed += 1 }
                 for event in events {
                     if case .object(let type, _, _, _) = event {
                         #expect(type != .update, "\(context): an update without a value change")
@@ -111,8 +117,11 @@ import Testing
                 }
             }
         }
+        // Every promised refinement took the in-memory path (no query).
+        #expect(live.map(\.controller.narrowedRequests).reduce(0, +) == stats.narrowed)
         #expect(
-            stats.changes > 150 && stats.moves > 100 && stats.sectionEvents > 50 && stats.bruteForced > 50, "\(stats)")
+            stats.changes > 150 && stats.narrowed > 30 && stats.moves > 100 && stats.sectionEvents > 50
+                && stats.bruteForced > 50, "\(stats)")
     }
 
     func check(_ l: Live, _ events: [ControllerEvent], store: TestStore, context: String) throws {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The oracle over the real binary: random change cycles sent as JSON-RPC (single requests
-/// and batches), every controller notification applied to a table mirror, and after every
+/// and batches, and controller/setRequest changing a Book controller's request), every controller notification applied to a table mirror, and after every
 /// cycle each mirror compared with a fresh `context/fetch` (ids and values) and with the
 /// controller's own sections. FETCHD_ORACLE_CYCLES runs it longer.
 @Suite(.serialized) struct ControllerOracleTests {
@@ -95,7 +95,8 @@ import Testing
         // them, so the table stays small however long the run.
         var books = Books(live: Array(1...20), next: 21)
         var mirrors: [String: TableMirror] = [:]
-        for spec in Self.specs {
+        var specs = Self.specs
+        for spec in specs {
             let section = spec.section.map { #","sectionNameKeyPath":"\#($0)""# } ?? ""
             _ = try client.request(
                 "controller/create", #"{"context":"main","name":"\#(spec.name)","request":\#(spec.request)\#(section)}"#
@@ -106,8 +107,19 @@ import Testing
         let cycles = Int(ProcessInfo.processInfo.environment["FETCHD_ORACLE_CYCLES"] ?? "") ?? 400
         var events = 0
         for cycle in 0..<cycles {
-            // One cycle: a single request, or a batch of several (one cycle too).
-            let ops = (0..<(seeded.int(4) == 0 ? 3 + seeded.int(4) : 1)).map { _ in Self.randomOp(&seeded, &books) }
+            // One cycle: a single request, or a batch of several (one cycle too), or a new
+            // request for one of the Book controllers (controller/setRequest).
+            let ops: [String]
+            if seeded.int(5) != 0 {
+                ops = (0..<(seeded.int(4) == 0 ? 3 + seeded.int(4) : 1)).map { _ in Self.randomOp(&seeded, &books) }
+            } else {
+                let i = seeded.int(specs.count - 1)
+                specs[i] = Self.randomBookSpec(&seeded, name: specs[i].name)
+                let section = specs[i].section.map { #""\#($0)""# } ?? "null"
+                ops = [
+                    #"{"jsonrpc":"2.0","id":\#(cycle + 10_000),"method":"controller/setRequest","params":{"controller":"\#(specs[i].name)","request":\#(specs[i].request),"sectionNameKeyPath":\#(section)}}"#
+                ]
+            }
             // Every request names an object that exists, so none may fail.
             let reply = try client.send(ops.count == 1 ? ops[0] : "[" + ops.joined(separator: ",") + "]")
             for response in reply.arrayValue ?? [reply] {
@@ -125,8 +137,7 @@ import Testing
                 batches[name, default: []].append(n)
             }
             client.pending.removeAll()
-            #expect(
-                order == Self.specs.map(\.name).filter { order.contains($0) }, "controllers served in creation order")
+            #expect(order == specs.map(\.name).filter { order.contains($0) }, "controllers served in creation order")
             for (name, batch) in batches {
                 #expect(
                     batch.first?.method == "controller/willChangeContent"
@@ -135,7 +146,7 @@ import Testing
                 events += batch.count - 2
                 try mirrors[name]!.apply(Array(batch.dropFirst().dropLast()))
             }
-            for spec in Self.specs {
+            for spec in specs {
                 let fresh =
                     try client.request("context/fetch", #"{"context":"main","request":\#(spec.fetch)}"#)["objects"]?
                     .arrayValue ?? []
@@ -157,6 +168,26 @@ import Testing
         #expect(events > 200)
         client.process.closeInput()
         #expect(client.process.finish().status == 0)
+    }
+
+    /// A random Book request for controller/setRequest: predicates that refine one another
+    /// (the in-memory path) or not, sort, section and window changes.
+    static func randomBookSpec(_ rng: inout Seeded, name: String) -> Spec {
+        let predicates = [
+            nil, "price > 5", "price > 5 AND year >= 2001", "year >= 2001 AND price > 5 AND title BEGINSWITH 'B'",
+            "year != 2002", "title BEGINSWITH[c] 'b'", "title BEGINSWITH[c] 'bo'",
+        ]
+        let sorts = [
+            #"[{"key":"price"}]"#, #"[{"key":"title","ascending":false}]"#,
+            #"[{"key":"year"},{"key":"price","ascending":false}]"#,
+        ]
+        let predicate = predicates[rng.int(predicates.count)].map { #","predicate":"\#($0)""# } ?? ""
+        let window = rng.int(3) == 0 ? #","fetchLimit":5,"fetchOffset":2"# : ""
+        let sections: [String?] = [nil, nil, "year", "author.name"]
+        return Spec(
+            name: name,
+            request: #"{"entity":"Book"\#(predicate),"sortDescriptors":\#(sorts[rng.int(sorts.count)])\#(window)}"#,
+            section: sections[rng.int(sections.count)])
     }
 
     /// The controller's current table, read with controller/sections and controller/rows.

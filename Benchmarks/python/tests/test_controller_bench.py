@@ -41,6 +41,15 @@ class ControllerBenchParseTests(unittest.TestCase):
         self.assertEqual(got[("cycle_latency", 1000000)]["changes"], 10000)
         self.assertEqual(got[("memory_per_row", 1000000)]["p50"], 19.3)
 
+    def test_set_request_lines_give_the_change_and_its_refetch_baseline(self):
+        lines = controller_bench.parse(
+            "BENCH n=1000000 setRequest predicate change 412.5 ms (20000 events) vs performFetch of the new "
+            "request 430.25 ms: 0.96x\nBENCH n=10000 setRequest refinement: p50 0.75 ms, p99 1.5 ms\n")
+        got = {(l["suite"], l["metric"], l["n"]): (l["p50"], l["p99"]) for l in lines}
+        self.assertEqual(got, {("fetchd", "set_request", 1000000): (412500.0, 412500.0),
+                               ("fetchd-refetch", "set_request", 1000000): (430250.0, 430250.0),
+                               ("fetchd", "set_request_refinement", 10000): (750.0, 1500.0)})
+
     def test_keeps_only_the_requested_sizes(self):
         self.assertEqual({l["n"] for l in controller_bench.parse(SAMPLE, [10000])}, {10000})
 

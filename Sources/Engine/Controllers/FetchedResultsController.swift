@@ -60,6 +60,8 @@ public final class FetchedResultsController {
     var cost = CycleCost()
     /// Whether the last cycle rebuilt (for measurements).
     var lastCycleRebuilt = false
+    /// How many setRequest calls filtered the held rows instead of querying (for tests).
+    public internal(set) var narrowedRequests = 0
 
     /// Loads the whole match set from the source (keys only) in one sorted pass.
     public func performFetch() throws(EngineError) {

@@ -13,7 +13,8 @@ extension FetchedResultsController {
     ///
     /// Cost: one keyed fetch of the new request, then, when only the predicate changed, one
     /// merge walk of the two sorted lists plus O(k log n) for the k rows that differ; a new
-    /// order, sections or window compares the visible rows by id (O(n)). On an error
+    /// order, sections or window compares the visible rows by id (O(n)). A refinement
+    /// (RequestNarrowing) filters the held rows in memory instead of querying. On an error
     /// (`unknownEntity` for another entity, or a failed fetch) nothing changes.
     public func setRequest(_ new: CompiledRequest, model: ObjectModel) throws(EngineError) -> [ControllerEvent] {
         let keepsOrder =
@@ -21,19 +22,22 @@ extension FetchedResultsController {
                 $0.request.sortDescriptors == new.request.sortDescriptors
                     && $0.sectionNameKeyPath == new.sectionNameKeyPath
             } ?? false
+        let narrows = keepsOrder && request.map { RequestNarrowing.narrows(new.request, from: $0.request) } ?? false
         let events = try setRequest(
             filter: new.filter, ordering: new.ordering, sectionNameKeyPath: new.sectionNameKeyPath,
             fetchLimit: new.request.fetchLimit, fetchOffset: new.request.fetchOffset, keepsOrder: keepsOrder,
-            model: model)
+            narrows: narrows, model: model)
         request = new
         return events
     }
 
     /// `setRequest` by parts. `keepsOrder` promises that `ordering` sorts (and sections)
-    /// exactly as the current ordering does, which lets the predicate-only path run.
+    /// exactly as the current ordering does, which lets the predicate-only path run;
+    /// `narrows` (with `keepsOrder`) promises that `newFilter` matches no object the current
+    /// filter does not, so the held rows are filtered in memory and no query runs.
     public func setRequest(
         filter newFilter: any ObjectFilter, ordering newOrdering: any ObjectOrdering, sectionNameKeyPath: String?,
-        fetchLimit: Int?, fetchOffset: Int, keepsOrder: Bool, model: ObjectModel
+        fetchLimit: Int?, fetchOffset: Int, keepsOrder: Bool, narrows: Bool = false, model: ObjectModel
     ) throws(EngineError) -> [ControllerEvent] {
         guard newFilter.entity == entity, newOrdering.entity == entity else {
             throw EngineError(
@@ -45,9 +49,23 @@ extension FetchedResultsController {
             sectioned: sectionNameKeyPath != nil, offset: fetchOffset, limit: fetchLimit)
         let started = CycleCost.now()
         var loader = Results.Loader(shape)
-        try source.forEachKey(filter: newFilter, ordering: newOrdering) { number, key in loader.append(key, number) }
+        if keepsOrder && narrows {
+            // The held rows are every match of the old filter, in order, with their current
+            // keys (cycles keep them so): the new matches are among them, same keys.
+            narrowedRequests += 1
+            results.rows.forEach(in: 0..<results.rows.count) { key, number in
+                let id = ObjectID(entity: entity, number: number)
+                if let values = source.snapshot(of: id), newFilter.matches(id, values, in: source) {
+                    loader.append(key, number)
+                }
+            }
+        } else {
+            try source.forEachKey(filter: newFilter, ordering: newOrdering) { number, key in
+                loader.append(key, number)
+            }
+            cost.fetchNanos = CycleCost.now() - started
+        }
         let fresh = loader.finish()
-        cost.fetchNanos = CycleCost.now() - started
 
         let sameWindow = self.fetchLimit == fetchLimit && self.fetchOffset == fetchOffset
         let events = keepsOrder && sameWindow ? differenceInOrder(to: fresh) : difference(to: fresh)

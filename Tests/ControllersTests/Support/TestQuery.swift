@@ -15,7 +15,7 @@ func resolve(_ path: [String], _ values: Snapshot, in view: ObjectView) -> Value
 /// A test predicate: a conjunction of comparisons of a key path with a constant.
 struct TestFilter: ObjectFilter {
     enum Op: Sendable { case less, greater, equal, notEqual }
-    struct Term: Sendable {
+    struct Term: Sendable, Equatable {
         var path: [String]
         var op: Op
         var value: Value
