@@ -264,9 +264,23 @@ export interface ContextFetchParams {
   request: FetchRequest;
   /** Only these keys of each object (after its id). */
   keys?: string[];
+  /** "object" (default): objects; "dictionary": rows of key paths and expressions; "id": ids. */
+  resultType?: "object" | "dictionary" | "id";
+  /** Dictionary results: key paths (through to-one relationships) and {name, function, keyPath}. */
+  propertiesToFetch?: Array<string | {
+    name: string;
+    function: "count" | "sum" | "min" | "max" | "average";
+    keyPath: string;
+  }>;
+  /** Dictionary results: one row per group of these key paths. */
+  propertiesToGroupBy?: string[];
+  /** Dictionary results: a predicate over the rows (group keys, expressions). */
+  havingPredicate?: string;
+  /** Dictionary results without groups: each row once. */
+  returnsDistinctResults?: boolean;
 }
 export interface ContextFetchResult {
-  objects: WireObject[];
+  objects: Array<ObjectID | { [key: string]: JSONValue }>;
 }
 /** context/count: How many objects a fetch request selects (after fetchOffset and fetchLimit). */
 export interface ContextCountParams {
@@ -796,7 +810,9 @@ export class Context {
   update(id: string, values: ContextUpdateParams['values']): Promise<WireObject>;
   delete(id: string): Promise<void>;
   get(ids: string[], keys?: string[]): Promise<WireObject[]>;
-  fetch(request: FetchRequest, keys?: string[]): Promise<WireObject[]>;
+  fetch(request: FetchRequest, keys?: string[], options?: Omit<ContextFetchParams, 'context' | 'request' | 'keys'>): Promise<WireObject[]>;
+  fetchDictionaries(request: FetchRequest, options?: Omit<ContextFetchParams, 'context' | 'request' | 'keys' | 'resultType'>): Promise<{ [key: string]: unknown }[]>;
+  fetchIds(request: FetchRequest): Promise<string[]>;
   count(request: FetchRequest): Promise<number>;
   save(): Promise<ContextSaveResult>;
   rollback(): Promise<void>;

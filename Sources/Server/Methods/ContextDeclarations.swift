@@ -30,7 +30,7 @@ public enum ContextDeclarations {
     public static let get = MethodDeclaration<GetParams, Single<ObjectsMember>>(
         "context/get", "Reads objects by id, in the order of ids.",
         errors: named + [.engine(.unknownEntity), .engine(.unknownKey), .engine(.unknownObject)])
-    public static let fetch = MethodDeclaration<FetchParams, Single<ObjectsMember>>(
+    public static let fetch = MethodDeclaration<FetchParams, Single<FetchResultsMember>>(
         "context/fetch", "The objects a fetch request selects, in its order.", errors: named + query)
     public static let count = MethodDeclaration<CountParams, Single<CountMember>>(
         "context/count", "How many objects a fetch request selects (after fetchOffset and fetchLimit).",
@@ -206,19 +206,142 @@ public struct GetParams: RPCParams {
 }
 
 public struct FetchParams: RPCParams {
-    public static let params = [contextParam, requestParam, keysParam]
+    public static let params: [ParamSpec] = [
+        contextParam, requestParam, keysParam,
+        .optional(
+            "resultType", .strings(FetchResultType.allCases.map(\.rawValue)),
+            "\"object\" (default): objects; \"dictionary\": rows of key paths and expressions; \"id\": ids."),
+        .optional(
+            "propertiesToFetch",
+            .array(
+                .oneOf(
+                    .string,
+                    .object(
+                        [
+                            ("name", .string), ("function", .strings(AggregateFunction.allCases.map(\.rawValue))),
+                            ("keyPath", .string),
+                        ], required: ["name", "function", "keyPath"], closed: true))),
+            "Dictionary results: key paths (through to-one relationships) and {name, function, keyPath}."),
+        .optional("propertiesToGroupBy", .array(.string), "Dictionary results: one row per group of these key paths."),
+        .optional(
+            "havingPredicate", .string, "Dictionary results: a predicate over the rows (group keys, expressions)."),
+        .optional("returnsDistinctResults", .boolean, "Dictionary results without groups: each row once."),
+    ]
     let context: Context
     let request: FetchRequest
     let compiled: CompiledRequest
     let entity: Entity
     let keys: Set<String>?
+    let resultType: FetchResultType
+    /// For `resultType: "dictionary"`.
+    let dictionary: DictionaryRequest?
+
     public init(params p: ParamReader, in scope: ParamScope) throws {
         context = try scope.context(try p.string("context"))
         request = try p.decode("request")
-        compiled = try scope.compiler().compile(request)
+        // A grouped dictionary fetch sorts its rows by result keys, not the entity's.
+        var objectsRequest = request
+        if p.object["resultType"] == .string("dictionary") && Self.groups(p) { objectsRequest.sortDescriptors = [] }
+        compiled = try scope.compiler().compile(objectsRequest)
         entity = try scope.entity(request.entity)
         keys = try WireObject.projection(try p.optionalStringArray("keys"), entity: entity)
+        let typeName = try p.optionalString("resultType") ?? FetchResultType.object.rawValue
+        guard let type = FetchResultType(rawValue: typeName) else {
+            throw p.mismatch(
+                "resultType", FetchResultType.allCases.map(\.rawValue).joined(separator: " | "), got: "\"\(typeName)\"")
+        }
+        resultType = type
+        // Each param's type first, so a mistyped one is named whatever the result type.
+        _ = try p.optionalArray("propertiesToFetch", of: JSON.self)
+        _ = try p.optionalStringArray("propertiesToGroupBy")
+        _ = try p.optionalString("havingPredicate")
+        _ = try p.optionalBool("returnsDistinctResults")
+        let dictionaryOnly = ["propertiesToFetch", "propertiesToGroupBy", "havingPredicate", "returnsDistinctResults"]
+        guard type == .dictionary else {
+            if let given = dictionaryOnly.first(where: p.has) {
+                throw EngineError(
+                    .invalidValue, "\(given) needs resultType \"dictionary\" (this fetch's is \"\(typeName)\")",
+                    [("key", .string(given)), ("resultType", .string(typeName))])
+            }
+            dictionary = nil
+            return
+        }
+        dictionary = try Self.dictionaryRequest(p, request, compiled, entity, context)
     }
+
+    /// Whether a dictionary fetch groups: group keys, or a function among the properties.
+    static func groups(_ p: ParamReader) -> Bool {
+        if case .array(let g)? = p.object["propertiesToGroupBy"], !g.isEmpty { return true }
+        if case .array(let list)? = p.object["propertiesToFetch"] {
+            return list.contains { if case .object = $0 { return true } else { return false } }
+        }
+        return false
+    }
+
+    static func dictionaryRequest(
+        _ p: ParamReader, _ request: FetchRequest, _ compiled: CompiledRequest, _ entity: Entity, _ context: Context
+    ) throws -> DictionaryRequest {
+        var properties: [DictionaryProperty] = []
+        if let list = try p.optionalArray("propertiesToFetch", of: JSON.self) {
+            for (i, item) in list.enumerated() {
+                if case .string(let path) = item {
+                    properties.append(DictionaryProperty(name: path, keyPath: path))
+                    continue
+                }
+                guard case .object(let o) = item else {
+                    throw p.mismatch(
+                        "propertiesToFetch[\(i)]", "a key path or {name, function, keyPath}", got: item.typeName)
+                }
+                let e = ParamReader(o, path: p.name("propertiesToFetch") + "[\(i)].")
+                for key in o.keys where !["name", "function", "keyPath"].contains(key) {
+                    throw e.mismatch(key, "one of function, keyPath, name", got: "unknown key")
+                }
+                let functionName = try e.string("function")
+                guard let function = AggregateFunction(rawValue: functionName) else {
+                    throw e.mismatch(
+                        "function", AggregateFunction.allCases.map(\.rawValue).joined(separator: " | "),
+                        got: "\"\(functionName)\"")
+                }
+                properties.append(
+                    DictionaryProperty(name: try e.string("name"), keyPath: try e.string("keyPath"), function: function)
+                )
+            }
+        } else {
+            properties = entity.attributes.map { DictionaryProperty(name: $0.name, keyPath: $0.name) }
+        }
+        let groupBy = try p.optionalStringArray("propertiesToGroupBy") ?? []
+        var r = DictionaryRequest(
+            entity: request.entity, filter: compiled.filter, ordering: compiled.ordering, properties: properties,
+            groupBy: groupBy, distinct: try p.optionalBool("returnsDistinctResults") ?? false,
+            limit: request.fetchLimit, offset: request.fetchOffset)
+        let columns = try context.resultColumns(r)
+        if r.isGrouped {
+            // Sort descriptors name result keys: group keys and expression names.
+            for d in request.sortDescriptors {
+                guard columns.contains(where: { $0.name == d.key }) else {
+                    throw EngineError(
+                        .unknownKey, "the rows have no key \(d.key) to sort by (group keys and expression names)",
+                        [("entity", .string(request.entity)), ("key", .string(d.key))])
+                }
+                r.resultOrder.append((d.key, d.ascending, d.comparator))
+            }
+        }
+        if let having = try p.optionalString("havingPredicate") {
+            r.having = try RequestCompiler.rowFilter(having, entity: request.entity, columns: columns)
+        }
+        return r
+    }
+}
+
+/// `context/fetch`'s `resultType` (Core Data's NSFetchRequestResultType).
+public enum FetchResultType: String, CaseIterable, Sendable {
+    case object, dictionary, id
+}
+
+/// `{objects}` of `context/fetch`: objects, dictionary rows or ids, as `resultType` asks.
+public enum FetchResultsMember: SingleMember {
+    public static let member = "objects"
+    public static let memberSchema = Schema.array(.oneOf(.ref("ObjectID"), .object([], additional: .any)))
 }
 
 public struct CountParams: RPCParams {

@@ -38,9 +38,13 @@ extension Server {
                 return Single(.array(objects))
             },
             D.fetch.handle(in: scope) { p in
+                if let dictionary = p.dictionary {
+                    return Single(Self.rows(try p.context.fetchDictionaries(dictionary), dictionary))
+                }
                 let ids = try p.context.fetch(
                     entity: p.request.entity, filter: p.compiled.filter, ordering: p.compiled.ordering,
                     limit: p.request.fetchLimit, offset: p.request.fetchOffset)
+                if p.resultType == .id { return Single(.array(ids.map { .string($0.description) })) }
                 var objects: [JSON] = []
                 objects.reserveCapacity(ids.count)
                 for id in ids { objects.append(try Self.object(id, in: p.context, p.entity, keys: p.keys)) }
@@ -66,6 +70,17 @@ extension Server {
                 return EmptyResult()
             },
         ]
+    }
+
+    /// Dictionary rows on the wire: group keys, then the fetched properties, in request order.
+    static func rows(_ rows: [Snapshot], _ r: DictionaryRequest) -> JSON {
+        let keys = r.groupBy + r.properties.map(\.name).filter { !r.groupBy.contains($0) }
+        return .array(
+            rows.map { row in
+                var o = JSONObject()
+                for key in keys { if let v = row[key] { o[key] = WireValue.json(v) } }
+                return .object(o)
+            })
     }
 
     /// The object as `context` sees it, on the wire; `unknownObject` when it does not exist there.

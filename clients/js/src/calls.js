@@ -28,7 +28,10 @@ export const METHODS = Object.freeze({
   'context/update': { api: 'Context.update', handle: 'context', args: ['id', 'values'] },
   'context/delete': { api: 'Context.delete', handle: 'context', args: ['id'] },
   'context/get': { api: 'Context.get', handle: 'context', args: ['ids', 'keys'] },
-  'context/fetch': { api: 'Context.fetch', handle: 'context', args: ['request', 'keys'] },
+  'context/fetch': {
+    api: 'Context.fetch', handle: 'context', args: ['request', 'keys'],
+    options: ['resultType', 'propertiesToFetch', 'propertiesToGroupBy', 'havingPredicate', 'returnsDistinctResults'],
+  },
   'context/count': { api: 'Context.count', handle: 'context', args: ['request'] },
   'context/save': { api: 'Context.save', handle: 'context', args: [] },
   'context/rollback': { api: 'Context.rollback', handle: 'context', args: [] },

@@ -23,9 +23,25 @@ export class Context {
     return (await this.client.request(...wire('context/get', { context: this.name, ids: [...ids], keys: keys && [...keys] }))).objects;
   }
 
-  /** context/fetch; `keys` restricts the values returned. */
-  async fetch(request, keys) {
-    return (await this.client.request(...wire('context/fetch', { context: this.name, request, keys: keys && [...keys] }))).objects;
+  /**
+   * context/fetch; `keys` restricts the values returned. options: {resultType, propertiesToFetch,
+   * propertiesToGroupBy, havingPredicate, returnsDistinctResults} (dictionary and id results).
+   */
+  async fetch(request, keys, options = {}) {
+    const params = { context: this.name, request, keys: keys && [...keys], ...options };
+    return (await this.client.request(...wire('context/fetch', params))).objects;
+  }
+
+  /** Dictionary rows: key paths and {name, function, keyPath} expressions, optionally grouped. */
+  fetchDictionaries(request, { propertiesToFetch, propertiesToGroupBy, havingPredicate, returnsDistinctResults } = {}) {
+    return this.fetch(request, undefined, {
+      resultType: 'dictionary', propertiesToFetch, propertiesToGroupBy, havingPredicate, returnsDistinctResults,
+    });
+  }
+
+  /** The ids a request selects, in its order. */
+  fetchIds(request) {
+    return this.fetch(request, undefined, { resultType: 'id' });
   }
 
   async count(request) {

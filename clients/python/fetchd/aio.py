@@ -17,7 +17,7 @@ from .framing import LSP
 from .locate import find_fetchd
 from .protocol import BatchCall, Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import AsyncMethods
-from .wire_types import ContextChangesResult, ContextUndoResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, StoreOpenResult
+from .wire_types import ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextUndoResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -272,6 +272,19 @@ class AsyncContext(ContextCalls):
 
     async def count(self, request: FetchRequest) -> int:
         return await self.client.call(self.count_call(request))
+
+    async def fetch_dictionaries(
+        self,
+        request: FetchRequest,
+        properties: Optional[Sequence[Union[str, ContextFetchParamsPropertiesToFetchItemOption2]]] = None,
+        group_by: Optional[Sequence[str]] = None,
+        having: Optional[str] = None,
+        distinct: Optional[bool] = None,
+    ) -> List[Dict[str, Any]]:
+        return await self.client.call(self.fetch_dictionaries_call(request, properties, group_by, having, distinct))
+
+    async def fetch_ids(self, request: FetchRequest) -> List[str]:
+        return await self.client.call(self.fetch_ids_call(request))
 
     async def save(self) -> ContextSaveResult:
         return await self.client.call(self.save_call())

@@ -3,12 +3,12 @@
 twins in aio.py await them."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union, cast
 
 from .changes import WireObject
 from .protocol import BatchCall, BatchCollector, Call
 from .wire_methods import Calls
-from .wire_types import ContextChangesResult, ContextSaveResult, ContextUndoResult, FetchRequest
+from .wire_types import ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextSaveResult, ContextUndoResult, FetchRequest
 
 if TYPE_CHECKING:
     from .client import Client
@@ -67,6 +67,24 @@ class ContextCalls:
 
     def fetch_call(self, request: FetchRequest, keys: Optional[Sequence[str]]) -> Call[List[WireObject]]:
         return Calls.context_fetch(self.name, request, keys=_list(keys)).then(_objects)
+
+    def fetch_dictionaries_call(
+        self,
+        request: FetchRequest,
+        properties: Optional[Sequence[Union[str, ContextFetchParamsPropertiesToFetchItemOption2]]],
+        group_by: Optional[Sequence[str]],
+        having: Optional[str],
+        distinct: Optional[bool],
+    ) -> Call[List[Dict[str, Any]]]:
+        return Calls.context_fetch(
+            self.name, request, result_type="dictionary", properties_to_fetch=None if properties is None else list(properties),
+            properties_to_group_by=_list(group_by), having_predicate=having, returns_distinct_results=distinct,
+        ).then(lambda result: [dict(row) for row in cast(List[Dict[str, Any]], result["objects"])])
+
+    def fetch_ids_call(self, request: FetchRequest) -> Call[List[str]]:
+        return Calls.context_fetch(self.name, request, result_type="id").then(
+            lambda result: [str(i) for i in result["objects"]]
+        )
 
     def count_call(self, request: FetchRequest) -> Call[int]:
         return Calls.context_count(self.name, request).then(_count)
@@ -144,6 +162,21 @@ class Context(ContextCalls):
 
     def count(self, request: FetchRequest) -> int:
         return self.client.call(self.count_call(request))
+
+    def fetch_dictionaries(
+        self,
+        request: FetchRequest,
+        properties: Optional[Sequence[Union[str, ContextFetchParamsPropertiesToFetchItemOption2]]] = None,
+        group_by: Optional[Sequence[str]] = None,
+        having: Optional[str] = None,
+        distinct: Optional[bool] = None,
+    ) -> List[Dict[str, Any]]:
+        """context/fetch with resultType "dictionary": rows of key paths and expressions
+        ({"name", "function", "keyPath"}), grouped by ``group_by``, filtered by ``having``."""
+        return self.client.call(self.fetch_dictionaries_call(request, properties, group_by, having, distinct))
+
+    def fetch_ids(self, request: FetchRequest) -> List[str]:
+        return self.client.call(self.fetch_ids_call(request))
 
     def save(self) -> ContextSaveResult:
         """Returns the counts {inserted, updated, deleted}."""

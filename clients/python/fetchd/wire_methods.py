@@ -19,6 +19,8 @@ from .wire_types import (
     ContextCreateResult,
     ContextDeleteResult,
     ContextEndUndoGroupingResult,
+    ContextFetchParamsPropertiesToFetchItemOption2,
+    ContextFetchParamsResultType,
     ContextFetchResult,
     ContextGetResult,
     ContextHasChangesResult,
@@ -280,17 +282,32 @@ class Calls:
         return Call("context/get", params)
 
     @staticmethod
-    def context_fetch(context: str, request: FetchRequest, *, keys: Optional[List[str]] = None) -> Call[ContextFetchResult]:
+    def context_fetch(context: str, request: FetchRequest, *, keys: Optional[List[str]] = None, result_type: Optional[ContextFetchParamsResultType] = None, properties_to_fetch: Optional[List[Union[str, ContextFetchParamsPropertiesToFetchItemOption2]]] = None, properties_to_group_by: Optional[List[str]] = None, having_predicate: Optional[str] = None, returns_distinct_results: Optional[bool] = None) -> Call[ContextFetchResult]:
         """The objects a fetch request selects, in its order. (``context/fetch``)
 
         context: A context's name.
         keys: Only these keys of each object (after its id).
+        result_type: \"object\" (default): objects; \"dictionary\": rows of key paths and expressions; \"id\": ids.
+        properties_to_fetch: Dictionary results: key paths (through to-one relationships) and {name, function, keyPath}.
+        properties_to_group_by: Dictionary results: one row per group of these key paths.
+        having_predicate: Dictionary results: a predicate over the rows (group keys, expressions).
+        returns_distinct_results: Dictionary results without groups: each row once.
         """
         params: Dict[str, Any] = {}
         params["context"] = context
         params["request"] = request
         if keys is not None:
             params["keys"] = keys
+        if result_type is not None:
+            params["resultType"] = result_type
+        if properties_to_fetch is not None:
+            params["propertiesToFetch"] = properties_to_fetch
+        if properties_to_group_by is not None:
+            params["propertiesToGroupBy"] = properties_to_group_by
+        if having_predicate is not None:
+            params["havingPredicate"] = having_predicate
+        if returns_distinct_results is not None:
+            params["returnsDistinctResults"] = returns_distinct_results
         return Call("context/fetch", params)
 
     @staticmethod
@@ -703,13 +720,18 @@ class SyncMethods:
         """
         return self.call(Calls.context_get(context, ids, keys=keys))
 
-    def context_fetch(self, context: str, request: FetchRequest, *, keys: Optional[List[str]] = None) -> ContextFetchResult:
+    def context_fetch(self, context: str, request: FetchRequest, *, keys: Optional[List[str]] = None, result_type: Optional[ContextFetchParamsResultType] = None, properties_to_fetch: Optional[List[Union[str, ContextFetchParamsPropertiesToFetchItemOption2]]] = None, properties_to_group_by: Optional[List[str]] = None, having_predicate: Optional[str] = None, returns_distinct_results: Optional[bool] = None) -> ContextFetchResult:
         """The objects a fetch request selects, in its order. (``context/fetch``)
 
         context: A context's name.
         keys: Only these keys of each object (after its id).
+        result_type: \"object\" (default): objects; \"dictionary\": rows of key paths and expressions; \"id\": ids.
+        properties_to_fetch: Dictionary results: key paths (through to-one relationships) and {name, function, keyPath}.
+        properties_to_group_by: Dictionary results: one row per group of these key paths.
+        having_predicate: Dictionary results: a predicate over the rows (group keys, expressions).
+        returns_distinct_results: Dictionary results without groups: each row once.
         """
-        return self.call(Calls.context_fetch(context, request, keys=keys))
+        return self.call(Calls.context_fetch(context, request, keys=keys, result_type=result_type, properties_to_fetch=properties_to_fetch, properties_to_group_by=properties_to_group_by, having_predicate=having_predicate, returns_distinct_results=returns_distinct_results))
 
     def context_count(self, context: str, request: FetchRequest) -> ContextCountResult:
         """How many objects a fetch request selects (after fetchOffset and fetchLimit). (``context/count``)
@@ -1013,13 +1035,18 @@ class AsyncMethods:
         """
         return await self.call(Calls.context_get(context, ids, keys=keys))
 
-    async def context_fetch(self, context: str, request: FetchRequest, *, keys: Optional[List[str]] = None) -> ContextFetchResult:
+    async def context_fetch(self, context: str, request: FetchRequest, *, keys: Optional[List[str]] = None, result_type: Optional[ContextFetchParamsResultType] = None, properties_to_fetch: Optional[List[Union[str, ContextFetchParamsPropertiesToFetchItemOption2]]] = None, properties_to_group_by: Optional[List[str]] = None, having_predicate: Optional[str] = None, returns_distinct_results: Optional[bool] = None) -> ContextFetchResult:
         """The objects a fetch request selects, in its order. (``context/fetch``)
 
         context: A context's name.
         keys: Only these keys of each object (after its id).
+        result_type: \"object\" (default): objects; \"dictionary\": rows of key paths and expressions; \"id\": ids.
+        properties_to_fetch: Dictionary results: key paths (through to-one relationships) and {name, function, keyPath}.
+        properties_to_group_by: Dictionary results: one row per group of these key paths.
+        having_predicate: Dictionary results: a predicate over the rows (group keys, expressions).
+        returns_distinct_results: Dictionary results without groups: each row once.
         """
-        return await self.call(Calls.context_fetch(context, request, keys=keys))
+        return await self.call(Calls.context_fetch(context, request, keys=keys, result_type=result_type, properties_to_fetch=properties_to_fetch, properties_to_group_by=properties_to_group_by, having_predicate=having_predicate, returns_distinct_results=returns_distinct_results))
 
     async def context_count(self, context: str, request: FetchRequest) -> ContextCountResult:
         """How many objects a fetch request selects (after fetchOffset and fetchLimit). (``context/count``)

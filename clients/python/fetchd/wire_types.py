@@ -325,6 +325,18 @@ class ContextGetResult(TypedDict):
     objects: List[Object]
 
 
+ContextFetchParamsResultType = Literal["object", "dictionary", "id"]
+
+
+ContextFetchParamsPropertiesToFetchItemOption2Function = Literal["count", "sum", "min", "max", "average"]
+
+
+class ContextFetchParamsPropertiesToFetchItemOption2(TypedDict):
+    name: str
+    function: ContextFetchParamsPropertiesToFetchItemOption2Function
+    keyPath: str
+
+
 class _ContextFetchParamsRequired(TypedDict):
     context: str
     request: FetchRequest
@@ -333,11 +345,16 @@ class _ContextFetchParamsRequired(TypedDict):
 class ContextFetchParams(_ContextFetchParamsRequired, total=False):
     """Params of context/fetch."""
     keys: List[str]
+    resultType: ContextFetchParamsResultType
+    propertiesToFetch: List[Union[str, ContextFetchParamsPropertiesToFetchItemOption2]]
+    propertiesToGroupBy: List[str]
+    havingPredicate: str
+    returnsDistinctResults: bool
 
 
 class ContextFetchResult(TypedDict):
     """Result of context/fetch."""
-    objects: List[Object]
+    objects: List[Union[ObjectID, Dict[str, Any]]]
 
 
 class ContextCountParams(TypedDict):
@@ -733,6 +750,9 @@ __all__ = [
     "ContextEndUndoGroupingParams",
     "ContextEndUndoGroupingResult",
     "ContextFetchParams",
+    "ContextFetchParamsPropertiesToFetchItemOption2",
+    "ContextFetchParamsPropertiesToFetchItemOption2Function",
+    "ContextFetchParamsResultType",
     "ContextFetchResult",
     "ContextGetParams",
     "ContextGetResult",
