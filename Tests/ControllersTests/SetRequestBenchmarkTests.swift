@@ -91,4 +91,46 @@ import Testing
             "n=10000 setRequest refinement: p50 \(BenchmarkTests.fmt(BenchmarkTests.percentile(times, 0.5) * 1000)) ms, p99 \(BenchmarkTests.fmt(BenchmarkTests.percentile(times, 0.99) * 1000)) ms"
         )
     }
+
+    /// A search field: names sorted, 10k results for "a", the next keystroke "am". The
+    /// predicate reads only the sort key, so the held keys answer it: no object is read.
+    @Test func keystrokeOverTenThousandResults() throws {
+        let model = ObjectModel(entities: [
+            Entity(name: "Person", attributes: [Attribute(name: "name", type: .string, indexed: true)])
+        ])
+        var rng = SeededRandom(seed: 79)
+        let store = try Store.open(model: model) { try SQLFunctions.register(on: $0) }
+        let db = try store.connection
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        try db.transaction {
+            let s = try db.prepare("INSERT INTO \"Person\" (\"_pk\", \"name\") VALUES (?, ?)")
+            for i in 1...20_000 {
+                let rest = String((0..<5).map { _ in letters[rng.int(0..<26)] })
+                try s.run([.integer(Int64(i)), .text((i <= 10_000 ? "a" : "b") + rest)])
+            }
+        }
+        let main = try ObjectGraph(store: store).context(ObjectGraph.mainContext)
+        func request(_ prefix: String) throws -> CompiledRequest {
+            try RequestCompiler(model: model).compile(
+                FetchRequest(
+                    entity: "Person", predicate: "name BEGINSWITH \"\(prefix)\"",
+                    sortDescriptors: [SortDescriptor(key: "name")]))
+        }
+        let wide = try request("a")
+        let narrow = try request("am")
+        let c = FetchedResultsController(name: "people", source: main, request: wide, model: model)
+        try c.performFetch()
+        #expect(c.count == 10_000)
+        var times: [Double] = []
+        for round in 0..<60 {
+            let t = BenchmarkTests.now()
+            _ = try c.setRequest(narrow, model: model)
+            times.append(BenchmarkTests.now() - t)
+            #expect(c.narrowedRequests == round + 1)
+            _ = try c.setRequest(wide, model: model)
+        }
+        BenchmarkTests.report(
+            "n=10000 setRequest keystroke: p50 \(BenchmarkTests.fmt(BenchmarkTests.percentile(times, 0.5) * 1000)) ms, p99 \(BenchmarkTests.fmt(BenchmarkTests.percentile(times, 0.99) * 1000)) ms"
+        )
+    }
 }

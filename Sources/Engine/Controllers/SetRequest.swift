@@ -53,9 +53,15 @@ extension FetchedResultsController {
             // The held rows are every match of the old filter, in order, with their current
             // keys (cycles keep them so): the new matches are among them, same keys.
             narrowedRequests += 1
+            let keyed = keyColumns(for: newFilter)
+            var values: Snapshot = [:]
             results.rows.forEach(in: 0..<results.rows.count) { key, number in
                 let id = ObjectID(entity: entity, number: number)
-                if let values = source.snapshot(of: id), newFilter.matches(id, values, in: source) {
+                if let keyed {
+                    // The predicate reads only attributes the key holds: no object is read.
+                    for (name, column) in keyed { values[name] = key[column] }
+                    if newFilter.matches(id, values, in: source) { loader.append(key, number) }
+                } else if let current = source.snapshot(of: id), newFilter.matches(id, current, in: source) {
                     loader.append(key, number)
                 }
             }
@@ -80,6 +86,19 @@ extension FetchedResultsController {
             entity: entity, paths: newFilter.relationshipPaths + newOrdering.relationshipPaths, model: model)
         results = fresh
         return events
+    }
+
+    /// Where each attribute `filter` reads sits in the held keys; nil when it reads anything
+    /// the keys do not hold.
+    private func keyColumns(for filter: any ObjectFilter) -> [(String, Int)]? {
+        guard let read = filter.readAttributes else { return nil }
+        let attributes = ordering.keyAttributes
+        var columns: [(String, Int)] = []
+        for name in read.sorted() {
+            guard let column = attributes.firstIndex(of: name) else { return nil }
+            columns.append((name, column))
+        }
+        return columns
     }
 
     /// Same order, sections and window: the rows that differ are exactly the rows in one of

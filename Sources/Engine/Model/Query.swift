@@ -35,6 +35,14 @@ public protocol ObjectFilter: Sendable {
     /// The relationship paths the predicate reads through (each a list of relationship
     /// names from the entity), so a change to a related object can be traced back.
     var relationshipPaths: [[String]] { get }
+    /// The object's own attributes the predicate reads, when it reads nothing else (no
+    /// relationship, no SELF); nil when unknown. Lets a caller that holds those values (a
+    /// controller's sort keys) evaluate it without reading the object.
+    var readAttributes: Set<String>? { get }
+}
+
+extension ObjectFilter {
+    public var readAttributes: Set<String>? { nil }
 }
 
 /// The key of one object under an ordering: one value per sort descriptor.
@@ -65,8 +73,12 @@ public protocol ObjectOrdering: Sendable {
     /// with the id number.
     func compare(_ a: SortKey, _ b: SortKey) -> Int
     var relationshipPaths: [[String]] { get }
+    /// Per key component, the object's own attribute it is (raw value), or nil (a key path
+    /// through a relationship); empty when unknown.
+    var keyAttributes: [String?] { get }
 }
 
 extension ObjectOrdering {
     public func decodeKey(_ key: inout SortKey) { key = self.key(fromColumns: key) }
+    public var keyAttributes: [String?] { [] }
 }

@@ -35,6 +35,9 @@ struct Binder {
     let source: String
     private var scopes: [Scope]
     private(set) var relationshipPaths: Set<[String]> = []
+    /// The evaluated object's own attributes the predicate reads; nil once it reads anything
+    /// else (a relationship, SELF, a collection), so a caller can evaluate it on just those.
+    private(set) var rootAttributes: Set<String>? = []
 
     init(model: ObjectModel, root: Entity, variables: [String: Value], lists: [String: [Value]], source: String) {
         self.model = model
@@ -372,6 +375,7 @@ struct Binder {
         var hops: [ToOneHop] = []
         var path = scopes[s].path
         if components.isEmpty {
+            rootAttributes = nil
             return .typed(
                 .key(BoundKeyPath(scope: s, hops: [], terminal: .object(entity.name))), .object(entity.name), key: text)
         }
@@ -389,6 +393,7 @@ struct Binder {
                     }
                     throw CompileError.unknownKey(entity: entity.name, key: next)
                 }
+                if s == 0 && hops.isEmpty { rootAttributes?.insert(a.name) } else { rootAttributes = nil }
                 return .typed(
                     .key(BoundKeyPath(scope: s, hops: hops, terminal: .attribute(a.name, a.type))), ValueClass(a.type),
                     key: text)
@@ -404,6 +409,7 @@ struct Binder {
             guard let destination = model.entity(r.destination) else { throw CompileError.unknownEntity(r.destination) }
             path.append(name)
             relationshipPaths.insert(path)
+            rootAttributes = nil
             if !r.toMany {
                 hops.append(ToOneHop(entity: entity.name, relationship: name, destination: destination.name))
                 entity = destination

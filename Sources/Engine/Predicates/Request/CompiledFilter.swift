@@ -5,15 +5,17 @@ struct CompiledFilter: ObjectFilter {
     let entity: String
     let tree: BoundPredicate
     let relationshipPaths: [[String]]
+    let readAttributes: Set<String>?
     private let program: any PredicateNode
     /// `attribute OP constant`, the most common predicate, skips the general evaluator.
     private let simpleAttribute: String?
     private let simpleComparison: PreparedComparison?
 
-    init(entity: String, tree: BoundPredicate, relationshipPaths: [[String]]) {
+    init(entity: String, tree: BoundPredicate, relationshipPaths: [[String]], readAttributes: Set<String>? = nil) {
         self.entity = entity
         self.tree = tree
         self.relationshipPaths = relationshipPaths
+        self.readAttributes = readAttributes
         self.program = MemoryProgram.predicate(tree)
         if case .compare(.key(let k), _, _, _, _, let prepared?) = tree, k.scope == 0, k.hops.isEmpty,
             case .attribute(let name, _) = k.terminal

@@ -67,6 +67,13 @@ struct CompiledOrdering: ObjectOrdering {
         return SQLFragment(terms.joined(separator: ", "))
     }
 
+    var keyAttributes: [String?] {
+        components.map { c in
+            if c.key.scope == 0, c.key.hops.isEmpty, case .attribute(let name, _) = c.key.terminal { return name }
+            return nil
+        }
+    }
+
     func keyColumns(alias: String) -> [SQLFragment] {
         components.map { c in
             var g = SQLGenerator(alias: alias)

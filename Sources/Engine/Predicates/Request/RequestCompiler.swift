@@ -33,7 +33,7 @@ public final class RequestCompiler {
     /// Parses (once per predicate text) and binds a predicate on `entity`.
     func compileFilter(_ request: FetchRequest, _ entity: Entity) throws(EngineError) -> CompiledFilter {
         guard let text = request.predicate else {
-            return CompiledFilter(entity: entity.name, tree: .constant(true), relationshipPaths: [])
+            return CompiledFilter(entity: entity.name, tree: .constant(true), relationshipPaths: [], readAttributes: [])
         }
         let tree: PredicateSyntaxTree
         let bytes = Array(text.utf8)
@@ -49,7 +49,8 @@ public final class RequestCompiler {
         let bound = try binder.bind(tree)
         return CompiledFilter(
             entity: entity.name, tree: bound,
-            relationshipPaths: binder.relationshipPaths.sorted { $0.lexicographicallyPrecedes($1) })
+            relationshipPaths: binder.relationshipPaths.sorted { $0.lexicographicallyPrecedes($1) },
+            readAttributes: binder.rootAttributes)
     }
 
     func compileOrdering(_ descriptors: [SortDescriptor], sectionNameKeyPath: String?, _ entity: Entity)
