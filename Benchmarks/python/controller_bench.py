@@ -42,6 +42,10 @@ PATTERNS = [
                                r"performFetch of the new request %s ms" % (NUMBER, NUMBER))),
     ("set_request_refinement", re.compile(r"BENCH n=(\d+) setRequest refinement: p50 %s ms, p99 %s ms"
                                           % (NUMBER, NUMBER))),
+    ("set_request_keystroke", re.compile(r"BENCH n=(\d+) setRequest keystroke: p50 %s ms, p99 %s ms"
+                                         % (NUMBER, NUMBER))),
+    # A dictionary fetch (sum grouped by a 100-value key) and the raw GROUP BY beside it.
+    ("grouped_sum", re.compile(r"BENCH n=(\d+) grouped sum %s ms vs raw SQL GROUP BY %s ms" % (NUMBER, NUMBER))),
 ]
 
 
@@ -63,9 +67,13 @@ def parse(text, sizes=None):
                 change_us, fetch_us = float(m.group(2)) * 1000, float(m.group(3)) * 1000
                 lines.append(figure(metric, n, change_us, change_us))
                 lines.append(figure(metric, n, fetch_us, fetch_us, suite="fetchd-refetch"))
-            elif metric == "set_request_refinement":
+            elif metric in ("set_request_refinement", "set_request_keystroke"):
                 p50, p99 = float(m.group(2)) * 1000, float(m.group(3)) * 1000
                 lines.append(figure(metric, n, p50, p99))
+            elif metric == "grouped_sum":
+                engine_us, raw_us = float(m.group(2)) * 1000, float(m.group(3)) * 1000
+                lines.append(figure(metric, n, engine_us, engine_us))
+                lines.append(figure(metric, n, raw_us, raw_us, suite="sqlite-raw"))
             elif metric == "tree_load":
                 load_us, per_row = float(m.group(2)) * 1000, float(m.group(3))
                 lines.append(figure("tree_load", n, load_us, load_us))

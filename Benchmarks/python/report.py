@@ -30,6 +30,8 @@ BASELINES = {
     "memory_per_row": [("fetchd RSS delta over the pipe", "fetchd-e2e", None, None, False)],
     "set_request": [("performFetch of the new request", "fetchd-refetch", None, None, True)],
     "set_request_refinement": [],
+    "set_request_keystroke": [],
+    "grouped_sum": [("raw SQL GROUP BY", "sqlite-raw", None, None, True)],
 }
 TITLES = {
     "change_latency": "one change -> change set",
@@ -41,6 +43,8 @@ TITLES = {
     "pipelined_throughput": "pipelined server/ping",
     "set_request": "setRequest: predicate change",
     "set_request_refinement": "setRequest: refinement (10k results)",
+    "set_request_keystroke": "setRequest: keystroke (10k results)",
+    "grouped_sum": "dictionary fetch: sum grouped by 100 keys",
 }
 
 
@@ -193,6 +197,10 @@ def build_rows(results):
                                  ratio_kind="cost"))
         if measured(results.fetchd("set_request_refinement", n)):
             rows.append(make_row(results, "set_request_refinement", n, p50_at_most(2000)))
+        if measured(results.fetchd("set_request_keystroke", n)):
+            rows.append(make_row(results, "set_request_keystroke", n, p50_at_most(2000)))
+        if measured(results.fetchd("grouped_sum", n)):
+            rows.append(make_row(results, "grouped_sum", n, cost_at_most("raw SQL GROUP BY", 1.2), ratio_kind="cost"))
     return rows
 
 

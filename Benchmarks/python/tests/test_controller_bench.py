@@ -50,6 +50,15 @@ class ControllerBenchParseTests(unittest.TestCase):
                                ("fetchd-refetch", "set_request", 1000000): (430250.0, 430250.0),
                                ("fetchd", "set_request_refinement", 10000): (750.0, 1500.0)})
 
+    def test_keystroke_and_grouped_sum_lines(self):
+        lines = controller_bench.parse(
+            "BENCH n=10000 setRequest keystroke: p50 1.25 ms, p99 2.5 ms\n"
+            "BENCH n=1000000 grouped sum 210.5 ms vs raw SQL GROUP BY 200.25 ms: 1.05x\n")
+        got = {(l["suite"], l["metric"], l["n"]): (l["p50"], l["p99"]) for l in lines}
+        self.assertEqual(got, {("fetchd", "set_request_keystroke", 10000): (1250.0, 2500.0),
+                               ("fetchd", "grouped_sum", 1000000): (210500.0, 210500.0),
+                               ("sqlite-raw", "grouped_sum", 1000000): (200250.0, 200250.0)})
+
     def test_keeps_only_the_requested_sizes(self):
         self.assertEqual({l["n"] for l in controller_bench.parse(SAMPLE, [10000])}, {10000})
 
