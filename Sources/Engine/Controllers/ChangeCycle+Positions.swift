@@ -49,11 +49,11 @@ extension FetchedResultsController {
         if windowed {
             let margin = 2 * affected.count + 1
             let unchangedCount = old.count - changedOld.count
-            for range in [
-                max(0, a1 - margin)..<min(unchangedCount, a1 + margin),
-                max(0, b1 - margin)..<min(unchangedCount, b1 + margin),
-            ] where !range.isEmpty {
-                recordEdges(range, changedOld, firstOld, &starts, into: &edges)
+            // An offset past the end (fewer rows than fetchOffset) leaves nothing to record there.
+            for (lo, hi) in [(a1 - margin, a1 + margin), (b1 - margin, b1 + margin)] {
+                let start = max(0, lo)
+                let end = min(unchangedCount, hi)
+                if start < end { recordEdges(start..<end, changedOld, firstOld, &starts, into: &edges) }
             }
         }
         let sectionKeys = old.sectioned ? sectionKeysOf(affected, edges) : [:]

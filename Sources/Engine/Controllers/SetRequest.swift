@@ -44,6 +44,13 @@ extension FetchedResultsController {
                 .invalidValue, "controller \(name) is on \(entity); its entity cannot change to \(newFilter.entity)",
                 [("key", "entity"), ("entity", .string(newFilter.entity)), ("controller", .string(name))])
         }
+        let sameWindow = self.fetchLimit == fetchLimit && self.fetchOffset == fetchOffset
+        if keepsOrder && sameWindow && !narrows {
+            // Only the predicate changes: query the two differences, not the whole new request.
+            let events = try differenceByDelta(from: filter, to: newFilter)
+            adopt(newFilter, newOrdering, sectionNameKeyPath, fetchLimit, fetchOffset, model)
+            return events
+        }
         let shape = Results(
             ordering: newOrdering, keyWidth: newOrdering.keyColumns(alias: "t").count,
             sectioned: sectionNameKeyPath != nil, offset: fetchOffset, limit: fetchLimit)
@@ -73,9 +80,16 @@ extension FetchedResultsController {
         }
         let fresh = loader.finish()
 
-        let sameWindow = self.fetchLimit == fetchLimit && self.fetchOffset == fetchOffset
         let events = keepsOrder && sameWindow ? differenceInOrder(to: fresh) : difference(to: fresh)
+        adopt(newFilter, newOrdering, sectionNameKeyPath, fetchLimit, fetchOffset, model)
+        results = fresh
+        return events
+    }
 
+    private func adopt(
+        _ newFilter: any ObjectFilter, _ newOrdering: any ObjectOrdering, _ sectionNameKeyPath: String?,
+        _ fetchLimit: Int?, _ fetchOffset: Int, _ model: ObjectModel
+    ) {
         filter = newFilter
         ordering = newOrdering
         self.sectionNameKeyPath = sectionNameKeyPath
@@ -84,8 +98,39 @@ extension FetchedResultsController {
         request = nil
         tracer = DependencyTracer(
             entity: entity, paths: newFilter.relationshipPaths + newOrdering.relationshipPaths, model: model)
-        results = fresh
-        return events
+    }
+
+    /// A new predicate, same order, sections and window: the rows leaving are those the old
+    /// filter matches and the new one does not, the rows entering the reverse; two queries of
+    /// k rows each, then a cycle's machinery moves them in the held tree (O(k log n)).
+    private func differenceByDelta(from oldFilter: any ObjectFilter, to newFilter: any ObjectFilter)
+        throws(EngineError) -> [ControllerEvent]
+    {
+        var affected: [AffectedRow] = []
+        let entity = self.entity
+        try source.forEachKey(filter: ExceptFilter(keep: oldFilter, drop: newFilter), ordering: ordering) {
+            number, key in
+            var row = AffectedRow(id: ObjectID(entity: entity, number: number))
+            row.oldKey = Array(key)
+            affected.append(row)
+        }
+        try source.forEachKey(filter: ExceptFilter(keep: newFilter, drop: oldFilter), ordering: ordering) {
+            number, key in
+            var row = AffectedRow(id: ObjectID(entity: entity, number: number))
+            row.newKey = Array(key)
+            affected.append(row)
+        }
+        guard !affected.isEmpty else { return [] }
+        locateOld(&affected, in: results.rows)
+        affected.removeAll { $0.oldKey != nil && $0.oldRank == nil }
+        let old = recordOldPositions(&affected)
+        let entering = mutate(&affected)
+        var new = locateNewPositions(&affected, entering)
+        var rows = RowChanges()
+        if old.windowed { windowEdgeChanges(old, &new, into: &rows) }
+        let sectionEvents = sectionChanges(old, new)
+        classifyChangedRows(affected, old, new, into: &rows)
+        return wireOrder(sectionEvents, rows)
     }
 
     /// Where each attribute `filter` reads sits in the held keys; nil when it reads anything
@@ -201,4 +246,21 @@ private struct VisibleRows {
             for (r, id) in section.ids.enumerated() { body(id, IndexPath(section: s, row: r)) }
         }
     }
+}
+
+/// The objects `keep` matches and `drop` does not. In SQL a predicate can be NULL where the
+/// evaluator says false, so `drop` counts as false there before it is negated.
+private struct ExceptFilter: ObjectFilter {
+    let keep: any ObjectFilter
+    let drop: any ObjectFilter
+    var entity: String { keep.entity }
+    func sql(alias: String) -> SQLFragment {
+        let k = keep.sql(alias: alias)
+        let d = drop.sql(alias: alias)
+        return SQLFragment("(\(k.text)) AND NOT COALESCE((\(d.text)), 0)", k.bindings + d.bindings)
+    }
+    func matches(_ id: ObjectID, _ values: Snapshot, in view: ObjectView) -> Bool {
+        keep.matches(id, values, in: view) && !drop.matches(id, values, in: view)
+    }
+    var relationshipPaths: [[String]] { keep.relationshipPaths + drop.relationshipPaths }
 }
