@@ -768,6 +768,8 @@ export class ControllerCore extends EventEmitter {
   delegate: ControllerDelegate | null;
   mirror: TableMirror | null;
   cycles: number;
+  /** True while the mirror loads its rows (cycles then are already in them). */
+  loading: boolean;
   lastBatch: ChangeBatch | null;
   readonly inCycle: boolean;
   handleNotification(method: string, params: any): void;

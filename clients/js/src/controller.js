@@ -26,6 +26,8 @@ export class ControllerCore extends EventEmitter {
     this.cycles = 0;
     this.lastBatch = null;
     this.batch = null;
+    // While the mirror loads its rows, cycles are already in what the rows answer.
+    this.loading = false;
   }
 
   get inCycle() {
@@ -48,7 +50,7 @@ export class ControllerCore extends EventEmitter {
     } else if (method === DID_CHANGE_CONTENT) {
       const batch = this.#open(method);
       this.batch = null;
-      if (this.mirror) this.mirror.apply(batch);
+      if (this.mirror && !this.loading) this.mirror.apply(batch);
       this.cycles += 1;
       this.lastBatch = batch;
       this.emit('cycle', batch);
@@ -85,15 +87,32 @@ export class Controller extends ControllerCore {
     await this.#reloadMirror(sections);
   }
 
+  /**
+   * Loads the mirror with controller/rows. A cycle arriving meanwhile (another process's commit
+   * merged between two requests) is in the rows read after it but not in those read before: the
+   * load starts over from fresh sections until none arrives.
+   */
   async #reloadMirror(sections) {
     if (!this.mirror) return;
     const { keys, withValues } = mirrorKeys(this.notify);
-    const rows = [];
-    for (let i = 0; i < sections.length; i++) {
-      const objects = sections[i].numberOfObjects ? await this.rows(i, { keys }) : [];
-      rows.push(withValues ? objects : objects.map((o) => ({ id: o.id })));
+    this.loading = true;
+    try {
+      for (;;) {
+        const seen = this.cycles;
+        const rows = [];
+        for (let i = 0; i < sections.length; i++) {
+          const objects = sections[i].numberOfObjects ? await this.rows(i, { keys }) : [];
+          rows.push(withValues ? objects : objects.map((o) => ({ id: o.id })));
+        }
+        if (this.cycles === seen) {
+          this.mirror.load(sections, rows);
+          return;
+        }
+        sections = await this.sections();
+      }
+    } finally {
+      this.loading = false;
     }
-    this.mirror.load(sections, rows);
   }
 
   async sections() {
