@@ -97,6 +97,24 @@ extension Context {
         merge.finish(body)
     }
 
+    /// Every matching object's id number and key, in no particular order: the store's rows
+    /// unsorted (no ORDER BY), then the overlay's objects evaluated here. For callers that
+    /// sort what they keep (a controller moving the few rows two requests disagree on).
+    public func forEachKeyInAnyOrder(
+        filter: (any ObjectFilter)?, ordering: any ObjectOrdering, _ body: (Int64, SortKey) -> Void
+    ) throws(EngineError) {
+        let table = try checkedEntity(ordering.entity, filter: filter, ordering: ordering)
+        let paths = (filter?.relationshipPaths ?? []) + ordering.relationshipPaths
+        let overlay = Set(try overlayIDs(entity: table.name, paths: paths).map(\.number))
+        try store.forEachKey(
+            entity: table.name, filter: filter, ordering: ordering, skipping: overlay, ordered: false, body)
+        for number in overlay.sorted() {
+            let id = ObjectID(entity: table.name, number: number)
+            guard let values = try object(id), filter?.matches(id, values, in: self) ?? true else { continue }
+            body(number, ordering.key(of: id, values, in: self))
+        }
+    }
+
     private func checkedEntity(_ name: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?)
         throws(EngineError) -> Entity
     {

@@ -15,6 +15,10 @@ public protocol ControllerSource: ObjectView {
     func forEachKey(
         filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
         _ body: (Int64, SortKey) -> Void) throws(EngineError)
+    /// `forEachKey` in any order (cheaper when the caller sorts the few rows it keeps).
+    func forEachKeyInAnyOrder(
+        filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
+        _ body: (Int64, SortKey) -> Void) throws(EngineError)
 }
 
 extension ControllerSource {
@@ -23,6 +27,13 @@ extension ControllerSource {
         _ body: (Int64, SortKey) -> Void
     ) throws(EngineError) {
         for (id, key) in try fetchKeys(filter: filter, ordering: ordering) { body(id.number, key) }
+    }
+
+    public func forEachKeyInAnyOrder(
+        filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
+        _ body: (Int64, SortKey) -> Void
+    ) throws(EngineError) {
+        try forEachKey(filter: filter, ordering: ordering, body)
     }
 }
 

@@ -108,13 +108,13 @@ extension FetchedResultsController {
     {
         var affected: [AffectedRow] = []
         let entity = self.entity
-        try source.forEachKey(filter: ExceptFilter(keep: oldFilter, drop: newFilter), ordering: ordering) {
+        try source.forEachKeyInAnyOrder(filter: ExceptFilter(keep: oldFilter, drop: newFilter), ordering: ordering) {
             number, key in
             var row = AffectedRow(id: ObjectID(entity: entity, number: number))
             row.oldKey = Array(key)
             affected.append(row)
         }
-        try source.forEachKey(filter: ExceptFilter(keep: newFilter, drop: oldFilter), ordering: ordering) {
+        try source.forEachKeyInAnyOrder(filter: ExceptFilter(keep: newFilter, drop: oldFilter), ordering: ordering) {
             number, key in
             var row = AffectedRow(id: ObjectID(entity: entity, number: number))
             row.newKey = Array(key)

@@ -38,7 +38,7 @@ extension Store {
     /// ordering into one buffer rewritten between calls (empty without key columns).
     public func forEachKey(
         entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
-        limit: Int? = nil, offset: Int = 0, skipping skipped: Set<Int64> = [],
+        limit: Int? = nil, offset: Int = 0, skipping skipped: Set<Int64> = [], ordered: Bool = true,
         _ body: (Int64, SortKey) -> Void
     ) throws(EngineError) {
         let alias = "t"
@@ -48,7 +48,9 @@ extension Store {
         let columns = ([pk] + keyColumns.map(\.text)).joined(separator: ", ")
         var sql = "SELECT \(columns) FROM \(SchemaNaming.quoted(entity)) AS \(alias)\(whereSQL)"
         var bindings = keyColumns.flatMap(\.bindings) + whereBindings
-        if let ordering {
+        if !ordered {
+            // Any order (the caller sorts what it keeps): no index walk, no sort.
+        } else if let ordering {
             let orderBy = ordering.orderBy(alias: alias)
             sql += orderBy.text.isEmpty ? " ORDER BY \(pk)" : " ORDER BY \(orderBy.text), \(pk)"
             bindings += orderBy.bindings
