@@ -59,7 +59,8 @@ import Testing
     ]
 
     final class Harness {
-        let spec: Spec
+        /// A var: setRequest tests change a harness's request.
+        var spec: Spec
         let controller: FetchedResultsController
         var mirror: Mirror
         init(_ spec: Spec, _ store: TestStore) throws {

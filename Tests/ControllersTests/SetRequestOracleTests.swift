@@ -37,25 +37,7 @@ import Testing
             limit: rng.chance(0.3) ? rng.int(2..<12) : nil)
     }
 
-    final class Live {
-        var spec: Spec
-        let controller: FetchedResultsController
-        var mirror: Mirror
-        init(_ spec: Spec, _ store: TestStore) throws {
-            self.spec = spec
-            controller = FetchedResultsController(
-                name: spec.name, source: store, filter: spec.filter, ordering: spec.ordering,
-                sectionNameKeyPath: spec.section?.joined(separator: "."), fetchLimit: spec.limit,
-                fetchOffset: spec.offset, model: Library.model)
-            try controller.performFetch()
-            mirror = try Self.fresh(spec, store)
-        }
-        static func fresh(_ spec: Spec, _ store: TestStore) throws -> Mirror {
-            try freshResults(
-                store, filter: spec.filter, ordering: spec.ordering, sectioned: spec.section != nil,
-                offset: spec.offset, limit: spec.limit)
-        }
-    }
+    typealias Live = OracleTests.Harness
 
     @Test(arguments: [UInt64(21), 22, 23])
     func randomRequestChangesMatchFreshFetch(seed: UInt64) throws {
@@ -104,7 +86,7 @@ import Testing
                     }
                     if case .section = event { stats.sectionEvents += 1 }
                 }
-                let fresh = try Live.fresh(l.spec, store)
+                let fresh = try l.fresh(store)
                 if OracleTests.checkFewestMoves(events, before: before, fresh: fresh, store: store, context: context) {
                     stats.bruteForced += 1
                 }
@@ -127,7 +109,7 @@ import Testing
     func check(_ l: Live, _ events: [ControllerEvent], store: TestStore, context: String) throws {
         #expect(wireOrderProblems(events) == [], "\(context)")
         try l.mirror.apply(events) { store.snapshot(of: $0) }
-        let fresh = try Live.fresh(l.spec, store)
+        let fresh = try l.fresh(store)
         #expect(l.mirror == fresh, "\(context): \(events)")
         #expect(l.controller.sections.map(\.name) == fresh.sections.map(\.name), "\(context)")
         #expect(l.controller.count == fresh.ids.count, "\(context)")

@@ -68,13 +68,26 @@ extension FetchedResultsController {
         } else {
             entering = mutate(&affected)
         }
-        var new = locateNewPositions(&affected, entering)
+        return notifications(&affected, old, entering: entering)
+    }
 
+    /// The end of every cycle, once the tree holds the new state: new positions, rows pushed
+    /// across the window's edges, section changes, then the rows classified, in wire order.
+    func notifications(_ affected: inout [AffectedRow], _ old: OldPositions, entering: [Int]) -> [ControllerEvent] {
+        var new = locateNewPositions(&affected, entering)
         var rows = RowChanges()
         if old.windowed { windowEdgeChanges(old, &new, into: &rows) }
         let sectionEvents = sectionChanges(old, new)
         classifyChangedRows(affected, old, new, into: &rows)
         return wireOrder(sectionEvents, rows)
+    }
+
+    /// A cycle whose new state is a fresh tree (`refetch`, setRequest): rows located in both
+    /// trees, the fresh one swapped in.
+    func replacingResults(with fresh: Results, _ affected: inout [AffectedRow]) -> [ControllerEvent] {
+        let old = recordOldPositions(&affected)
+        results = fresh
+        return notifications(&affected, old, entering: affected.indices.filter { affected[$0].newRank != nil })
     }
 
     /// A fresh fetch replaces the results when what changed is unknown: every row of the old
@@ -90,14 +103,7 @@ extension FetchedResultsController {
         locateByWalk(&affected, in: fresh, old: false)
         affected.removeAll { $0.oldRank == nil && $0.newRank == nil }
         guard !affected.isEmpty else { return [] }
-        let old = recordOldPositions(&affected)
-        results = fresh
-        var new = locateNewPositions(&affected, affected.indices.filter { affected[$0].newRank != nil })
-        var rows = RowChanges()
-        if old.windowed { windowEdgeChanges(old, &new, into: &rows) }
-        let sectionEvents = sectionChanges(old, new)
-        classifyChangedRows(affected, old, new, into: &rows)
-        return wireOrder(sectionEvents, rows)
+        return replacingResults(with: fresh, &affected)
     }
 
     /// The changes by id, for reading other objects' old values; only key paths through

@@ -125,12 +125,7 @@ extension FetchedResultsController {
         affected.removeAll { $0.oldKey != nil && $0.oldRank == nil }
         let old = recordOldPositions(&affected)
         let entering = mutate(&affected)
-        var new = locateNewPositions(&affected, entering)
-        var rows = RowChanges()
-        if old.windowed { windowEdgeChanges(old, &new, into: &rows) }
-        let sectionEvents = sectionChanges(old, new)
-        classifyChangedRows(affected, old, new, into: &rows)
-        return wireOrder(sectionEvents, rows)
+        return notifications(&affected, old, entering: entering)
     }
 
     /// Where each attribute `filter` reads sits in the held keys; nil when it reads anything
@@ -153,14 +148,7 @@ extension FetchedResultsController {
         guard !affected.isEmpty else { return [] }
         locateByWalk(&affected, in: results, old: true)
         locateByWalk(&affected, in: fresh, old: false)
-        let old = recordOldPositions(&affected)
-        results = fresh
-        var new = locateNewPositions(&affected, affected.indices.filter { affected[$0].newRank != nil })
-        var rows = RowChanges()
-        if old.windowed { windowEdgeChanges(old, &new, into: &rows) }
-        let sectionEvents = sectionChanges(old, new)
-        classifyChangedRows(affected, old, new, into: &rows)
-        return wireOrder(sectionEvents, rows)
+        return replacingResults(with: fresh, &affected)
     }
 
     /// Any other change: the visible rows of both, compared by id and section name.
