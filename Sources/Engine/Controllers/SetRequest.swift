@@ -56,21 +56,29 @@ extension FetchedResultsController {
             sectioned: sectionNameKeyPath != nil, offset: fetchOffset, limit: fetchLimit)
         let started = CycleCost.now()
         var loader = Results.Loader(shape)
+        // A narrowing only removes rows: their ranks, in order.
+        var dropped: [(rank: Int, number: Int64)] = []
         if keepsOrder && narrows {
             // The held rows are every match of the old filter, in order, with their current
             // keys (cycles keep them so): the new matches are among them, same keys.
             narrowedRequests += 1
             let keyed = keyColumns(for: newFilter)
             var values: Snapshot = [:]
+            var rank = 0
             results.rows.forEach(in: 0..<results.rows.count) { key, number in
                 let id = ObjectID(entity: entity, number: number)
+                let keep: Bool
                 if let keyed {
                     // The predicate reads only attributes the key holds: no object is read.
                     for (name, column) in keyed { values[name] = key[column] }
-                    if newFilter.matches(id, values, in: source) { loader.append(key, number) }
-                } else if let current = source.snapshot(of: id), newFilter.matches(id, current, in: source) {
-                    loader.append(key, number)
+                    keep = newFilter.matches(id, values, in: source)
+                } else if let current = source.snapshot(of: id) {
+                    keep = newFilter.matches(id, current, in: source)
+                } else {
+                    keep = false
                 }
+                if keep { loader.append(key, number) } else { dropped.append((rank, number)) }
+                rank += 1
             }
         } else {
             try source.forEachKey(filter: newFilter, ordering: newOrdering) { number, key in
@@ -80,7 +88,12 @@ extension FetchedResultsController {
         }
         let fresh = loader.finish()
 
-        let events = keepsOrder && sameWindow ? differenceInOrder(to: fresh) : difference(to: fresh)
+        let events: [ControllerEvent]
+        if keepsOrder && narrows && sameWindow && fetchOffset == 0 && fetchLimit == nil {
+            events = deletions(dropped)
+        } else {
+            events = keepsOrder && sameWindow ? differenceInOrder(to: fresh) : difference(to: fresh)
+        }
         adopt(newFilter, newOrdering, sectionNameKeyPath, fetchLimit, fetchOffset, model)
         results = fresh
         return events
@@ -139,6 +152,36 @@ extension FetchedResultsController {
             columns.append((name, column))
         }
         return columns
+    }
+
+    /// A narrowing without a window: every row that leaves is a delete at its old index path,
+    /// read off the old sections in one pass; a section left without rows is deleted too.
+    private func deletions(_ dropped: [(rank: Int, number: Int64)]) -> [ControllerEvent] {
+        guard !dropped.isEmpty else { return [] }
+        var rows = RowChanges()
+        rows.deletes.reserveCapacity(dropped.count)
+        var sectionEvents: [ControllerEvent] = []
+        let sections = results.visibleSections()
+        // Without a section key path the one section "" stays, even empty (§10.5).
+        let sectioned = results.sectioned
+        var s = 0
+        var goneInSection = 0
+        for (rank, number) in dropped {
+            while !sections[s].ranks.contains(rank) {
+                if sectioned && goneInSection == sections[s].ranks.count {
+                    sectionEvents.append(.section(.delete, index: s, sections[s].info))
+                }
+                s += 1
+                goneInSection = 0
+            }
+            goneInSection += 1
+            let path = IndexPath(section: s, row: rank - sections[s].ranks.lowerBound)
+            rows.deletes.append((path, ObjectID(entity: entity, number: number)))
+        }
+        if sectioned && goneInSection == sections[s].ranks.count {
+            sectionEvents.append(.section(.delete, index: s, sections[s].info))
+        }
+        return wireOrder(sectionEvents, rows)
     }
 
     /// Same order, sections and window: the rows that differ are exactly the rows in one of
