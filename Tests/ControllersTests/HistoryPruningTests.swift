@@ -144,6 +144,19 @@ import Testing
         try s.expectMirrorsFresh("after gap, then writes")
     }
 
+    @Test func aRefetchAfterAGapKeepsTheReadersUnsavedInserts() throws {
+        let s = try Setup()
+        let main = try s.reader.context("main")
+        let mine = try main.insert("Author", ["name": .string("Unsaved"), "rank": .integer(3)])
+        try s.write(30)
+        try s.pruneHard(staleAfter: -1)
+        let merged = try s.reader.mergeExternalTransactions()
+        #expect(merged.gap)
+        // The rebase after a gap used to drop pending inserts (the store has no row for them).
+        #expect(try main.object(mine)?["name"] == .string("Unsaved"))
+        #expect(main.changedObjects.inserted == [mine])
+    }
+
     @Test func purgeRespectsLiveCursorsUnlessForced() throws {
         let s = try Setup()
         let cursor = s.reader.store.mergeCursor
