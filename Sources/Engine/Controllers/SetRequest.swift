@@ -65,20 +65,26 @@ extension FetchedResultsController {
             let keyed = keyColumns(for: newFilter)
             var values: Snapshot = [:]
             var rank = 0
-            results.rows.forEach(in: 0..<results.rows.count) { key, number in
-                let id = ObjectID(entity: entity, number: number)
-                let keep: Bool
-                if let keyed {
-                    // The predicate reads only attributes the key holds: no object is read.
-                    for (name, column) in keyed { values[name] = key[column] }
-                    keep = newFilter.matches(id, values, in: source)
-                } else if let current = source.snapshot(of: id) {
-                    keep = newFilter.matches(id, current, in: source)
-                } else {
-                    keep = false
+            // One key buffer for the walk (the loader copies the keys it keeps).
+            var key = SortKey(repeating: .null, count: results.rows.width)
+            results.rows.forEachLeaf { entries, _ in
+                for i in 0..<entries.count {
+                    entries.load(i, into: &key)
+                    let number = entries.ids[i]
+                    let id = ObjectID(entity: entity, number: number)
+                    let keep: Bool
+                    if let keyed {
+                        // The predicate reads only attributes the key holds: no object is read.
+                        for (name, column) in keyed { values[name] = key[column] }
+                        keep = newFilter.matches(id, values, in: source)
+                    } else if let current = source.snapshot(of: id) {
+                        keep = newFilter.matches(id, current, in: source)
+                    } else {
+                        keep = false
+                    }
+                    if keep { loader.append(key, number) } else { dropped.append((rank, number)) }
+                    rank += 1
                 }
-                if keep { loader.append(key, number) } else { dropped.append((rank, number)) }
-                rank += 1
             }
         } else {
             try source.forEachKey(filter: newFilter, ordering: newOrdering) { number, key in
@@ -164,14 +170,15 @@ extension FetchedResultsController {
         let sections = results.visibleSections()
         // Without a section key path the one section "" stays, even empty (§10.5).
         let sectioned = results.sectioned
-        var s = 0
+        var s = sections.count - 1
         var goneInSection = 0
-        for (rank, number) in dropped {
+        // Highest rank first, the wire order of deletes (§10.6): the sort in wireOrder finds it done.
+        for (rank, number) in dropped.reversed() {
             while !sections[s].ranks.contains(rank) {
                 if sectioned && goneInSection == sections[s].ranks.count {
                     sectionEvents.append(.section(.delete, index: s, sections[s].info))
                 }
-                s += 1
+                s -= 1
                 goneInSection = 0
             }
             goneInSection += 1
