@@ -33,16 +33,33 @@ import Testing
         #expect(main.changedObjects.deleted == [a])
     }
 
+    @Test func undoAndRedoAreChangeCyclesWithTheirOwnReason() throws {
+        let (graph, recorder) = try Fixture.graph()
+        let main = try graph.context("main")
+        main.enableUndo(levels: nil)
+        let a = try main.insert("Contact", ["name": .string("Ana")])
+        main.processPendingChanges()
+        _ = recorder.take()
+        try main.undo()
+        #expect(recorder.take().map(\.reason) == [.undo])
+        try main.redo()
+        let redone = recorder.take()
+        #expect(redone.map(\.reason) == [.redo])
+        #expect(redone.first?.changes.map(\.id) == [a])
+        // Undo and redo are not edits: the stacks are as before.
+        #expect(try main.undoState().undoCount == 1 && main.undoState().redoCount == 0)
+    }
+
     @Test func aNewEditClearsRedoAndNothingToUndoIsANoOp() throws {
         let (_, main, a) = try setUp()
         try main.undo()
         try main.undo()
-        #expect(main.undoState?.canUndo == false)
-        #expect(main.undoState?.canRedo == true)
+        #expect(try main.undoState().canUndo == false)
+        #expect(try main.undoState().canRedo == true)
         try main.redo()
         try main.update(a, ["name": .string("Ann")])
         main.processPendingChanges()
-        #expect(main.undoState?.canRedo == false)
+        #expect(try main.undoState().canRedo == false)
     }
 
     @Test func rollbackAndResetClearTheStacks() throws {
@@ -50,11 +67,11 @@ import Testing
         try main.update(a, ["age": .integer(1)])
         main.processPendingChanges()
         try main.rollback()
-        #expect(main.undoState?.canUndo == false && main.undoState?.canRedo == false)
+        #expect(try main.undoState().canUndo == false && main.undoState().canRedo == false)
         try main.update(a, ["age": .integer(2)])
         main.processPendingChanges()
         try main.reset()
-        #expect(main.undoState?.canUndo == false)
+        #expect(try main.undoState().canUndo == false)
     }
 
     @Test func aDeleteUndoesWithItsRelationshipsAndCascades() throws {
@@ -85,13 +102,13 @@ import Testing
         main.processPendingChanges()
         try main.update(a, ["age": .integer(40)])
         main.processPendingChanges()
-        #expect(main.undoState?.undoActionName == "Rename")
+        #expect(try main.undoState().undoActionName == "Rename")
         try main.endUndoGrouping()
         #expect(engineError { try main.endUndoGrouping() }?.kind == .invalidValue)
         try main.undo()
         #expect(try main.object(a)?["name"] == .string("Ana"))
         #expect(try main.object(a)?["age"] == .integer(30))
-        #expect(main.undoState?.redoActionName == "Rename")
+        #expect(try main.undoState().redoActionName == "Rename")
     }
 
     @Test func undoKeepsWhatAnotherContextChangedMeanwhile() throws {

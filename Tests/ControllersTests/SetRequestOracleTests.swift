@@ -25,6 +25,9 @@ import Testing
     static let sorts: [[([String], Bool)]] = [
         [(["price"], true)], [(["title"], false)], [(["year"], true), (["price"], false)],
         [(["author", "name"], true), (["title"], true)], [(["flag"], true)],
+        // With year sections, years descending: surviving sections change their order, so
+        // some are deleted and inserted (there are no section moves).
+        [(["year"], false), (["title"], true)],
     ]
     static let sections: [[String]?] = [nil, nil, ["year"], ["author", "name"], ["flag"]]
 

@@ -123,7 +123,7 @@ import Testing
             graph.processPendingChanges()
             let context = "seed \(seed) step \(step) roll \(roll)"
             #expect(try Self.state(main) == model.current, "\(context): main differs from the model")
-            #expect(main.undoState?.canRedo == !model.redo.isEmpty, "\(context)")
+            #expect(try main.undoState().canRedo == !model.redo.isEmpty, "\(context)")
             for h in harnesses {
                 #expect(h.mirror == (try h.fresh()), "\(context): \(h.spec.name)")
             }

@@ -70,10 +70,7 @@ extension Context {
         entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
         limit: Int?, offset: Int, _ body: (Int64, SortKey) -> Void
     ) throws(EngineError) {
-        let table = try checkedEntity(entity, filter: filter, ordering: ordering)
-        let paths = (filter?.relationshipPaths ?? []) + (ordering?.relationshipPaths ?? [])
-        // Every overlay id is of this entity, so numbers identify them.
-        let overlay = Set(try overlayIDs(entity: table.name, paths: paths).map(\.number))
+        let (table, overlay) = try overlay(entity, filter: filter, ordering: ordering)
         // Nothing to merge in memory: the store cuts the window.
         if overlay.isEmpty {
             try store.forEachKey(
@@ -82,11 +79,7 @@ extension Context {
             return
         }
         var fromMemory: [(Int64, SortKey)] = []
-        for number in overlay {
-            let id = ObjectID(entity: table.name, number: number)
-            guard let values = try object(id), filter?.matches(id, values, in: self) ?? true else { continue }
-            fromMemory.append((number, ordering?.key(of: id, values, in: self) ?? []))
-        }
+        try evaluate(overlay, of: table.name, filter: filter, ordering: ordering) { fromMemory.append(($0, $1)) }
         fromMemory.sort { KeyMerge.before(ordering, $0.0, $0.1, $1.0, $1.1) }
         let first = max(0, offset)
         let end = limit.map { first + max(0, $0) } ?? Int.max
@@ -103,15 +96,31 @@ extension Context {
     public func forEachKeyInAnyOrder(
         filter: (any ObjectFilter)?, ordering: any ObjectOrdering, _ body: (Int64, SortKey) -> Void
     ) throws(EngineError) {
-        let table = try checkedEntity(ordering.entity, filter: filter, ordering: ordering)
-        let paths = (filter?.relationshipPaths ?? []) + ordering.relationshipPaths
-        let overlay = Set(try overlayIDs(entity: table.name, paths: paths).map(\.number))
+        let (table, overlay) = try overlay(ordering.entity, filter: filter, ordering: ordering)
         try store.forEachKey(
             entity: table.name, filter: filter, ordering: ordering, skipping: overlay, ordered: false, body)
-        for number in overlay.sorted() {
-            let id = ObjectID(entity: table.name, number: number)
+        try evaluate(overlay, of: table.name, filter: filter, ordering: ordering, body)
+    }
+
+    /// The entity, and the id numbers of its objects whose answer here may differ from the
+    /// store's (every overlay id is of this entity, so numbers identify them).
+    private func overlay(_ entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?)
+        throws(EngineError) -> (Entity, Set<Int64>)
+    {
+        let table = try checkedEntity(entity, filter: filter, ordering: ordering)
+        let paths = (filter?.relationshipPaths ?? []) + (ordering?.relationshipPaths ?? [])
+        return (table, Set(try overlayIDs(entity: table.name, paths: paths).map(\.number)))
+    }
+
+    /// The overlay's matching objects evaluated here, with their keys (empty without an ordering).
+    private func evaluate(
+        _ overlay: Set<Int64>, of entity: String, filter: (any ObjectFilter)?, ordering: (any ObjectOrdering)?,
+        _ body: (Int64, SortKey) -> Void
+    ) throws(EngineError) {
+        for number in overlay {
+            let id = ObjectID(entity: entity, number: number)
             guard let values = try object(id), filter?.matches(id, values, in: self) ?? true else { continue }
-            body(number, ordering.key(of: id, values, in: self))
+            body(number, ordering?.key(of: id, values, in: self) ?? [])
         }
     }
 

@@ -41,9 +41,10 @@ extension Context {
     }
 
     /// The keys whose value here differs from the committed one, with the values here: every
-    /// key of an object this context inserted, none of one it deleted or left alone.
+    /// key of an object this context inserted, none of one it left alone; `unknownObject` for
+    /// one it cannot see (deleted here, or never there).
     public func changedValues(_ id: ObjectID) throws(EngineError) -> Snapshot {
-        guard let current = try object(id) else { return [:] }
+        let current = try existing(id)
         guard let committed = try committedValues(id) else { return current }
         return current.filter { committed[$0.key] != $0.value }
     }

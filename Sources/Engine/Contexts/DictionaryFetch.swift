@@ -2,11 +2,6 @@ import Model
 import Predicates
 import Store
 
-/// NSExpressionDescription's functions.
-public enum AggregateFunction: String, Sendable, CaseIterable {
-    case count, sum, min, max, average
-}
-
 /// One column of a dictionary result: a key path's value, or a function over a key path's
 /// values in each group; `name` is the result row's key.
 public struct DictionaryProperty: Sendable, Equatable {
@@ -87,7 +82,7 @@ extension Context {
                     entity: r.entity, filter: r.filter,
                     groupBy: r.groupBy.map { ($0, paths[$0]!.type) },
                     functions: r.properties.compactMap { p in
-                        p.function.map { (p.name, $0.rawValue, p.keyPath, paths[p.keyPath]!.type) }
+                        p.function.map { (p.name, $0, p.keyPath, paths[p.keyPath]!.type) }
                     })
             } else {
                 rows = try groupInMemory(r, paths)

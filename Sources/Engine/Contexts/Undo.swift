@@ -68,8 +68,9 @@ extension Context {
         undoStack = UndoStack(levels: levels)
     }
 
-    public var undoState: UndoState? {
-        guard let u = undoStack else { return nil }
+    /// The stacks as an Undo menu shows them; `invalidValue` without undo.
+    public func undoState() throws(EngineError) -> UndoState {
+        let u = try undoEnabled()
         return UndoState(
             canUndo: !u.undo.isEmpty || !(u.open?.objects.isEmpty ?? true), canRedo: !u.redo.isEmpty,
             undoActionName: (u.open ?? u.undo.last)?.actionName ?? "", redoActionName: u.redo.last?.actionName ?? "",
@@ -150,8 +151,9 @@ extension Context {
                 if current != nil { try setPending(id, nil) }
                 continue
             }
+            // Absent now, or made by the group: the group's side of it, whole.
             guard let from, var next = current else {
-                if current == nil || from == nil { try setPending(id, to) }
+                try setPending(id, to)
                 continue
             }
             for (key, value) in to where from[key] != value { next[key] = value }

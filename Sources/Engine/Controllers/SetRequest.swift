@@ -11,11 +11,11 @@ extension FetchedResultsController {
     /// new order); the others move. Sections are matched by name; surviving sections that
     /// would change their order are deleted and inserted (there are no section moves).
     ///
-    /// Cost: one keyed fetch of the new request, then, when only the predicate changed, one
-    /// merge walk of the two sorted lists plus O(k log n) for the k rows that differ; a new
-    /// order, sections or window compares the visible rows by id (O(n)). A refinement
-    /// (RequestNarrowing) filters the held rows in memory instead of querying. On an error
-    /// (`unknownEntity` for another entity, or a failed fetch) nothing changes.
+    /// Cost: a new predicate alone queries the two differences and moves the k rows that
+    /// differ (O(k log n)); a refinement (RequestNarrowing) filters the held rows in memory,
+    /// with no query; a new order, sections or window fetches the new request and compares
+    /// the visible rows by id (O(n)). On an error (`invalidValue` for another entity, or a
+    /// failed query) nothing changes.
     public func setRequest(_ new: CompiledRequest, model: ObjectModel) throws(EngineError) -> [ControllerEvent] {
         let keepsOrder =
             request.map {

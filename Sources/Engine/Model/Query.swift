@@ -45,6 +45,11 @@ extension ObjectFilter {
     public var readAttributes: Set<String>? { nil }
 }
 
+/// NSExpressionDescription's functions (dictionary fetches).
+public enum AggregateFunction: String, Sendable, CaseIterable {
+    case count, sum, min, max, average
+}
+
 /// The key of one object under an ordering: one value per sort descriptor.
 public typealias SortKey = [Value]
 

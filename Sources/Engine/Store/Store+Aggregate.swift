@@ -8,21 +8,17 @@ extension Store {
     /// function name. Only direct attributes; the contexts evaluate everything else.
     public func aggregate(
         entity: String, filter: (any ObjectFilter)?, groupBy: [(String, AttributeType?)],
-        functions: [(name: String, function: String, keyPath: String, type: AttributeType?)]
+        functions: [(name: String, function: AggregateFunction, keyPath: String, type: AttributeType?)]
     ) throws(EngineError) -> [Snapshot] {
         let column = { (name: String) in "t.\(SchemaNaming.quoted(name))" }
         var selected = groupBy.map { column($0.0) }
         for f in functions {
-            let sqlFunction = f.function == "average" ? "avg" : f.function
+            let sqlFunction = f.function == .average ? "avg" : f.function.rawValue
             // total() would answer 0.0 for no values; sum() answers NULL, like the memory path.
             selected.append("\(sqlFunction)(\(column(f.keyPath)))")
         }
-        var sql = "SELECT \(selected.joined(separator: ", ")) FROM \(SchemaNaming.quoted(entity)) AS t"
-        var bindings: [Value] = []
-        if let f = filter?.sql(alias: "t") {
-            sql += " WHERE \(f.text)"
-            bindings = f.bindings
-        }
+        let (whereSQL, bindings) = Self.whereClause(filter)
+        var sql = "SELECT \(selected.joined(separator: ", ")) FROM \(SchemaNaming.quoted(entity)) AS t\(whereSQL)"
         if !groupBy.isEmpty { sql += " GROUP BY \(groupBy.map { column($0.0) }.joined(separator: ", "))" }
         do {
             let s = try connection.prepare(sql)
@@ -39,12 +35,12 @@ extension Store {
                 for f in functions {
                     let raw = s.value(c)
                     switch f.function {
-                    case "count": row[f.name] = ValueEncoding.untyped(raw)
-                    case "average": row[f.name] = Self.asDouble(ValueEncoding.untyped(raw))
-                    case "sum":
+                    case .count: row[f.name] = ValueEncoding.untyped(raw)
+                    case .average: row[f.name] = Self.asDouble(ValueEncoding.untyped(raw))
+                    case .sum:
                         row[f.name] =
                             f.type == .double ? Self.asDouble(ValueEncoding.untyped(raw)) : ValueEncoding.untyped(raw)
-                    default: row[f.name] = Self.decoded(raw, f.type)
+                    case .min, .max: row[f.name] = Self.decoded(raw, f.type)
                     }
                     c += 1
                 }

@@ -96,7 +96,7 @@ extension Store {
         "\(alias).\(SchemaNaming.quoted(SchemaNaming.primaryKey))"
     }
 
-    private static func whereClause(_ filter: (any ObjectFilter)?) -> (String, [Value]) {
+    static func whereClause(_ filter: (any ObjectFilter)?) -> (String, [Value]) {
         guard let f = filter?.sql(alias: "t") else { return ("", []) }
         return (" WHERE \(f.text)", f.bindings)
     }

@@ -11,9 +11,8 @@ extension Server {
             D.hasChanges.handle(in: scope) { p in Single(.bool(p.context.hasChanges)) },
             D.changes.handle(in: scope) { p in ChangesResult(changes: p.context.changedObjects) },
             D.changedValues.handle(in: scope) { p in
-                let entity = try scope.entity(p.id.entity)
-                _ = try Self.object(p.id, in: p.context, entity)
-                return Single(WireObject.values(try p.context.changedValues(p.id), entity: entity))
+                let values = try p.context.changedValues(p.id)
+                return Single(WireObject.values(values, entity: try scope.entity(p.id.entity)))
             },
             D.committedValues.handle(in: scope) { p in
                 // An object this context inserted has no committed values: `{}`, as in Core Data.

@@ -28,11 +28,6 @@ extension Server {
     }
 
     static func undoState(_ context: Context) throws(EngineError) -> UndoStateResult {
-        guard let state = context.undoState else {
-            throw EngineError(
-                .invalidValue, "context \(context.name) has no undo (create it with undo)",
-                [("key", "undo"), ("context", .string(context.name))])
-        }
-        return UndoStateResult(state: state)
+        UndoStateResult(state: try context.undoState())
     }
 }
