@@ -41,6 +41,34 @@ import Testing
         #expect(!Self.narrows("price > 10", "price >"))
     }
 
+    /// The residual is what the old matches still have to pass: only the new conjuncts, so
+    /// a refinement by an attribute the sort keys hold reads no object.
+    @Test func theResidualHoldsOnlyTheNewConjuncts() {
+        func residual(_ old: String?, _ new: String?) -> (any ObjectFilter)? {
+            RequestNarrowing.residual(
+                FetchRequest(entity: "Book", predicate: new), from: FetchRequest(entity: "Book", predicate: old),
+                model: Library.model)
+        }
+        #expect(
+            residual("price > 10 AND flag == YES", "flag == YES AND year == 2001 AND price > 10")?.readAttributes == [
+                "year"
+            ])
+        #expect(residual("price > 10", "price > 10 AND title BEGINSWITH 'T'")?.attributeTest?.attribute == "title")
+        #expect(residual("title BEGINSWITH 'Th'", "title BEGINSWITH 'The'")?.readAttributes == ["title"])
+        #expect(residual(nil, "price > 10 AND flag == YES")?.readAttributes == ["price", "flag"])
+        let same = residual("price > 10", "price > 10")
+        #expect(same?.readAttributes == [])
+        #expect(same?.matches(ObjectID(entity: "Book", number: 1), ["price": .integer(1)], in: NoObjects()) == true)
+        let left = residual("price > 10", "price > 10 AND year == 2001")
+        #expect(
+            left?.matches(
+                ObjectID(entity: "Book", number: 1), ["year": .integer(2001), "price": .integer(1)], in: NoObjects())
+                == true)
+        #expect(left?.matches(ObjectID(entity: "Book", number: 1), ["year": .integer(2002)], in: NoObjects()) == false)
+        #expect(residual("price > 10", "price > 20") == nil)
+        #expect(residual("price > 10", "price > 10 AND nope == 1") == nil) // binds nothing: no proof
+    }
+
     /// Two controllers on one context with unsaved changes: one refines through the compiled
     /// request (the narrowing path), the other is told nothing narrows (a query). Same events,
     /// and both mirrors equal a fresh fetch.
@@ -106,4 +134,10 @@ import Testing
         _ = try narrowed.setRequest(try request(nil), model: Library.model)
         #expect(narrowed.narrowedRequests == steps.count)
     }
+}
+
+/// A view with no objects: the residual tests read only the values they are given.
+private struct NoObjects: ObjectView {
+    func snapshot(of id: ObjectID) -> Snapshot? { nil }
+    func referrers(of target: ObjectID, entity: String, relationship: String) -> [ObjectID] { [] }
 }

@@ -75,7 +75,9 @@ import Testing
                 let events = try l.controller.setRequest(
                     filter: next.filter, ordering: next.ordering,
                     sectionNameKeyPath: next.section?.joined(separator: "."), fetchLimit: next.limit,
-                    fetchOffset: next.offset, keepsOrder: keepsOrder, narrows: narrows, model: Library.model)
+                    fetchOffset: next.offset, keepsOrder: keepsOrder, narrows: narrows,
+                    residual: narrows && rng.chance(0.5) ? residual(l.spec.filter, next.filter) : nil,
+                    model: Library.model)
                 l.spec = next
                 let context = "seed \(seed) step \(step) setRequest"
                 try check(l, events, store: store, context: context)
@@ -118,4 +120,9 @@ import Testing
         #expect(l.controller.count == fresh.ids.count, "\(context)")
         l.mirror = fresh
     }
+}
+
+/// What a refinement adds: the new terms that are not old ones (RequestNarrowing.residual's job).
+private func residual(_ old: TestFilter, _ new: TestFilter) -> TestFilter {
+    TestFilter(entity: new.entity, terms: new.terms.filter { !old.terms.contains($0) })
 }

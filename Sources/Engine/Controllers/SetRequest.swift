@@ -22,11 +22,13 @@ extension FetchedResultsController {
                 $0.request.sortDescriptors == new.request.sortDescriptors
                     && $0.sectionNameKeyPath == new.sectionNameKeyPath
             } ?? false
-        let narrows = keepsOrder && request.map { RequestNarrowing.narrows(new.request, from: $0.request) } ?? false
+        let residual =
+            keepsOrder
+            ? request.flatMap { RequestNarrowing.residual(new.request, from: $0.request, model: model) } : nil
         let events = try setRequest(
             filter: new.filter, ordering: new.ordering, sectionNameKeyPath: new.sectionNameKeyPath,
             fetchLimit: new.request.fetchLimit, fetchOffset: new.request.fetchOffset, keepsOrder: keepsOrder,
-            narrows: narrows, model: model)
+            narrows: residual != nil, residual: residual, model: model)
         request = new
         return events
     }
@@ -34,10 +36,13 @@ extension FetchedResultsController {
     /// `setRequest` by parts. `keepsOrder` promises that `ordering` sorts (and sections)
     /// exactly as the current ordering does, which lets the predicate-only path run;
     /// `narrows` (with `keepsOrder`) promises that `newFilter` matches no object the current
-    /// filter does not, so the held rows are filtered in memory and no query runs.
+    /// filter does not, so the held rows are filtered in memory and no query runs; they are
+    /// tested with `residual` when given (what `newFilter` adds to the current filter, see
+    /// RequestNarrowing.residual), else with `newFilter`.
     public func setRequest(
         filter newFilter: any ObjectFilter, ordering newOrdering: any ObjectOrdering, sectionNameKeyPath: String?,
-        fetchLimit: Int?, fetchOffset: Int, keepsOrder: Bool, narrows: Bool = false, model: ObjectModel
+        fetchLimit: Int?, fetchOffset: Int, keepsOrder: Bool, narrows: Bool = false,
+        residual: (any ObjectFilter)? = nil, model: ObjectModel
     ) throws(EngineError) -> [ControllerEvent] {
         guard newFilter.entity == entity, newOrdering.entity == entity else {
             throw EngineError(
@@ -62,7 +67,10 @@ extension FetchedResultsController {
             // The held rows are every match of the old filter, in order, with their current
             // keys (cycles keep them so): the new matches are among them, same keys.
             narrowedRequests += 1
-            let keyed = keyColumns(for: newFilter)
+            let test = residual ?? newFilter
+            let keyed = keyColumns(for: test)
+            // One comparison of one attribute the key holds: the value goes straight to it.
+            let direct = keyed.flatMap { keyed in test.attributeTest.map { (keyed[0].1, $0.test) } }
             var values: Snapshot = [:]
             var rank = 0
             // One key buffer for the walk (the loader copies the keys it keeps).
@@ -71,14 +79,15 @@ extension FetchedResultsController {
                 for i in 0..<entries.count {
                     entries.load(i, into: &key)
                     let number = entries.ids[i]
-                    let id = ObjectID(entity: entity, number: number)
                     let keep: Bool
-                    if let keyed {
+                    if let (column, compare) = direct {
+                        keep = compare(key[column])
+                    } else if let keyed {
                         // The predicate reads only attributes the key holds: no object is read.
                         for (name, column) in keyed { values[name] = key[column] }
-                        keep = newFilter.matches(id, values, in: source)
-                    } else if let current = source.snapshot(of: id) {
-                        keep = newFilter.matches(id, current, in: source)
+                        keep = test.matches(ObjectID(entity: entity, number: number), values, in: source)
+                    } else if let current = source.snapshot(of: ObjectID(entity: entity, number: number)) {
+                        keep = test.matches(ObjectID(entity: entity, number: number), current, in: source)
                     } else {
                         keep = false
                     }
@@ -162,17 +171,17 @@ extension FetchedResultsController {
 
     /// A narrowing without a window: every row that leaves is a delete at its old index path,
     /// read off the old sections in one pass; a section left without rows is deleted too.
+    /// Walking from the highest rank down yields both lists already in wire order (§10.6).
     private func deletions(_ dropped: [(rank: Int, number: Int64)]) -> [ControllerEvent] {
         guard !dropped.isEmpty else { return [] }
-        var rows = RowChanges()
-        rows.deletes.reserveCapacity(dropped.count)
+        var rowEvents: [ControllerEvent] = []
+        rowEvents.reserveCapacity(dropped.count)
         var sectionEvents: [ControllerEvent] = []
         let sections = results.visibleSections()
         // Without a section key path the one section "" stays, even empty (§10.5).
         let sectioned = results.sectioned
         var s = sections.count - 1
         var goneInSection = 0
-        // Highest rank first, the wire order of deletes (§10.6): the sort in wireOrder finds it done.
         for (rank, number) in dropped.reversed() {
             while !sections[s].ranks.contains(rank) {
                 if sectioned && goneInSection == sections[s].ranks.count {
@@ -183,12 +192,18 @@ extension FetchedResultsController {
             }
             goneInSection += 1
             let path = IndexPath(section: s, row: rank - sections[s].ranks.lowerBound)
-            rows.deletes.append((path, ObjectID(entity: entity, number: number)))
+            rowEvents.append(
+                .object(.delete, ObjectID(entity: entity, number: number), indexPath: path, newIndexPath: nil))
         }
         if sectioned && goneInSection == sections[s].ranks.count {
             sectionEvents.append(.section(.delete, index: s, sections[s].info))
         }
-        return wireOrder(sectionEvents, rows)
+        var events: [ControllerEvent] = [.willChangeContent]
+        events.reserveCapacity(sectionEvents.count + rowEvents.count + 2)
+        events += sectionEvents
+        events += rowEvents
+        events.append(.didChangeContent)
+        return events
     }
 
     /// Same order, sections and window: the rows that differ are exactly the rows in one of

@@ -39,10 +39,14 @@ public protocol ObjectFilter: Sendable {
     /// relationship, no SELF); nil when unknown. Lets a caller that holds those values (a
     /// controller's sort keys) evaluate it without reading the object.
     var readAttributes: Set<String>? { get }
+    /// When the predicate is one comparison of one own attribute with constants: that
+    /// attribute and the comparison, for a caller that holds the value alone.
+    var attributeTest: (attribute: String, test: @Sendable (Value) -> Bool)? { get }
 }
 
 extension ObjectFilter {
     public var readAttributes: Set<String>? { nil }
+    public var attributeTest: (attribute: String, test: @Sendable (Value) -> Bool)? { nil }
 }
 
 /// NSExpressionDescription's functions (dictionary fetches).

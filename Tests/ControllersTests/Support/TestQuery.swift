@@ -19,18 +19,10 @@ struct TestFilter: ObjectFilter {
         var path: [String]
         var op: Op
         var value: Value
-    }
 
-    let entity: String
-    var terms: [Term] = []
-
-    func sql(alias: String) -> SQLFragment { SQLFragment("1") }
-
-    func matches(_ id: ObjectID, _ values: Snapshot, in view: ObjectView) -> Bool {
-        terms.allSatisfy { t in
-            let v = resolve(t.path, values, in: view)
-            let c = compareValues(v, t.value)
-            switch t.op {
+        func holds(_ v: Value) -> Bool {
+            let c = compareValues(v, value)
+            switch op {
             case .less: return !v.isNull && c < 0
             case .greater: return !v.isNull && c > 0
             case .equal: return c == 0
@@ -39,7 +31,27 @@ struct TestFilter: ObjectFilter {
         }
     }
 
+    let entity: String
+    var terms: [Term] = []
+
+    func sql(alias: String) -> SQLFragment { SQLFragment("1") }
+
+    func matches(_ id: ObjectID, _ values: Snapshot, in view: ObjectView) -> Bool {
+        terms.allSatisfy { $0.holds(resolve($0.path, values, in: view)) }
+    }
+
     var relationshipPaths: [[String]] { terms.filter { $0.path.count > 1 }.map { Array($0.path.dropLast()) } }
+
+    /// Own attributes only, so a controller whose keys hold them skips reading the object.
+    var readAttributes: Set<String>? {
+        terms.allSatisfy { $0.path.count == 1 } ? Set(terms.map { $0.path[0] }) : nil
+    }
+
+    var attributeTest: (attribute: String, test: @Sendable (Value) -> Bool)? {
+        guard terms.count == 1, terms[0].path.count == 1 else { return nil }
+        let term = terms[0]
+        return (term.path[0], { term.holds($0) })
+    }
 }
 
 /// Test sort descriptors over key paths, with an optional section key path first
@@ -69,4 +81,5 @@ struct TestOrdering: ObjectOrdering {
     func key(fromColumns columns: [Value]) -> SortKey { columns }
     func compare(_ a: SortKey, _ b: SortKey) -> Int { compareKeys(a, b, ascending: ascending) }
     var relationshipPaths: [[String]] { paths.filter { $0.count > 1 }.map { Array($0.dropLast()) } }
+    var keyAttributes: [String?] { paths.map { $0.count == 1 ? $0[0] : nil } }
 }

@@ -28,6 +28,11 @@ struct CompiledFilter: ObjectFilter {
         }
     }
 
+    var attributeTest: (attribute: String, test: @Sendable (Value) -> Bool)? {
+        guard let simpleAttribute, let simpleComparison else { return nil }
+        return (simpleAttribute, { simpleComparison.evaluate($0) })
+    }
+
     func sql(alias: String) -> SQLFragment {
         var g = SQLGenerator(alias: alias)
         g.predicate(tree)

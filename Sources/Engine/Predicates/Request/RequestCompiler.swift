@@ -44,8 +44,16 @@ public final class RequestCompiler {
             if parsed.count >= RequestCompiler.cacheLimit { parsed.removeAll(keepingCapacity: true) }
             parsed[bytes] = tree
         }
+        return try Self.bind(tree, request, entity, model: model)
+    }
+
+    /// Binds a parsed predicate (all of `request`'s, or part of it) on `entity`.
+    static func bind(_ tree: PredicateSyntaxTree, _ request: FetchRequest, _ entity: Entity, model: ObjectModel)
+        throws(EngineError) -> CompiledFilter
+    {
         var binder = Binder(
-            model: model, root: entity, variables: request.variables, lists: request.listVariables, source: text)
+            model: model, root: entity, variables: request.variables, lists: request.listVariables,
+            source: request.predicate ?? "")
         let bound = try binder.bind(tree)
         return CompiledFilter(
             entity: entity.name, tree: bound,
