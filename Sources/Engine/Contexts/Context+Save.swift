@@ -136,7 +136,7 @@ extension Context {
         processPendingChanges(.save)
         for r in mergers {
             try r.rebase(on: written)
-            r.processPendingChanges(.merge)
+            r.processPendingChanges(isBatch ? .batch : .merge)
         }
         return counts
     }

@@ -34,6 +34,10 @@ public final class Context {
     var cycleBefore: [ObjectID: Snapshot?] = [:]
     /// Undo and redo (Undo.swift); nil until enabled.
     var undoStack: UndoStack?
+    /// A batch request's transient root (ObjectGraph+Batch.swift): nobody sees it, so it
+    /// notes nothing and delivers no change set; the roots that take its save do, with
+    /// reason `batch`.
+    var isBatch = false
 
     init(name: String, parent: Context?, mergesChangesFromParent: Bool, mergePolicy: MergePolicy, graph: ObjectGraph) {
         self.name = name
@@ -185,18 +189,21 @@ public final class Context {
     /// Remembers the current value of `id` as its value before this cycle (the first time
     /// only), here and in every descendant that sees `id` through this context.
     func noteCurrent(_ id: ObjectID) throws(EngineError) {
+        if isBatch { return }
         if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(try object(id)) }
         for child in children where child.pending[id] == nil { try child.noteCurrent(id) }
     }
 
     /// A new id: it existed nowhere before.
     func noteNew(_ id: ObjectID) {
+        if isBatch { return }
         if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(nil) }
         for child in children where child.pending[id] == nil { child.noteNew(id) }
     }
 
     /// Notes `id`, and the one-to-many sides its current and `next` values point at.
     func noteCurrent(_ id: ObjectID, next: Snapshot?) throws(EngineError) {
+        if isBatch { return }
         try noteCurrent(id)
         for t in referencedTargets(try object(id), of: id.entity) + referencedTargets(next, of: id.entity) {
             try noteCurrent(t)

@@ -38,6 +38,8 @@ public struct ChangeSet: Sendable {
         case external
         /// The context undid or redid its last group of edits (Contexts/Undo.swift).
         case undo, redo
+        /// A batch request (store/batchInsert, batchUpdate, batchDelete) wrote the store.
+        case batch
     }
 
     public var context: String

@@ -1,0 +1,184 @@
+import Model
+import Store
+
+/// Batch requests (Core Data's NSBatchInsertRequest, NSBatchUpdateRequest and
+/// NSBatchDeleteRequest; protocol.md §5 "Batch requests"): written straight to the store in
+/// one transaction, never through a context the client sees. The model still holds (types,
+/// required values, defaults, relationship targets, delete rules), and unlike Core Data every
+/// root context that merges changes takes the batch as ONE change cycle (reason `batch`), so
+/// its controllers notify: a batch is saved by a transient root nobody sees, and merged
+/// exactly as another root's save is. A batch with any problem writes nothing.
+extension ObjectGraph {
+    /// One problem of a batch: the row (an insert's index) or object it is about, the key.
+    public struct BatchProblem: Sendable, Equatable {
+        public var row: Int?
+        public var id: ObjectID?
+        public var key: String?
+        public var reason: String
+        public init(row: Int? = nil, id: ObjectID? = nil, key: String? = nil, reason: String) {
+            self.row = row
+            self.id = id
+            self.key = key
+            self.reason = reason
+        }
+    }
+
+    /// Inserts one object per row (keys left out take their default, or null) and returns
+    /// their ids in row order. `rejected` are rows the caller could not read (a value of the
+    /// wrong type), reported with the others. Every problem is listed (`validation`, by row
+    /// and key); then nothing is written.
+    @discardableResult
+    public func batchInsert(_ entityName: String, rows: [Snapshot], rejected: [BatchProblem] = [])
+        throws(EngineError) -> [ObjectID]
+    {
+        let entity = try batchEntity(entityName)
+        let batch = batchContext()
+        var problems = rejected
+        let bad = Set(rejected.compactMap(\.row))
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(rows.count)
+        for (row, values) in rows.enumerated() where !bad.contains(row) {
+            let found = try Self.problems(of: values, in: entity, batch, required: true)
+            if !found.isEmpty {
+                problems += found.map { BatchProblem(row: row, key: $0.key, reason: $0.reason) }
+                continue
+            }
+            if problems.isEmpty { ids.append(try batch.insert(entity.name, values)) }
+        }
+        try Self.refuse(problems, "rows")
+        try batch.save()
+        return ids
+    }
+
+    /// Sets `values` on every saved object of the entity that `filter` matches (all of them
+    /// without one) and returns how many there were.
+    @discardableResult
+    public func batchUpdate(_ entityName: String, filter: (any ObjectFilter)?, values: Snapshot)
+        throws(EngineError) -> Int
+    {
+        let entity = try batchEntity(entityName)
+        let batch = batchContext()
+        let found = try Self.problems(of: values, in: entity, batch, required: false)
+        try Self.refuse(found.map { BatchProblem(key: $0.key, reason: $0.reason) }, "values")
+        let ids = try matching(entity, filter)
+        for id in ids { try batch.update(id, values) }
+        try batch.save()
+        return ids.count
+    }
+
+    /// Deletes the saved objects of the entity that `filter` matches (all without one), or
+    /// those of `ids`, applying every delete rule (cascade, nullify, deny) as a context's
+    /// delete does; returns how many the request named (cascades not counted). Unknown ids
+    /// and deny rules that hold are listed (`validation`, by id); then nothing is deleted.
+    @discardableResult
+    public func batchDelete(_ entityName: String, filter: (any ObjectFilter)?, ids: [ObjectID]?)
+        throws(EngineError) -> Int
+    {
+        let entity = try batchEntity(entityName)
+        let batch = batchContext()
+        var problems: [BatchProblem] = []
+        var targets: [ObjectID] = []
+        if let ids {
+            for id in ids {
+                if id.entity != entity.name {
+                    problems.append(BatchProblem(id: id, reason: "not a \(entity.name)"))
+                } else if try store.read(id) == nil {
+                    problems.append(BatchProblem(id: id, reason: "no such object in the store"))
+                } else {
+                    targets.append(id)
+                }
+            }
+        } else {
+            targets = try matching(entity, filter)
+        }
+        var seen = Set<ObjectID>()
+        for id in targets where seen.insert(id).inserted {
+            // Already gone through another's cascade.
+            guard try batch.object(id) != nil else { continue }
+            do throws(EngineError) { try batch.delete(id) } catch where error.kind == .deleteDenied {
+                var key: String?
+                if case .string(let name)? = error.detail("relationship") { key = name }
+                problems.append(BatchProblem(id: id, key: key, reason: error.message))
+            }
+        }
+        try Self.refuse(problems, "objects")
+        try batch.save()
+        return seen.count
+    }
+
+    // MARK: Parts
+
+    private func batchEntity(_ name: String) throws(EngineError) -> Entity {
+        guard let entity = store.model.entity(name) else {
+            throw EngineError(.unknownEntity, "no entity \(name)", [("entity", .string(name))])
+        }
+        return entity
+    }
+
+    /// A root over the store that no client sees: objectTrump, so the keys the batch sets
+    /// win over another process's commit since it read an object, and its other keys stay.
+    private func batchContext() -> Context {
+        let c = Context(name: "batch", parent: nil, mergesChangesFromParent: false, mergePolicy: .objectTrump, graph: self)
+        c.isBatch = true
+        return c
+    }
+
+    /// The saved ids `filter` matches, by number.
+    private func matching(_ entity: Entity, _ filter: (any ObjectFilter)?) throws(EngineError) -> [ObjectID] {
+        var ids: [ObjectID] = []
+        try store.forEachKey(entity: entity.name, filter: filter, ordering: nil) { number, _ in
+            ids.append(ObjectID(entity: entity.name, number: number))
+        }
+        return ids
+    }
+
+    /// Every problem of one row of values: unknown keys, wrong types, missing targets and,
+    /// for an insert (`required`), required values left out with no default.
+    private static func problems(of values: Snapshot, in entity: Entity, _ view: Context, required: Bool)
+        throws(EngineError) -> [(key: String, reason: String)]
+    {
+        var out: [(key: String, reason: String)] = []
+        for key in values.keys.sorted() {
+            let v = values[key]!
+            do throws(EngineError) { try entity.check(key, v) } catch {
+                out.append((key, error.message))
+                continue
+            }
+            if let a = entity.attribute(key), !a.optional, v.isNull {
+                out.append((key, "required value missing"))
+            }
+            if let r = entity.relationship(key) {
+                if !r.optional && v.objectIDs.isEmpty {
+                    out.append((key, r.toMany ? "required relationship is empty" : "required relationship missing"))
+                }
+                for t in v.objectIDs where try view.object(t) == nil {
+                    out.append((key, "refers to \(t), which does not exist"))
+                }
+            }
+        }
+        guard required else { return out }
+        for a in entity.attributes where !a.optional && values[a.name] == nil && (a.defaultValue ?? .null).isNull {
+            out.append((a.name, "required value missing"))
+        }
+        for r in entity.relationships where !r.optional && values[r.name] == nil {
+            out.append((r.name, r.toMany ? "required relationship is empty" : "required relationship missing"))
+        }
+        return out
+    }
+
+    /// `validation` listing every problem, when there is one.
+    private static func refuse(_ problems: [BatchProblem], _ what: String) throws(EngineError) {
+        guard !problems.isEmpty else { return }
+        let list: [EngineError.Detail] = problems.map { p in
+            var fields: [(String, EngineError.Detail)] = []
+            if let row = p.row { fields.append(("row", .int(Int64(row)))) }
+            if let id = p.id { fields.append(("id", .string(id.description))) }
+            if let key = p.key { fields.append(("key", .string(key))) }
+            fields.append(("reason", .string(p.reason)))
+            return .record(fields)
+        }
+        throw EngineError(
+            .validation, "the batch is invalid: \(problems.count) problem(s) in its \(what), nothing was written",
+            [("errors", .list(list))])
+    }
+}

@@ -1,0 +1,116 @@
+import Model
+import Store
+import Testing
+
+@testable import Contexts
+
+/// Batch requests, rule by rule: defaults and ids, every problem listed with nothing
+/// written, merging under unsaved edits, and the delete rules.
+@Suite struct BatchRequestTests {
+    @Test func insertTakesDefaultsAndAnswersIdsInRowOrder() throws {
+        let (graph, recorder) = try Fixture.graph()
+        let main = try graph.context(ObjectGraph.mainContext)
+        let group = try main.insert("Group", ["title": .string("g")])
+        try main.save()
+        _ = recorder.take()
+        let ids = try graph.batchInsert(
+            "Contact", rows: [["name": .string("Ann"), "group": .object(group)], ["name": .string("Bob"), "age": .integer(7)]])
+        #expect(ids.map(\.number) == ids.map(\.number).sorted() && ids.count == 2)
+        #expect(try graph.store.read(ids[0])?.values["age"] == .integer(0))
+        #expect(try main.object(ids[1])?["age"] == .integer(7))
+        // The one-to-many side follows: the group lists its new member.
+        #expect(try main.object(group)?["members"] == .objects([ids[0]]))
+        let sets = recorder.take()
+        #expect(sets.map(\.reason) == [.batch])
+        #expect(sets.first?.changes.map(\.id) == [ids[0], ids[1], group])
+    }
+
+    @Test func everyProblemIsListedByRowAndKeyAndNothingIsWritten() throws {
+        let (graph, recorder) = try Fixture.graph()
+        let error = engineError {
+            try graph.batchInsert(
+                "Contact",
+                rows: [
+                    ["name": .string("ok")],
+                    ["name": .integer(3), "nope": .string("x")],
+                    ["age": .integer(1)],
+                    ["name": .string("x"), "group": .object(.group(99))],
+                ],
+                rejected: [.init(row: 4, key: "age", reason: "expected an integer, got string")])
+        }
+        #expect(error?.kind == .validation)
+        guard case .list(let items)? = error?.detail("errors") else {
+            Issue.record("no errors list: \(String(describing: error))")
+            return
+        }
+        let found = items.map { item -> String in
+            guard case .record(let fields) = item else { return "?" }
+            return fields.filter { $0.0 != "reason" }.map { "\($0.0)=\($0.1)" }.joined(separator: ",")
+        }
+        #expect(found.count == 5, "\(found)")
+        #expect(found.contains { $0.contains("row=int(1)") && $0.contains("name") })
+        #expect(found.contains { $0.contains("row=int(1)") && $0.contains("nope") })
+        #expect(found.contains { $0.contains("row=int(2)") && $0.contains("name") })
+        #expect(found.contains { $0.contains("row=int(3)") && $0.contains("group") })
+        #expect(found.contains { $0.contains("row=int(4)") && $0.contains("age") })
+        #expect(try graph.store.count(entity: "Contact", filter: nil) == 0)
+        #expect(recorder.take().isEmpty)
+    }
+
+    /// An unsaved edit keeps its keys and takes the batch's others (a merge's rebase), and a
+    /// later save writes both.
+    @Test func updateMergesUnderUnsavedEdits() throws {
+        let (graph, _) = try Fixture.graph()
+        let main = try graph.context(ObjectGraph.mainContext)
+        let a = try main.insert("Contact", ["name": .string("Ann"), "age": .integer(30)])
+        let b = try main.insert("Contact", ["name": .string("Bob"), "age": .integer(40)])
+        try main.save()
+        try main.update(a, ["name": .string("Anne")])
+        let child = try graph.createContext("child", parent: ObjectGraph.mainContext)
+        #expect(try graph.batchUpdate("Contact", filter: nil, values: ["age": .integer(50)]) == 2)
+        #expect(try main.object(a)?["name"] == .string("Anne"))
+        #expect(try main.object(a)?["age"] == .integer(50))
+        #expect(try child.object(b)?["age"] == .integer(50))
+        try main.save()
+        #expect(try graph.store.read(a)?.values["name"] == .string("Anne"))
+        #expect(try graph.store.read(a)?.values["age"] == .integer(50))
+        // A required value cannot be cleared: refused, nothing written.
+        #expect(engineError { try graph.batchUpdate("Contact", filter: nil, values: ["name": .null]) }?.kind == .validation)
+        #expect(try graph.store.read(b)?.values["name"] == .string("Bob"))
+    }
+
+    @Test func deleteAppliesCascadeNullifyAndDeny() throws {
+        let (graph, _) = try Fixture.graph()
+        let main = try graph.context(ObjectGraph.mainContext)
+        let group = try main.insert("Group", ["title": .string("g")])
+        let a = try main.insert("Contact", ["name": .string("Ann"), "group": .object(group)])
+        let b = try main.insert("Contact", ["name": .string("Bob"), "group": .object(group)])
+        let note = try main.insert("Note", ["text": .string("n"), "contact": .object(a)])
+        let badge = try main.insert("Badge", ["code": .string("x"), "owner": .object(b)])
+        try main.save()
+
+        // Bob's badge denies; nothing is deleted, Ann included.
+        let denied = engineError { try graph.batchDelete("Contact", filter: nil, ids: nil) }
+        #expect(denied?.kind == .validation)
+        let deniedText = String(describing: denied?.detail("errors"))
+        #expect(deniedText.contains(b.description))
+        #expect(try graph.store.read(a) != nil && graph.store.read(note) != nil)
+
+        // Unknown ids are listed too.
+        let unknown = engineError { try graph.batchDelete("Contact", filter: nil, ids: [a, .contact(77)]) }
+        let unknownText = String(describing: unknown?.detail("errors"))
+        #expect(unknownText.contains("Contact/77"))
+        #expect(try graph.store.read(a) != nil)
+
+        #expect(try graph.batchDelete("Contact", filter: nil, ids: [a]) == 1)
+        #expect(try graph.store.read(a) == nil)
+        #expect(try graph.store.read(note) == nil)  // cascade
+        #expect(try main.object(group)?["members"] == .objects([b]))  // nullify (the derived side)
+        // Badge.owner is noAction: the contact lets go first.
+        try main.update(b, ["badge": .null])
+        try main.delete(badge)
+        try main.save()
+        #expect(try graph.batchDelete("Group", filter: nil, ids: nil) == 1)
+        #expect(try main.object(b)?["group"] == .null)  // nullify of a to-one
+    }
+}

@@ -1,0 +1,106 @@
+import Contexts
+import Model
+import Predicates
+import Store
+import Testing
+
+@testable import Controllers
+
+/// Batch requests against live controllers: random batch inserts, updates and deletes (some
+/// invalid) mixed with unsaved edits in a root, its child and a sibling root. Every merging
+/// root takes each batch as one cycle (reason `batch`); after every step each controller's
+/// mirror must equal a fresh fetch, and a refused batch changes nothing anywhere.
+@Suite struct BatchOracleTests {
+    static func predicate(_ rng: inout SeededRandom) -> String? {
+        [nil, "year == 2001", "price > 15", "flag == YES AND year >= 2002", "author.rank < 5"][rng.int(0..<5)]
+    }
+
+    @Test(arguments: [UInt64(41), 42, 43])
+    func batchesReachEveryControllerAsOneCycle(seed: UInt64) throws {
+        var rng = SeededRandom(seed: seed)
+        let store = try Store.open(model: Library.model) { try SQLFunctions.register(on: $0) }
+        let graph = ObjectGraph(store: store)
+        let main = try graph.context(ObjectGraph.mainContext)
+        _ = try graph.createContext("edit", parent: ObjectGraph.mainContext)
+        let other = try graph.createContext("other", mergePolicy: .objectTrump)
+        for _ in 0..<5 {
+            _ = try main.insert(
+                "Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))])
+        }
+        let authors = try main.fetch(entity: "Author")
+        for _ in 0..<30 { _ = try main.insert("Book", ContextOracleTests.bookValues(&rng, authors: authors)) }
+        try main.save()
+        graph.processPendingChanges()
+        let compiler = RequestCompiler(model: Library.model)
+        let harnesses = try ContextOracleTests.specs.map { try ContextOracleTests.Harness($0, graph, compiler) }
+        var step = 0
+        var batchSets: [String: Int] = [:]
+        graph.onChangeSet = { changeSet in
+            if changeSet.reason == .batch { batchSets[changeSet.context, default: 0] += 1 }
+            for h in harnesses where h.context.name == changeSet.context {
+                let events = h.controller.apply(changeSet)
+                #expect(wireOrderProblems(events) == [], "seed \(seed) step \(step) \(h.spec.name)")
+                do { try h.mirror.apply(events) { h.context.snapshot(of: $0) } } catch {
+                    Issue.record("seed \(seed) step \(step) \(h.spec.name): \(error)")
+                }
+            }
+        }
+        var stats = (inserted: 0, updated: 0, deleted: 0, refused: 0)
+        for s in 0..<iterations(default: 120) {
+            step = s
+            // Unsaved edits the batches must merge under.
+            if rng.chance(0.5) {
+                let target = try graph.context(["main", "edit", "other"][rng.int(0..<3)])
+                for _ in 0..<rng.int(1..<4) { try? ContextOracleTests.mutate(target, &rng) }
+                graph.processPendingChanges()
+            }
+            batchSets = [:]
+            let stored = try store.count(entity: "Book", filter: nil)
+            let authors = try other.fetch(entity: "Author").filter { try store.read($0) != nil }
+            do throws(EngineError) {
+                switch rng.int(0..<10) {
+                case 0..<4:
+                    var rows = (0..<rng.int(1..<6)).map { _ in ContextOracleTests.bookValues(&rng, authors: authors) }
+                    if rng.chance(0.2) { rows[rng.int(0..<rows.count)]["year"] = .string("soon") }
+                    if rng.chance(0.1) { rows[0]["author"] = .object(ObjectID(entity: "Author", number: 9999)) }
+                    stats.inserted += try graph.batchInsert("Book", rows: rows).count
+                    #expect(batchSets["main"] == 1 && batchSets["other"] == 1, "seed \(seed) step \(s): \(batchSets)")
+                case 4..<7:
+                    let r = ContextOracleTests.bookValues(&rng, authors: authors)
+                    let key = ["title", "price", "year", "flag", "note", "author"][rng.int(0..<6)]
+                    var filter: (any ObjectFilter)?
+                    if let text = Self.predicate(&rng) {
+                        filter = try compiler.compile(FetchRequest(entity: "Book", predicate: text)).filter
+                    }
+                    stats.updated += try graph.batchUpdate("Book", filter: filter, values: [key: r[key]!])
+                case 7..<9:
+                    let text = rng.chance(0.7) ? "price > 25 OR year == \(2000 + rng.int(0..<5))" : "note == 'n1'"
+                    let filter = try compiler.compile(FetchRequest(entity: "Book", predicate: text)).filter
+                    stats.deleted += try graph.batchDelete("Book", filter: filter, ids: nil)
+                default:
+                    // Authors: books are nullified.
+                    let ids = authors.isEmpty ? [] : [authors[rng.int(0..<authors.count)]]
+                    stats.deleted += try graph.batchDelete("Author", filter: nil, ids: ids)
+                }
+                for (name, n) in batchSets { #expect(n == 1, "seed \(seed) step \(s): \(name) took \(n) cycles") }
+                #expect(batchSets["other"] == nil || other.mergesChangesFromParent)
+            } catch {
+                #expect(error.kind == .validation, "seed \(seed) step \(s): \(error)")
+                #expect(batchSets.isEmpty, "a refused batch delivered \(batchSets)")
+                #expect(try store.count(entity: "Book", filter: nil) == stored)
+                stats.refused += 1
+            }
+            graph.processPendingChanges()
+            for h in harnesses {
+                let fresh = try h.fresh()
+                guard h.mirror == fresh else {
+                    Issue.record(
+                        "seed \(seed) step \(s) \(h.spec.name): mirror \(h.mirror.sections.map { ($0.name, $0.rows.map(\.id.number)) }) != fresh \(fresh.sections.map { ($0.name, $0.rows.map(\.id.number)) })"
+                    )
+                    return
+                }
+            }
+        }
+        #expect(stats.inserted > 20 && stats.updated > 20 && stats.deleted > 5 && stats.refused > 2, "\(stats)")
+    }
+}
