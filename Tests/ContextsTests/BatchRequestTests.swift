@@ -14,7 +14,8 @@ import Testing
         try main.save()
         _ = recorder.take()
         let ids = try graph.batchInsert(
-            "Contact", rows: [["name": .string("Ann"), "group": .object(group)], ["name": .string("Bob"), "age": .integer(7)]])
+            "Contact",
+            rows: [["name": .string("Ann"), "group": .object(group)], ["name": .string("Bob"), "age": .integer(7)]])
         #expect(ids.map(\.number) == ids.map(\.number).sorted() && ids.count == 2)
         #expect(try graph.store.read(ids[0])?.values["age"] == .integer(0))
         #expect(try main.object(ids[1])?["age"] == .integer(7))
@@ -75,7 +76,8 @@ import Testing
         #expect(try graph.store.read(a)?.values["name"] == .string("Anne"))
         #expect(try graph.store.read(a)?.values["age"] == .integer(50))
         // A required value cannot be cleared: refused, nothing written.
-        #expect(engineError { try graph.batchUpdate("Contact", filter: nil, values: ["name": .null]) }?.kind == .validation)
+        #expect(
+            engineError { try graph.batchUpdate("Contact", filter: nil, values: ["name": .null]) }?.kind == .validation)
         #expect(try graph.store.read(b)?.values["name"] == .string("Bob"))
     }
 
@@ -104,13 +106,13 @@ import Testing
 
         #expect(try graph.batchDelete("Contact", filter: nil, ids: [a]) == 1)
         #expect(try graph.store.read(a) == nil)
-        #expect(try graph.store.read(note) == nil)  // cascade
-        #expect(try main.object(group)?["members"] == .objects([b]))  // nullify (the derived side)
+        #expect(try graph.store.read(note) == nil) // cascade
+        #expect(try main.object(group)?["members"] == .objects([b])) // nullify (the derived side)
         // Badge.owner is noAction: the contact lets go first.
         try main.update(b, ["badge": .null])
         try main.delete(badge)
         try main.save()
         #expect(try graph.batchDelete("Group", filter: nil, ids: nil) == 1)
-        #expect(try main.object(b)?["group"] == .null)  // nullify of a to-one
+        #expect(try main.object(b)?["group"] == .null) // nullify of a to-one
     }
 }

@@ -67,7 +67,7 @@ extension ObjectGraph {
     }
 
     /// Deletes the saved objects of the entity that `filter` matches (all without one), or
-    /// those of `ids`, applying every delete rule (cascade, nullify, deny) as a context's
+    /// those of `ids` (with a filter: those of them it matches), applying every delete rule (cascade, nullify, deny) as a context's
     /// delete does; returns how many the request named (cascades not counted). Unknown ids
     /// and deny rules that hold are listed (`validation`, by id); then nothing is deleted.
     @discardableResult
@@ -82,10 +82,11 @@ extension ObjectGraph {
             for id in ids {
                 if id.entity != entity.name {
                     problems.append(BatchProblem(id: id, reason: "not a \(entity.name)"))
-                } else if try store.read(id) == nil {
-                    problems.append(BatchProblem(id: id, reason: "no such object in the store"))
+                } else if let values = try batch.object(id) {
+                    // With a predicate too: those of the ids it matches.
+                    if filter?.matches(id, values, in: batch) ?? true { targets.append(id) }
                 } else {
-                    targets.append(id)
+                    problems.append(BatchProblem(id: id, reason: "no such object in the store"))
                 }
             }
         } else {
@@ -95,7 +96,7 @@ extension ObjectGraph {
         for id in targets where seen.insert(id).inserted {
             // Already gone through another's cascade.
             guard try batch.object(id) != nil else { continue }
-            do throws(EngineError) { try batch.delete(id) } catch where error.kind == .deleteDenied {
+            do throws(EngineError) { try batch.delete(id) } catch  where error.kind == .deleteDenied {
                 var key: String?
                 if case .string(let name)? = error.detail("relationship") { key = name }
                 problems.append(BatchProblem(id: id, key: key, reason: error.message))
@@ -118,7 +119,8 @@ extension ObjectGraph {
     /// A root over the store that no client sees: objectTrump, so the keys the batch sets
     /// win over another process's commit since it read an object, and its other keys stay.
     private func batchContext() -> Context {
-        let c = Context(name: "batch", parent: nil, mergesChangesFromParent: false, mergePolicy: .objectTrump, graph: self)
+        let c = Context(
+            name: "batch", parent: nil, mergesChangesFromParent: false, mergePolicy: .objectTrump, graph: self)
         c.isBatch = true
         return c
     }
@@ -169,7 +171,13 @@ extension ObjectGraph {
     /// `validation` listing every problem, when there is one.
     private static func refuse(_ problems: [BatchProblem], _ what: String) throws(EngineError) {
         guard !problems.isEmpty else { return }
-        let list: [EngineError.Detail] = problems.map { p in
+        // By row (problems of the whole request first), then id, then key.
+        let sorted = problems.enumerated().sorted { a, b in
+            let x = (a.element.row ?? -1, a.element.id?.number ?? -1, a.element.key ?? "", a.offset)
+            let y = (b.element.row ?? -1, b.element.id?.number ?? -1, b.element.key ?? "", b.offset)
+            return x < y
+        }.map(\.element)
+        let list: [EngineError.Detail] = sorted.map { p in
             var fields: [(String, EngineError.Detail)] = []
             if let row = p.row { fields.append(("row", .int(Int64(row)))) }
             if let id = p.id { fields.append(("id", .string(id.description))) }

@@ -6,6 +6,7 @@ extension Server {
         methods.ignore(LifecycleDeclarations.dollarNotifications)
         methods.add(serverMethods())
         methods.add(storeMethods())
+        methods.add(batchMethods())
         methods.add(historyMethods())
         methods.declare(HistoryDeclarations.notifications)
         methods.add(contextMethods())
