@@ -146,6 +146,51 @@ export interface StoreOpenResult {
   entities: string[];
   migrated: boolean;
 }
+/** store/batchInsert: Inserts many objects of one entity in one transaction (NSBatchInsertRequest). */
+export interface StoreBatchInsertParams {
+  /** The entity's name. */
+  entity: string;
+  /** One object of values per row, keyed as on the wire. */
+  objects?: Array<{ [key: string]: JSONValue }>;
+  /** The columnar form: the keys every row of rows gives, in order. */
+  keys?: string[];
+  /** The columnar form: one array of values per row, in keys order. */
+  rows?: Array<JSONValue[]>;
+  /** Answer the new ids too (false by default). */
+  returnIds?: boolean;
+}
+export interface StoreBatchInsertResult {
+  count: number;
+  ids?: ObjectID[];
+}
+/** store/batchUpdate: Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). */
+export interface StoreBatchUpdateParams {
+  /** The entity's name. */
+  entity: string;
+  /** The values every matching object takes, by key. */
+  values: { [key: string]: JSONValue };
+  /** Which saved objects (§7); every object of the entity when absent. */
+  predicate?: string;
+  /** The predicate's $variables, as in a fetch request. */
+  variables?: { [key: string]: JSONValue };
+}
+export interface StoreBatchUpdateResult {
+  count: number;
+}
+/** store/batchDelete: Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). */
+export interface StoreBatchDeleteParams {
+  /** The entity's name. */
+  entity: string;
+  /** These objects (with a predicate: those of them it matches). */
+  ids?: ObjectID[];
+  /** Which saved objects (§7); every object of the entity when absent. */
+  predicate?: string;
+  /** The predicate's $variables, as in a fetch request. */
+  variables?: { [key: string]: JSONValue };
+}
+export interface StoreBatchDeleteResult {
+  count: number;
+}
 /** store/checkExternalChanges: Merges now what other processes committed since the last merge; their notifications come first. */
 export type StoreCheckExternalChangesParams = Record<string, never>;
 export interface StoreCheckExternalChangesResult {
@@ -591,6 +636,9 @@ export interface Requests {
   "server/ping": { params: ServerPingParams; result: ServerPingResult };
   "server/echo": { params: ServerEchoParams; result: ServerEchoResult };
   "store/open": { params: StoreOpenParams; result: StoreOpenResult };
+  "store/batchInsert": { params: StoreBatchInsertParams; result: StoreBatchInsertResult };
+  "store/batchUpdate": { params: StoreBatchUpdateParams; result: StoreBatchUpdateResult };
+  "store/batchDelete": { params: StoreBatchDeleteParams; result: StoreBatchDeleteResult };
   "store/checkExternalChanges": { params: StoreCheckExternalChangesParams; result: StoreCheckExternalChangesResult };
   "store/historyToken": { params: StoreHistoryTokenParams; result: StoreHistoryTokenResult };
   "store/history": { params: StoreHistoryParams; result: StoreHistoryResult };
@@ -908,6 +956,10 @@ export class Client extends EventEmitter {
   historyToken(): Promise<StoreHistoryTokenResult>;
   history(after: number, options?: Omit<StoreHistoryParams, 'after'>): Promise<StoreHistoryResult>;
   purgeHistory(before: number | string, options?: { force?: boolean }): Promise<StorePurgeHistoryResult>;
+  /** One transaction; every merging context takes it as one change cycle. */
+  batchInsert(entity: string, options?: Omit<StoreBatchInsertParams, 'entity'>): Promise<StoreBatchInsertResult>;
+  batchUpdate(entity: string, values: StoreBatchUpdateParams['values'], options?: Omit<StoreBatchUpdateParams, 'entity' | 'values'>): Promise<StoreBatchUpdateResult>;
+  batchDelete(entity: string, options?: Omit<StoreBatchDeleteParams, 'entity'>): Promise<StoreBatchDeleteResult>;
   context(name?: string): Context;
   createContext(name: string, options?: Omit<ContextCreateParams, 'name'>): Promise<Context>;
   controller(context: string | Context, name: string, request: FetchRequest, options?: ControllerOptions): Promise<Controller>;

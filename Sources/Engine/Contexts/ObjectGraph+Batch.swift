@@ -34,12 +34,19 @@ extension ObjectGraph {
         let entity = try batchEntity(entityName)
         let batch = batchContext()
         var problems = rejected
-        let bad = Set(rejected.compactMap(\.row))
+        // A rejected row is still checked, except for the keys already reported (a row
+        // rejected as a whole, without a key, is not).
+        var reported: [Int: Set<String?>] = [:]
+        for p in rejected { if let row = p.row { reported[row, default: []].insert(p.key) } }
         var ids: [ObjectID] = []
         ids.reserveCapacity(rows.count)
-        for (row, values) in rows.enumerated() where !bad.contains(row) {
-            let found = try Self.problems(of: values, in: entity, batch, required: true)
-            if !found.isEmpty {
+        for (row, values) in rows.enumerated() {
+            let known = reported[row]
+            if known?.contains(nil) == true { continue }
+            let found = try Self.problems(of: values, in: entity, batch, required: true).filter {
+                known?.contains($0.key) != true
+            }
+            if !found.isEmpty || known != nil {
                 problems += found.map { BatchProblem(row: row, key: $0.key, reason: $0.reason) }
                 continue
             }

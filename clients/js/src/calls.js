@@ -20,6 +20,9 @@ export const METHODS = Object.freeze({
   'store/historyToken': { api: 'Client.historyToken', args: [] },
   'store/history': { api: 'Client.history', args: ['after'], options: ['limit', 'authors', 'entities'] },
   'store/purgeHistory': { api: 'Client.purgeHistory', args: ['before'], options: ['force'] },
+  'store/batchInsert': { api: 'Client.batchInsert', args: ['entity'], options: ['objects', 'keys', 'rows', 'returnIds'] },
+  'store/batchUpdate': { api: 'Client.batchUpdate', args: ['entity', 'values'], options: ['predicate', 'variables'] },
+  'store/batchDelete': { api: 'Client.batchDelete', args: ['entity'], options: ['ids', 'predicate', 'variables'] },
   'context/create': {
     api: 'Client.createContext', args: ['name'],
     options: ['parent', 'mergesChangesFromParent', 'mergePolicy', 'transactionAuthor', 'undo'],

@@ -169,6 +169,25 @@ export class Client extends EventEmitter {
     return this.request(...wire('store/purgeHistory', { before, force }));
   }
 
+  /**
+   * store/batchInsert: one transaction; every merging context takes it as one change cycle
+   * (protocol.md §5 "Batch requests"). options: {objects} (one values object per row) and/or
+   * the columnar {keys, rows}; {returnIds}.
+   */
+  batchInsert(entity, { objects, keys, rows, returnIds } = {}) {
+    return this.request(...wire('store/batchInsert', { entity, objects, keys, rows, returnIds }));
+  }
+
+  /** store/batchUpdate: `values` on every saved object the predicate matches. options: {predicate, variables}. */
+  batchUpdate(entity, values, { predicate, variables } = {}) {
+    return this.request(...wire('store/batchUpdate', { entity, values, predicate, variables }));
+  }
+
+  /** store/batchDelete, with the delete rules. options: {ids, predicate, variables}. */
+  batchDelete(entity, { ids, predicate, variables } = {}) {
+    return this.request(...wire('store/batchDelete', { entity, ids, predicate, variables }));
+  }
+
   /** context/create. options: {parent, mergesChangesFromParent, mergePolicy, transactionAuthor}. */
   async createContext(name, { parent, mergesChangesFromParent, mergePolicy, transactionAuthor, undo } = {}) {
     const result = await this.request(

@@ -54,6 +54,9 @@ from .wire_types import (
     RpcDiscoverResult,
     ServerEchoResult,
     ServerPingResult,
+    StoreBatchDeleteResult,
+    StoreBatchInsertResult,
+    StoreBatchUpdateResult,
     StoreCheckExternalChangesResult,
     StoreHistoryResult,
     StoreHistoryTokenResult,
@@ -71,6 +74,9 @@ REQUESTS: Dict[str, str] = {
     "server/ping": "server_ping",
     "server/echo": "server_echo",
     "store/open": "store_open",
+    "store/batchInsert": "store_batch_insert",
+    "store/batchUpdate": "store_batch_update",
+    "store/batchDelete": "store_batch_delete",
     "store/checkExternalChanges": "store_check_external_changes",
     "store/historyToken": "store_history_token",
     "store/history": "store_history",
@@ -163,6 +169,65 @@ class Calls:
         if history_token is not None:
             params["historyToken"] = history_token
         return Call("store/open", params)
+
+    @staticmethod
+    def store_batch_insert(entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None) -> Call[StoreBatchInsertResult]:
+        """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)
+
+        entity: The entity's name.
+        objects: One object of values per row, keyed as on the wire.
+        keys: The columnar form: the keys every row of rows gives, in order.
+        rows: The columnar form: one array of values per row, in keys order.
+        return_ids: Answer the new ids too (false by default).
+        """
+        params: Dict[str, Any] = {}
+        params["entity"] = entity
+        if objects is not None:
+            params["objects"] = objects
+        if keys is not None:
+            params["keys"] = keys
+        if rows is not None:
+            params["rows"] = rows
+        if return_ids is not None:
+            params["returnIds"] = return_ids
+        return Call("store/batchInsert", params)
+
+    @staticmethod
+    def store_batch_update(entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> Call[StoreBatchUpdateResult]:
+        """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)
+
+        entity: The entity's name.
+        values: The values every matching object takes, by key.
+        predicate: Which saved objects (§7); every object of the entity when absent.
+        variables: The predicate's $variables, as in a fetch request.
+        """
+        params: Dict[str, Any] = {}
+        params["entity"] = entity
+        params["values"] = values
+        if predicate is not None:
+            params["predicate"] = predicate
+        if variables is not None:
+            params["variables"] = variables
+        return Call("store/batchUpdate", params)
+
+    @staticmethod
+    def store_batch_delete(entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> Call[StoreBatchDeleteResult]:
+        """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)
+
+        entity: The entity's name.
+        ids: These objects (with a predicate: those of them it matches).
+        predicate: Which saved objects (§7); every object of the entity when absent.
+        variables: The predicate's $variables, as in a fetch request.
+        """
+        params: Dict[str, Any] = {}
+        params["entity"] = entity
+        if ids is not None:
+            params["ids"] = ids
+        if predicate is not None:
+            params["predicate"] = predicate
+        if variables is not None:
+            params["variables"] = variables
+        return Call("store/batchDelete", params)
 
     @staticmethod
     def store_check_external_changes() -> Call[StoreCheckExternalChangesResult]:
@@ -652,6 +717,37 @@ class SyncMethods:
         """
         return self.call(Calls.store_open(model, path=path, history_token=history_token))
 
+    def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None) -> StoreBatchInsertResult:
+        """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)
+
+        entity: The entity's name.
+        objects: One object of values per row, keyed as on the wire.
+        keys: The columnar form: the keys every row of rows gives, in order.
+        rows: The columnar form: one array of values per row, in keys order.
+        return_ids: Answer the new ids too (false by default).
+        """
+        return self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids))
+
+    def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchUpdateResult:
+        """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)
+
+        entity: The entity's name.
+        values: The values every matching object takes, by key.
+        predicate: Which saved objects (§7); every object of the entity when absent.
+        variables: The predicate's $variables, as in a fetch request.
+        """
+        return self.call(Calls.store_batch_update(entity, values, predicate=predicate, variables=variables))
+
+    def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchDeleteResult:
+        """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)
+
+        entity: The entity's name.
+        ids: These objects (with a predicate: those of them it matches).
+        predicate: Which saved objects (§7); every object of the entity when absent.
+        variables: The predicate's $variables, as in a fetch request.
+        """
+        return self.call(Calls.store_batch_delete(entity, ids=ids, predicate=predicate, variables=variables))
+
     def store_check_external_changes(self) -> StoreCheckExternalChangesResult:
         """Merges now what other processes committed since the last merge; their notifications come first. (``store/checkExternalChanges``)"""
         return self.call(Calls.store_check_external_changes())
@@ -966,6 +1062,37 @@ class AsyncMethods:
         history_token: Merging of other processes' commits continues after this token (one saved before a restart).
         """
         return await self.call(Calls.store_open(model, path=path, history_token=history_token))
+
+    async def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None) -> StoreBatchInsertResult:
+        """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)
+
+        entity: The entity's name.
+        objects: One object of values per row, keyed as on the wire.
+        keys: The columnar form: the keys every row of rows gives, in order.
+        rows: The columnar form: one array of values per row, in keys order.
+        return_ids: Answer the new ids too (false by default).
+        """
+        return await self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids))
+
+    async def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchUpdateResult:
+        """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)
+
+        entity: The entity's name.
+        values: The values every matching object takes, by key.
+        predicate: Which saved objects (§7); every object of the entity when absent.
+        variables: The predicate's $variables, as in a fetch request.
+        """
+        return await self.call(Calls.store_batch_update(entity, values, predicate=predicate, variables=variables))
+
+    async def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchDeleteResult:
+        """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)
+
+        entity: The entity's name.
+        ids: These objects (with a predicate: those of them it matches).
+        predicate: Which saved objects (§7); every object of the entity when absent.
+        variables: The predicate's $variables, as in a fetch request.
+        """
+        return await self.call(Calls.store_batch_delete(entity, ids=ids, predicate=predicate, variables=variables))
 
     async def store_check_external_changes(self) -> StoreCheckExternalChangesResult:
         """Merges now what other processes committed since the last merge; their notifications come first. (``store/checkExternalChanges``)"""

@@ -187,6 +187,59 @@ class StoreOpenResult(TypedDict):
     migrated: bool
 
 
+class _StoreBatchInsertParamsRequired(TypedDict):
+    entity: str
+
+
+class StoreBatchInsertParams(_StoreBatchInsertParamsRequired, total=False):
+    """Params of store/batchInsert."""
+    objects: List[Dict[str, Any]]
+    keys: List[str]
+    rows: List[List[Any]]
+    returnIds: bool
+
+
+class _StoreBatchInsertResultRequired(TypedDict):
+    count: int
+
+
+class StoreBatchInsertResult(_StoreBatchInsertResultRequired, total=False):
+    """Result of store/batchInsert."""
+    ids: List[ObjectID]
+
+
+class _StoreBatchUpdateParamsRequired(TypedDict):
+    entity: str
+    values: Dict[str, Any]
+
+
+class StoreBatchUpdateParams(_StoreBatchUpdateParamsRequired, total=False):
+    """Params of store/batchUpdate."""
+    predicate: str
+    variables: Dict[str, Any]
+
+
+class StoreBatchUpdateResult(TypedDict):
+    """Result of store/batchUpdate."""
+    count: int
+
+
+class _StoreBatchDeleteParamsRequired(TypedDict):
+    entity: str
+
+
+class StoreBatchDeleteParams(_StoreBatchDeleteParamsRequired, total=False):
+    """Params of store/batchDelete."""
+    ids: List[ObjectID]
+    predicate: str
+    variables: Dict[str, Any]
+
+
+class StoreBatchDeleteResult(TypedDict):
+    """Result of store/batchDelete."""
+    count: int
+
+
 class StoreCheckExternalChangesResult(TypedDict):
     """Result of store/checkExternalChanges."""
     merged: int
@@ -828,6 +881,12 @@ __all__ = [
     "ServerPingResult",
     "SortDescriptor",
     "SortDescriptorComparator",
+    "StoreBatchDeleteParams",
+    "StoreBatchDeleteResult",
+    "StoreBatchInsertParams",
+    "StoreBatchInsertResult",
+    "StoreBatchUpdateParams",
+    "StoreBatchUpdateResult",
     "StoreCheckExternalChangesResult",
     "StoreDidChangeExternallyParams",
     "StoreDidChangeExternallyParamsInvalidItem",
