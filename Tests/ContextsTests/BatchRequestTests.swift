@@ -26,6 +26,20 @@ import Testing
         #expect(sets.first?.changes.map(\.id) == [ids[0], ids[1], group])
     }
 
+    /// Rows that set a to-many relationship go through staging: both sides stay in step.
+    @Test func insertKeepsManyToManyInverses() throws {
+        let (graph, recorder) = try Fixture.graph()
+        let main = try graph.context(ObjectGraph.mainContext)
+        let tag = try main.insert("Tag", ["label": .string("t")])
+        try main.save()
+        _ = recorder.take()
+        let ids = try graph.batchInsert(
+            "Contact", rows: [["name": .string("Ann"), "tags": .objects([tag])], ["name": .string("Bob")]])
+        #expect(try main.object(tag)?["contacts"] == .objects([ids[0]]))
+        #expect(try graph.store.read(tag)?.values["contacts"] == .objects([ids[0]]))
+        #expect(recorder.take().map(\.reason) == [.batch])
+    }
+
     @Test func everyProblemIsListedByRowAndKeyAndNothingIsWritten() throws {
         let (graph, recorder) = try Fixture.graph()
         let error = engineError {

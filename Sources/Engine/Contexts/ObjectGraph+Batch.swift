@@ -33,6 +33,7 @@ extension ObjectGraph {
     {
         let entity = try batchEntity(entityName)
         let batch = batchContext()
+        if rejected.isEmpty, let ids = try insertDirectly(entity, rows, batch) { return ids }
         var problems = rejected
         // A rejected row is still checked, except for the keys already reported (a row
         // rejected as a whole, without a key, is not).
@@ -115,6 +116,65 @@ extension ObjectGraph {
     }
 
     // MARK: Parts
+
+    /// The common bulk load, rows of attributes and to-one references whose other side is a
+    /// derived to-many (nothing else to keep in step): written without staging each object
+    /// in the transient context, and read back by the merging roots from what was written.
+    /// Nil when a row sets another relationship (the general path then); `validation` as
+    /// there.
+    private func insertDirectly(_ entity: Entity, _ rows: [Snapshot], _ view: Context) throws(EngineError)
+        -> [ObjectID]?
+    {
+        let simple = Set(store.model.referencingRelationships(of: entity.name).map(\.name))
+        for r in entity.relationships where !simple.contains(r.name) {
+            if rows.contains(where: { $0[r.name] != nil }) { return nil }
+        }
+        var problems: [BatchProblem] = []
+        for (row, values) in rows.enumerated() {
+            for p in try Self.problems(of: values, in: entity, view, required: true) {
+                problems.append(BatchProblem(row: row, key: p.key, reason: p.reason))
+            }
+        }
+        try Self.refuse(problems, "rows")
+        var written = StoreBatch()
+        written.inserts.reserveCapacity(rows.count)
+        var known: [ObjectID: StoredObject] = Dictionary(minimumCapacity: rows.count)
+        for values in rows {
+            var full = Snapshot(minimumCapacity: entity.attributes.count + entity.relationships.count)
+            for a in entity.attributes { full[a.name] = values[a.name] ?? a.defaultValue ?? .null }
+            for r in entity.relationships { full[r.name] = r.toMany ? .objects([]) : values[r.name] ?? .null }
+            let id = try store.reserveID(for: entity.name)
+            written.inserts.append((id, full))
+            // A new row's version is 1; nothing refers to it yet.
+            known[id] = StoredObject(values: full, version: 1)
+        }
+        try writeMerged(written, known: known)
+        return written.inserts.map(\.0)
+    }
+
+    /// Writes `batch` in one transaction and has every merging root take it as one cycle
+    /// (reason `batch`), as a root's save does for the others (Context+Save.swift).
+    private func writeMerged(_ batch: StoreBatch, known: [ObjectID: StoredObject]) throws(EngineError) {
+        let mergers = roots.filter(\.mergesChangesFromParent)
+        try store.beginWrite(author: nil)
+        do throws(EngineError) {
+            for r in mergers {
+                for (id, values) in batch.inserts {
+                    r.noteNew(id)
+                    // A new object joins the one-to-many sides it points at.
+                    for t in r.referencedTargets(values, of: id.entity) { try r.noteCurrent(t) }
+                }
+            }
+            try store.write(batch)
+            try store.commitWrite()
+        } catch {
+            store.rollbackWrite()
+            throw error
+        }
+        store.justWritten = known
+        defer { store.justWritten = nil }
+        for r in mergers { r.processPendingChanges(.batch) }
+    }
 
     private func batchEntity(_ name: String) throws(EngineError) -> Entity {
         guard let entity = store.model.entity(name) else {

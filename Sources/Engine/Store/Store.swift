@@ -12,6 +12,10 @@ import SQLite
 public struct StoredObject: Equatable, Sendable {
     public var values: Snapshot
     public var version: Int64
+    public init(values: Snapshot, version: Int64) {
+        self.values = values
+        self.version = version
+    }
 }
 
 /// What a root save writes, in one transaction.
@@ -74,6 +78,9 @@ public final class Store {
     static let recordsHistory = getenv("FETCHD_BENCH_NO_HISTORY") == nil
     /// While set, reads answer as the store was before the merged transactions (PriorView.swift).
     public var overlay: [ObjectID: StoredObject?]? = nil
+    /// While set, rows this store has just written, as a read returns them: the contexts
+    /// taking a batch insert in read them without a query each.
+    public var justWritten: [ObjectID: StoredObject]? = nil
 
     /// Opens (or creates) the store at `path` for `model`. `configure` runs on the new
     /// connection before any query: the place to register SQL functions and collations.
@@ -162,6 +169,7 @@ public final class Store {
     }
 
     func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject? {
+        if let known = justWritten?[id] { return known }
         guard let t = tables[id.entity] else { return nil }
         let db = try connection
         do {
@@ -246,6 +254,7 @@ public final class Store {
                         .run([txn, .text(r.entity), .integer(r.first), r.last == r.first ? .null : .integer(r.last)])
                     run = nil
                 }
+                let rebuilt = try dropIndexesForBulkInserts(db, batch.inserts)
                 // Up to 32 rows of one entity per statement: AUTOINCREMENT's bookkeeping is per
                 // statement, not per row.
                 var k = 0
@@ -288,6 +297,7 @@ public final class Store {
                     k = end
                 }
                 try flushRun()
+                for e in rebuilt { for sql in Schema.indexes(e) { try db.execute(sql) } }
                 for (id, values) in batch.updates {
                     let t = try table(id)
                     let s = try db.prepare(t.update)
@@ -324,6 +334,34 @@ public final class Store {
             throw Self.storeError(error, "the save was not written")
         }
     }
+
+    /// Entities that get at least as many new rows as they hold (and many): their indexes
+    /// are dropped before the rows go in and built again after, in the same transaction. One
+    /// sort of the whole table costs less than as many random index insertions; a reader
+    /// never sees the store without them.
+    private func dropIndexesForBulkInserts(_ db: Connection, _ inserts: [(ObjectID, Snapshot)]) throws -> [Entity] {
+        guard inserts.count >= Self.bulkIndexRebuild else { return [] }
+        var counts: [String: Int] = [:]
+        for (id, _) in inserts { counts[id.entity, default: 0] += 1 }
+        var out: [Entity] = []
+        for (name, n) in counts.sorted(by: { $0.key < $1.key }) where n >= Self.bulkIndexRebuild {
+            guard let t = tables[name], !Schema.indexes(t.entity).isEmpty else { continue }
+            let s = try db.prepare("SELECT count(*) FROM \(SchemaNaming.quoted(name))")
+            _ = try s.step()
+            let held = Int(s.int64(0))
+            s.reset()
+            guard n >= held else { continue }
+            for a in t.entity.attributes where a.indexed { try db.execute(Schema.dropIndex(name, a.name)) }
+            for r in t.entity.relationships where SchemaNaming.hasColumn(r) {
+                try db.execute(Schema.dropIndex(name, r.name))
+            }
+            out.append(t.entity)
+        }
+        return out
+    }
+
+    /// How many new rows of one entity make rebuilding its indexes worth it.
+    static let bulkIndexRebuild = 20_000
 
     private func table(_ id: ObjectID) throws(EngineError) -> EntityTable {
         guard let t = tables[id.entity] else {

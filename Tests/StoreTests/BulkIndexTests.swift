@@ -1,0 +1,73 @@
+import Model
+import SQLite
+import Store
+import TestSupport
+import Testing
+
+/// A bulk insert at least as large as the table rebuilds the entity's indexes after the rows
+/// go in (Store.write): they are all there afterwards, with every row in them, and a write
+/// that fails leaves the store, indexes included, as it was.
+@Suite struct BulkIndexTests {
+    static let model = ObjectModel(entities: [
+        Entity(
+            name: "Item",
+            attributes: [Attribute(name: "k", type: .integer, indexed: true), Attribute(name: "s", type: .string)],
+            relationships: [Relationship(name: "box", destination: "Box", toMany: false, inverse: "items")]),
+        Entity(
+            name: "Box", attributes: [Attribute(name: "n", type: .integer)],
+            relationships: [Relationship(name: "items", destination: "Item", toMany: true, inverse: "box")]),
+    ])
+
+    static func indexes(_ db: Connection) throws -> [String] {
+        let s = try db.prepareUncached(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Item' AND name LIKE '\\_idx%' ESCAPE '\\' ORDER BY name"
+        )
+        var out: [String] = []
+        while try s.step() { out.append(s.text(0)) }
+        return out
+    }
+
+    @Test func indexesAreRebuiltWithEveryRow() throws {
+        let dir = TempDir()
+        let store = try Store.open(path: dir.file("bulk.sqlite"), model: Self.model)
+        let db = try store.connection
+        let before = try Self.indexes(db)
+        #expect(before.count == 2)
+        var batch = StoreBatch()
+        for i in 0..<25_000 {
+            batch.inserts.append(
+                (
+                    try store.reserveID(for: "Item"),
+                    ["k": .integer(Int64((i * 7919) % 25_000)), "s": .string("x"), "box": .null]
+                ))
+        }
+        try store.write(batch)
+        #expect(try Self.indexes(db) == before)
+        let check = try db.prepareUncached("SELECT count(*) FROM \"Item\" INDEXED BY \"_idx_Item_k\" WHERE \"k\" >= 0")
+        _ = try check.step()
+        #expect(check.int64(0) == 25_000)
+        check.reset()
+        let integrity = try db.prepareUncached("PRAGMA integrity_check")
+        _ = try integrity.step()
+        #expect(integrity.text(0) == "ok")
+    }
+
+    @Test func aFailedBulkWriteLeavesTheIndexes() throws {
+        let dir = TempDir()
+        let store = try Store.open(path: dir.file("bulk.sqlite"), model: Self.model)
+        let db = try store.connection
+        var batch = StoreBatch()
+        for _ in 0..<25_000 {
+            batch.inserts.append((try store.reserveID(for: "Item"), ["k": .integer(1), "s": .string("x")]))
+        }
+        // A reference to a box that does not exist: the foreign key fails at commit.
+        batch.inserts.append(
+            (
+                try store.reserveID(for: "Item"),
+                ["k": .integer(1), "s": .string("x"), "box": .object(ObjectID(entity: "Box", number: 5))]
+            ))
+        #expect(throws: EngineError.self) { try store.write(batch) }
+        #expect(try Self.indexes(db).count == 2)
+        #expect(try store.count(entity: "Item", filter: nil) == 0)
+    }
+}
