@@ -86,3 +86,41 @@ import Testing
         }
     }
 }
+
+/// A keyed fetch over 10k unsaved changes against the same fetch of the saved state, 1M rows
+/// (FETCHD_BENCH=1, release): the overlay's cost (Context+Fetch.swift). Best of three each.
+@Suite(.serialized, .enabled(if: getenvString("FETCHD_BENCH") == "1")) struct UnsavedFetchBenchmarkTests {
+    @Test func fetchOverTenThousandUnsavedChanges() throws {
+        let n = StoreBenchmarkTests.sizes.max() ?? 1_000_000
+        var rng = SeededRandom(seed: 78)
+        let store = try SetRequestBenchmarkTests.store(n: n)
+        let graph = ObjectGraph(store: store)
+        let main = try graph.context(ObjectGraph.mainContext)
+        let compiled = try RequestCompiler(model: SetRequestBenchmarkTests.model).compile(
+            FetchRequest(entity: "Item", sortDescriptors: [SortDescriptor(key: "value")]))
+        let c = FetchedResultsController(
+            name: "items", source: main, request: compiled, model: SetRequestBenchmarkTests.model)
+        func best() throws -> Double {
+            var b = Double.infinity
+            for _ in 0..<3 {
+                let t = BenchmarkTests.now()
+                try c.performFetch()
+                b = min(b, BenchmarkTests.now() - t)
+            }
+            return b
+        }
+        let saved = try best()
+        for _ in 0..<10_000 {
+            try main.update(
+                ObjectID(entity: "Item", number: Int64(1 + rng.int(0..<n))),
+                ["value": .integer(Int64(rng.int(0..<1_000_000_000)))])
+        }
+        graph.processPendingChanges()
+        let unsaved = try best()
+        for _ in 0..<(Int(getenvString("FETCHD_BENCH_REPEAT") ?? "") ?? 0) { try c.performFetch() }
+        #expect(c.count == n)
+        BenchmarkTests.report(
+            "n=\(n) performFetch over 10k unsaved changes \(BenchmarkTests.fmt(unsaved * 1000)) ms vs saved \(BenchmarkTests.fmt(saved * 1000)) ms: \(BenchmarkTests.fmt(unsaved / saved))x"
+        )
+    }
+}

@@ -80,7 +80,6 @@ extension Context {
         }
         var fromMemory: [(Int64, SortKey)] = []
         try evaluate(overlay, of: table.name, filter: filter, ordering: ordering) { fromMemory.append(($0, $1)) }
-        fromMemory.sort { KeyMerge.before(ordering, $0.0, $0.1, $1.0, $1.1) }
         let first = max(0, offset)
         let end = limit.map { first + max(0, $0) } ?? Int.max
         var merge = KeyMerge(memory: fromMemory, ordering: ordering, first: first, end: end)

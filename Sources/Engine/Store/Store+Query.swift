@@ -24,9 +24,10 @@ extension Store {
             let s = try db.prepare("SELECT \(Self.primaryKey("t")) FROM \(table) AS t\(whereSQL)")
             defer { s.reset() }
             try s.bind(bindings.map(ValueEncoding.sql))
+            let skip = NumberSet(skipped)
             var n = 0
             while try s.step() {
-                if !skipped.contains(s.int64(0)) { n += 1 }
+                if !skip.contains(s.int64(0)) { n += 1 }
             }
             return n
         } catch { throw Self.storeError(error, "query failed") }
@@ -62,12 +63,13 @@ extension Store {
             let s = try connection.prepare(sql)
             defer { s.reset() }
             try s.bind(bindings.map(ValueEncoding.sql))
+            let skip = NumberSet(skipped)
             if let ordering, !keyColumns.isEmpty {
-                try Self.scan(s, ordering, width: keyColumns.count, skipping: skipped, body)
+                try Self.scan(s, ordering, width: keyColumns.count, skipping: skip, body)
             } else {
                 while try s.step() {
                     let number = s.int64(0)
-                    if !skipped.contains(number) { body(number, []) }
+                    if !skip.contains(number) { body(number, []) }
                 }
             }
         } catch { throw Self.storeError(error, "query failed") }
@@ -77,7 +79,7 @@ extension Store {
     /// `row`, its key decoded by `ordering` into one reused buffer. Generic so the ordering
     /// is opened once here, not copied out of its existential box per row.
     private static func scan<O: ObjectOrdering>(
-        _ s: Statement, _ ordering: O, width: Int, skipping skipped: Set<Int64>,
+        _ s: Statement, _ ordering: O, width: Int, skipping skipped: NumberSet,
         _ row: (Int64, SortKey) -> Void
     ) throws(SQLiteError) {
         var key = SortKey(repeating: .null, count: width)
