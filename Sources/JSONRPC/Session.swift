@@ -22,6 +22,9 @@ public final class Session {
     /// is handled, and every frame written: how `--record` captures a session.
     public var onReceive: ((FrameDecoder.Event) -> Void)?
     public var onWrite: ((Frame, Framing) -> Void)?
+    /// Called after the frames one input (or one idle check) caused were emitted: a
+    /// transport that buffers frames writes them out then (StdioTransport).
+    public var onFlush: (() -> Void)?
 
     /// The bytes of the header behind the current malformed-header event (see FrameDecoder).
     public var rejectedHeader: [UInt8] { decoder.rejectedHeader }
@@ -83,6 +86,7 @@ public final class Session {
             onWrite?(frame, encoder.framing)
             emit(frame)
         }
+        if !outgoing.isEmpty { onFlush?() }
     }
 
     /// One top-level message: parse, dispatch, close the cycle. Public for in-process tests.

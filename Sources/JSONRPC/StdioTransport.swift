@@ -4,7 +4,8 @@ import Logging
     import Glibc
 #endif
 
-/// Runs a Session over file descriptors: large blocking reads, each frame out in one write(2).
+/// Runs a Session over file descriptors: large blocking reads; what one message causes (a
+/// big cycle's notifications and the response) goes out in one write(2), or one per MiB.
 /// Single-threaded on purpose: same input bytes, same output bytes.
 public struct StdioTransport {
     public enum EndReason: Equatable, Sendable {
@@ -42,8 +43,23 @@ public struct StdioTransport {
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 16)
         defer { scratch.deallocate() }
         var outputClosed = false
+        // Frames gather here until the session has emitted all that one message caused: a
+        // syscall per frame would cost more than encoding a small notification.
+        var pending: [UInt8] = []
+        pending.reserveCapacity(1 << 16)
+        let flush = {
+            guard !pending.isEmpty else { return }
+            if !outputClosed, !self.writeAll(Frame(bytes: pending, offset: 0)) { outputClosed = true }
+            pending.removeAll(keepingCapacity: true)
+        }
         let emit: (Frame) -> Void = { frame in
-            if !outputClosed, !self.writeAll(frame) { outputClosed = true }
+            pending.append(contentsOf: frame.contents)
+            if pending.count >= 1 << 20 { flush() }
+        }
+        session.onFlush = flush
+        defer {
+            flush()
+            session.onFlush = nil
         }
         while true {
             if let wait = session.handler.idleIntervalMilliseconds,
