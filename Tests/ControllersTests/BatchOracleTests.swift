@@ -2,6 +2,7 @@ import Contexts
 import Model
 import Predicates
 import Store
+import TestSupport
 import Testing
 
 @testable import Controllers
@@ -102,5 +103,68 @@ import Testing
             }
         }
         #expect(stats.inserted > 20 && stats.updated > 20 && stats.deleted > 5 && stats.refused > 2, "\(stats)")
+    }
+
+    /// Another process's batches reach this one through the history: each batch's rows are
+    /// recorded (old values too) as a save records them, so a merge of external changes
+    /// brings every controller here to a fresh fetch's answer.
+    @Test(arguments: [UInt64(44), 45])
+    func anotherProcesssBatchesMergeExactly(seed: UInt64) throws {
+        var rng = SeededRandom(seed: seed)
+        let dir = TempDir()
+        let file = dir.file("shared.sqlite")
+        let open = { () throws in ObjectGraph(store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) }) }
+        let here = try open()
+        let there = try open()
+        let main = try here.context(ObjectGraph.mainContext)
+        for _ in 0..<4 {
+            _ = try main.insert("Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))])
+        }
+        let authors = try main.fetch(entity: "Author")
+        for _ in 0..<30 { _ = try main.insert("Book", ContextOracleTests.bookValues(&rng, authors: authors)) }
+        try main.save()
+        here.processPendingChanges()
+        let compiler = RequestCompiler(model: Library.model)
+        let harnesses = try ContextOracleTests.specs.filter { $0.context == "main" }.map {
+            try ContextOracleTests.Harness($0, here, compiler)
+        }
+        here.onChangeSet = { changeSet in
+            for h in harnesses where h.context.name == changeSet.context {
+                do { try h.mirror.apply(h.controller.apply(changeSet)) { h.context.snapshot(of: $0) } } catch {
+                    Issue.record("seed \(seed) \(h.spec.name): \(error)")
+                }
+            }
+        }
+        let thereCompiler = RequestCompiler(model: Library.model)
+        for step in 0..<iterations(default: 40) {
+            if rng.chance(0.4) {
+                for _ in 0..<rng.int(1..<3) { try? ContextOracleTests.mutate(main, &rng) }
+                here.processPendingChanges()
+            }
+            switch rng.int(0..<3) {
+            case 0:
+                let rows = (0..<rng.int(1..<5)).map { _ in ContextOracleTests.bookValues(&rng, authors: authors) }
+                try there.batchInsert("Book", rows: rows)
+            case 1:
+                let key = ["title", "price", "year", "flag", "author"][rng.int(0..<5)]
+                let text = ["year == 2001", "price > 15", "flag == YES"][rng.int(0..<3)]
+                try there.batchUpdate(
+                    "Book", filter: try thereCompiler.compile(FetchRequest(entity: "Book", predicate: text)).filter,
+                    values: [key: ContextOracleTests.bookValues(&rng, authors: authors)[key]!])
+            default:
+                let text = "price > 27 OR year == \(2000 + rng.int(0..<5))"
+                try there.batchDelete(
+                    "Book", filter: try thereCompiler.compile(FetchRequest(entity: "Book", predicate: text)).filter,
+                    ids: nil)
+            }
+            try here.mergeExternalChanges()
+            for h in harnesses {
+                let fresh = try h.fresh()
+                guard h.mirror == fresh else {
+                    Issue.record("seed \(seed) step \(step) \(h.spec.name): the mirror differs from a fresh fetch")
+                    return
+                }
+            }
+        }
     }
 }

@@ -68,6 +68,7 @@ extension ObjectGraph {
         let batch = batchContext()
         let found = try Self.problems(of: values, in: entity, batch, required: false)
         try Self.refuse(found.map { BatchProblem(key: $0.key, reason: $0.reason) }, "values")
+        if let n = try updateDirectly(entity, filter, values) { return n }
         let ids = try matching(entity, filter)
         for id in ids { try batch.update(id, values) }
         try batch.save()
@@ -98,6 +99,7 @@ extension ObjectGraph {
                 }
             }
         } else {
+            if let n = try deleteDirectly(entity, filter) { return n }
             targets = try matching(entity, filter)
         }
         var seen = Set<ObjectID>()
@@ -138,7 +140,7 @@ extension ObjectGraph {
         try Self.refuse(problems, "rows")
         var written = StoreBatch()
         written.inserts.reserveCapacity(rows.count)
-        var known: [ObjectID: StoredObject] = Dictionary(minimumCapacity: rows.count)
+        var known: [ObjectID: StoredObject?] = Dictionary(minimumCapacity: rows.count)
         for values in rows {
             var full = Snapshot(minimumCapacity: entity.attributes.count + entity.relationships.count)
             for a in entity.attributes { full[a.name] = values[a.name] ?? a.defaultValue ?? .null }
@@ -152,9 +154,92 @@ extension ObjectGraph {
         return written.inserts.map(\.0)
     }
 
+    /// A batch update of attributes and simple to-one references on an entity that keeps
+    /// everything in its row, set-based (Store+BulkWrite.swift); nil otherwise.
+    private func updateDirectly(_ entity: Entity, _ filter: (any ObjectFilter)?, _ values: Snapshot)
+        throws(EngineError) -> Int?
+    {
+        let simple = Set(store.model.referencingRelationships(of: entity.name).map(\.name))
+        guard store.isSingleRow(entity.name),
+            values.keys.allSatisfy({ entity.attribute($0) != nil || simple.contains($0) })
+        else { return nil }
+        return try writeMatching(entity, filter) { prior in
+            var next = prior
+            for (key, value) in values { next.values[key] = value }
+            guard next.values != prior.values else { return .some(prior) }
+            next.version += 1
+            return next
+        } write: { () throws(EngineError) in
+            try store.updateMatching(entity: entity.name, filter: filter, values: values)
+        }
+    }
+
+    /// A batch delete (by predicate) on an entity whose only relationships are to-one
+    /// references with a derived other side that neither cascade nor deny, set-based; nil
+    /// otherwise.
+    private func deleteDirectly(_ entity: Entity, _ filter: (any ObjectFilter)?) throws(EngineError) -> Int? {
+        // Only to-one references whose other side is derived: nothing else points here.
+        let simple = Set(store.model.referencingRelationships(of: entity.name).map(\.name))
+        guard
+            entity.relationships.allSatisfy({
+                simple.contains($0.name) && $0.deleteRule != .cascade && $0.deleteRule != .deny
+            })
+        else { return nil }
+        return try writeMatching(entity, filter) { _ in
+            nil
+        } write: { () throws(EngineError) in
+            try store.deleteMatching(entity: entity.name, filter: filter)
+        }
+    }
+
+    /// Under the write lock: reads the matching rows, has every merging root note them
+    /// (reading them from what was read) with what `next` makes of each (nil: deleted),
+    /// runs `write`, commits, and lets the roots take the rows that changed as one cycle.
+    /// Returns how many rows matched.
+    private func writeMatching(
+        _ entity: Entity, _ filter: (any ObjectFilter)?, next: (StoredObject) -> StoredObject?,
+        write: () throws(EngineError) -> Void
+    ) throws(EngineError) -> Int {
+        let mergers = roots.filter(\.mergesChangesFromParent)
+        try store.beginWrite(author: nil)
+        var after: [ObjectID: StoredObject?] = [:]
+        var changed: [ObjectID] = []
+        let matched: Int
+        do throws(EngineError) {
+            let prior = try store.readMatching(entity: entity.name, filter: filter)
+            matched = prior.count
+            var before: [ObjectID: StoredObject?] = Dictionary(minimumCapacity: prior.count)
+            after.reserveCapacity(prior.count)
+            for (id, row) in prior {
+                let n = next(row)
+                guard n != row else { continue }
+                before[id] = row
+                after[id] = n
+                changed.append(id)
+            }
+            store.justWritten = before
+            defer { store.justWritten = nil }
+            for r in mergers {
+                for id in changed { try r.noteCurrent(id, next: after[id]??.values) }
+            }
+            try write()
+            try store.commitWrite()
+        } catch {
+            store.rollbackWrite()
+            throw error
+        }
+        store.justWritten = after
+        defer { store.justWritten = nil }
+        for r in mergers {
+            try r.rebase(on: changed)
+            r.processPendingChanges(.batch)
+        }
+        return matched
+    }
+
     /// Writes `batch` in one transaction and has every merging root take it as one cycle
     /// (reason `batch`), as a root's save does for the others (Context+Save.swift).
-    private func writeMerged(_ batch: StoreBatch, known: [ObjectID: StoredObject]) throws(EngineError) {
+    private func writeMerged(_ batch: StoreBatch, known: [ObjectID: StoredObject?]) throws(EngineError) {
         let mergers = roots.filter(\.mergesChangesFromParent)
         try store.beginWrite(author: nil)
         do throws(EngineError) {

@@ -1,0 +1,125 @@
+import Model
+import Predicates
+import SQLite
+
+/// Set-based writes for batch requests on entities whose rows are all their state (no
+/// to-many relationship, so no join rows and nothing derived to read per row): one
+/// statement reads the matching rows, one records them in the history with their old
+/// values, one changes them. What a save writes row by row, for the whole set at once.
+extension Store {
+    /// Whether `entity` keeps everything in its own row.
+    public func isSingleRow(_ entity: String) -> Bool {
+        tables[entity].map { $0.entity.relationships.allSatisfy { !$0.toMany } } ?? false
+    }
+
+    /// The saved rows of a single-row entity that `filter` matches (all without one), by id number.
+    public func readMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) -> [(
+        ObjectID, StoredObject
+    )] {
+        let t = try singleRowTable(entity)
+        let (whereSQL, bindings) = Self.whereClause(filter)
+        let q = SchemaNaming.quoted
+        let columns =
+            ([SchemaNaming.primaryKey, SchemaNaming.version] + t.attributes.map(\.name) + t.toOne.map(\.name))
+            .map { "t.\(q($0))" }.joined(separator: ", ")
+        var out: [(ObjectID, StoredObject)] = []
+        do {
+            let s = try connection.prepare(
+                "SELECT \(columns) FROM \(q(entity)) AS t\(whereSQL) ORDER BY t.\(q(SchemaNaming.primaryKey))")
+            defer { s.reset() }
+            try s.bind(bindings.map(ValueEncoding.sql))
+            while try s.step() {
+                var values: Snapshot = Dictionary(minimumCapacity: t.attributes.count + t.toOne.count)
+                var column: Int32 = 2
+                for a in t.attributes {
+                    values[a.name] = ValueEncoding.value(s.value(column), as: a.type)
+                    column += 1
+                }
+                for r in t.toOne {
+                    values[r.name] = ValueEncoding.reference(s.value(column), to: r.destination)
+                    column += 1
+                }
+                out.append(
+                    (ObjectID(entity: entity, number: s.int64(0)), StoredObject(values: values, version: s.int64(1))))
+            }
+        } catch { throw Self.storeError(error, "query failed") }
+        return out
+    }
+
+    /// Inside the open write transaction: `values` (attributes and to-one references) on
+    /// every row `filter` matches that does not hold them already, each recorded in the
+    /// history as a save records an update, its version up by one.
+    public func updateMatching(entity: String, filter: (any ObjectFilter)?, values: Snapshot) throws(EngineError) {
+        let t = try singleRowTable(entity)
+        let q = SchemaNaming.quoted
+        let set = (t.attributes.map(\.name) + t.toOne.map(\.name)).filter { values[$0] != nil }
+        guard !set.isEmpty else { return }
+        let setValues = set.map { ValueEncoding.sql(values[$0]!) }
+        let (whereSQL, filterBindings) = Self.whereClause(filter)
+        // Only the rows the values change, as a save writes only what changed.
+        let differs = "(" + set.map { "t.\(q($0)) IS NOT ?" }.joined(separator: " OR ") + ")"
+        let condition = whereSQL.isEmpty ? " WHERE \(differs)" : "\(whereSQL) AND \(differs)"
+        let filterSQL = filterBindings.map(ValueEncoding.sql)
+        do {
+            let db = try connection
+            if Self.recordsHistory {
+                let keys =
+                    "rtrim("
+                    + set.map { "iif(t.\(q($0)) IS NOT ?, \(HistorySchema.literal($0 + ",")), '')" }
+                    .joined(separator: " || ") + ", ',')"
+                try db.prepare(
+                    "INSERT INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, keys, version, old) "
+                        + "SELECT ?, \(HistorySchema.literal(entity)), t.\(q(SchemaNaming.primaryKey)), 'U', \(keys), "
+                        + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(entity)) AS t\(condition)"
+                )
+                .run([.integer(try writingToken())] + setValues + filterSQL + setValues)
+            }
+            let assignments =
+                set.map { "\(q($0)) = ?" } + ["\(q(SchemaNaming.version)) = t.\(q(SchemaNaming.version)) + 1"]
+            try db.prepare("UPDATE \(q(entity)) AS t SET \(assignments.joined(separator: ", "))\(condition)")
+                .run(setValues + filterSQL + setValues)
+        } catch let e as EngineError {
+            throw e
+        } catch { throw Self.storeError(error, "the batch was not written") }
+    }
+
+    /// Inside the open write transaction: deletes every row `filter` matches, each recorded
+    /// in the history as a save records a delete.
+    public func deleteMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) {
+        _ = try singleRowTable(entity)
+        let q = SchemaNaming.quoted
+        let (whereSQL, filterBindings) = Self.whereClause(filter)
+        let bindings = filterBindings.map(ValueEncoding.sql)
+        do {
+            let db = try connection
+            if Self.recordsHistory, let t = tables[entity] {
+                try db.prepare(
+                    "INSERT INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, version, old) "
+                        + "SELECT ?, \(HistorySchema.literal(entity)), t.\(q(SchemaNaming.primaryKey)), 'D', "
+                        + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(entity)) AS t\(whereSQL)"
+                )
+                .run([.integer(try writingToken())] + bindings)
+            }
+            try db.prepare("DELETE FROM \(q(entity)) AS t\(whereSQL)").run(bindings)
+        } catch let e as EngineError {
+            throw e
+        } catch { throw Self.storeError(error, "the batch was not written") }
+    }
+
+    private func singleRowTable(_ entity: String) throws(EngineError) -> EntityTable {
+        guard let t = tables[entity] else {
+            throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
+        }
+        guard isSingleRow(entity) else {
+            throw EngineError(.invalidValue, "\(entity) has to-many relationships", [("entity", .string(entity))])
+        }
+        return t
+    }
+
+    private func writingToken() throws(EngineError) -> Int64 {
+        guard let token = writeToken else {
+            throw EngineError(.storeError, "no write transaction is open", [])
+        }
+        return token
+    }
+}
