@@ -113,12 +113,15 @@ import Testing
         var rng = SeededRandom(seed: seed)
         let dir = TempDir()
         let file = dir.file("shared.sqlite")
-        let open = { () throws in ObjectGraph(store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) }) }
+        let open = { () throws in
+            ObjectGraph(store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
+        }
         let here = try open()
         let there = try open()
         let main = try here.context(ObjectGraph.mainContext)
         for _ in 0..<4 {
-            _ = try main.insert("Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))])
+            _ = try main.insert(
+                "Author", ["name": .string(Library.names[rng.int(0..<6)]), "rank": .integer(Int64(rng.int(0..<10)))])
         }
         let authors = try main.fetch(entity: "Author")
         for _ in 0..<30 { _ = try main.insert("Book", ContextOracleTests.bookValues(&rng, authors: authors)) }
