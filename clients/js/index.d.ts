@@ -453,10 +453,11 @@ export interface ControllerCreateParams {
   request: FetchRequest;
   /** Sections by this key path's value. */
   sectionNameKeyPath?: string;
-  /** What change notifications carry: every value (absent), {keys} or {objects: false} (ids only). */
+  /** What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); mode "difference" sends one controller/didChange per cycle. */
   notify?: {
     keys?: string[];
     objects?: boolean;
+    mode?: "rows" | "difference";
   };
 }
 export interface ControllerCreateResult {
@@ -582,6 +583,35 @@ export interface ControllerDidChangeContentParams {
   /** A controller's name. */
   controller: string;
 }
+/** controller/didChange: A whole change cycle in one message (notify mode "difference", protocol.md §10.8). */
+export interface ControllerDidChangeParams {
+  /** A controller's name. */
+  controller: string;
+  /** Sections deleted and inserted. */
+  sections: {
+    /** OLD indexes, highest first. */
+    deleted: number[];
+    /** NEW indexes, lowest first. */
+    inserted: Array<{
+      index: number;
+      section: SectionInfo;
+    }>;
+  };
+  /** Runs of deleted OLD rows, highest first. */
+  deleted: Array<number[]>;
+  /** Runs of inserted NEW rows, lowest first. */
+  inserted: Array<number[]>;
+  /** [oldSection, oldRow, newSection, newRow] per move, by NEW position. */
+  moved: Array<number[]>;
+  /** Runs of updated rows at their NEW positions, lowest first. */
+  updated: Array<number[]>;
+  /** One per row of inserted, then moved, then updated, in the order listed. */
+  ids: ObjectID[];
+  /** The value columns (absent with {objects: false}). */
+  keys?: string[];
+  /** One array per id: its values for keys, in that order (absent with {objects: false}). */
+  values?: Array<JSONValue[]>;
+}
 
 /** Every request (client to server, answered): its params and its result, by method name. */
 export interface Requests {
@@ -635,6 +665,7 @@ export interface ServerNotifications {
   "controller/didChangeSection": ControllerDidChangeSectionParams;
   "controller/didChangeObject": ControllerDidChangeObjectParams;
   "controller/didChangeContent": ControllerDidChangeContentParams;
+  "controller/didChange": ControllerDidChangeParams;
 }
 /** Notifications a client may send, by method name: their params. */
 export interface ClientNotifications {
