@@ -718,6 +718,30 @@ export class ChangeBatch {
   counts(): { [kind: string]: number };
 }
 
+/** One controller/didChange (notify mode "difference", protocol.md §10.8): a whole cycle. */
+export class Difference {
+  constructor(params: ControllerDidChangeParams);
+  controller: string;
+  /** OLD indexes, highest first. */
+  sectionsDeleted: number[];
+  /** NEW indexes, lowest first. */
+  sectionsInserted: Array<{ index: number; section: SectionInfo }>;
+  /** [section, row, count] runs of OLD rows, highest first. */
+  deleted: number[][];
+  /** [section, row, count] runs of NEW rows, lowest first. */
+  inserted: number[][];
+  /** [oldSection, oldRow, newSection, newRow], by NEW position. */
+  moved: number[][];
+  /** [section, row, count] runs at NEW positions. */
+  updated: number[][];
+  /** The rows of inserted, then moved, then updated. */
+  ids: string[];
+  keys: string[] | null;
+  values: JSONValue[][] | null;
+  /** Rows start..start+count of the columns as rows-mode objects ({id} with objects: false). */
+  rows(start: number, count: number): WireObject[];
+}
+
 export function sectionInfoFromWire(info: unknown): SectionInfo;
 export function sectionChangeFromWire(params: unknown): SectionChange;
 export function objectChangeFromWire(params: unknown): ObjectChange;
@@ -774,6 +798,8 @@ export class TableMirror {
   sections: MirrorSection[];
   load(infos: SectionInfo[], rows: WireObject[][]): void;
   apply(batch: ChangeBatch): void;
+  /** One controller/didChange, run by run (protocol.md §11.4). */
+  applyDifference(difference: Difference): void;
   readonly count: number;
   sectionInfos(): SectionInfo[];
   sectionIndexTitles(): string[];
@@ -787,12 +813,16 @@ export interface ControllerDelegate {
   willChangeContent?(controller: ControllerCore): void;
   didChangeSection?(controller: ControllerCore, sectionInfo: SectionInfo, sectionIndex: number, type: SectionChangeType): void;
   didChangeObject?(controller: ControllerCore, object: WireObject, indexPath: IndexPath | null, type: ObjectChangeType, newIndexPath: IndexPath | null): void;
+  /** Notify mode "difference": the whole cycle, before the mirror applies it. */
+  didChange?(controller: ControllerCore, difference: Difference): void;
   /** Called after the mirror applied the cycle. */
   didChangeContent?(controller: ControllerCore): void;
 }
 
 /** Events: 'willChangeContent'(), 'didChangeSection'(info, index, type),
- * 'didChangeObject'(object, indexPath, type, newIndexPath), 'didChangeContent'(), 'cycle'(batch). */
+ * 'didChangeObject'(object, indexPath, type, newIndexPath), 'didChangeContent'(), 'cycle'(batch);
+ * in notify mode "difference": 'willChangeContent'(), 'didChange'(difference), 'didChangeContent'(),
+ * 'cycle'(difference). */
 export class ControllerCore extends EventEmitter {
   constructor(name: string, options?: { delegate?: ControllerDelegate | null; mirror?: TableMirror | null });
   name: string;
@@ -802,6 +832,7 @@ export class ControllerCore extends EventEmitter {
   /** True while the mirror loads its rows (cycles then are already in them). */
   loading: boolean;
   lastBatch: ChangeBatch | null;
+  lastDifference: Difference | null;
   readonly inCycle: boolean;
   handleNotification(method: string, params: any): void;
 }
@@ -810,6 +841,8 @@ export class ControllerCore extends EventEmitter {
 export interface ControllerOptions {
   sectionNameKeyPath?: ControllerCreateParams['sectionNameKeyPath'];
   notify?: Notify;
+  /** Sets notify.mode: "difference" sends one controller/didChange per cycle. */
+  mode?: NonNullable<Notify['mode']>;
   delegate?: ControllerDelegate;
   /** Keep a TableMirror (default true). */
   mirror?: boolean;
