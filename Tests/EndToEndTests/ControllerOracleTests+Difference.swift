@@ -38,10 +38,13 @@ extension ControllerOracleTests {
         }
         let cycles = Int(ProcessInfo.processInfo.environment["FETCHD_ORACLE_CYCLES"] ?? "") ?? 300
         var differences = 0
+        var longRuns = 0
         for cycle in 0..<cycles {
             let ops: [String]
             if seeded.int(5) != 0 {
-                ops = (0..<(seeded.int(4) == 0 ? 3 + seeded.int(4) : 1)).map { _ in Self.randomOp(&seeded, &books) }
+                // Now and then a large batch, for runs of several rows.
+                let count = seeded.int(6) == 0 ? 10 + seeded.int(15) : seeded.int(4) == 0 ? 3 + seeded.int(4) : 1
+                ops = (0..<count).map { _ in Self.randomOp(&seeded, &books) }
             } else {
                 let i = seeded.int(specs.count - 1)
                 specs[i] = Self.randomBookSpec(&seeded, name: specs[i].name)
@@ -72,7 +75,12 @@ extension ControllerOracleTests {
             for (name, messages) in didChange {
                 // setRequest sends one cycle per controller, a context cycle one for each.
                 #expect(messages.count == 1, "cycle \(cycle) \(name): one controller/didChange per cycle")
-                for p in messages { try diffMirrors[name]!.applyDifference(p) }
+                for p in messages {
+                    try diffMirrors[name]!.applyDifference(p)
+                    for member in ["deleted", "inserted", "updated"] {
+                        longRuns += (p[member]?.arrayValue ?? []).filter { ($0.arrayValue?.last ?? 0) != 1 }.count
+                    }
+                }
                 differences += 1
             }
             #expect(Set(didChange.keys) == Set(batches.keys), "cycle \(cycle): both modes report the same controllers")
@@ -96,6 +104,7 @@ extension ControllerOracleTests {
             }
         }
         #expect(differences > 100)
+        #expect(longRuns > 10, "runs of several rows")
         client.process.closeInput()
         #expect(client.process.finish().status == 0)
     }
