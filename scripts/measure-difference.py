@@ -7,7 +7,8 @@
 
 One fetchd (NDJSON, in-memory store) holds N rows of {ts: integer} sorted by ts; each cycle
 gives U random rows a new random ts, so nearly every update is a move. The modes take turns
-with one controller at a time (the other closed), each with a fresh mirror; every cycle's
+with one controller at a time (the other closed), each with a fresh mirror, after the
+same batch with no controller at all (the floor: the batch's own responses and the save); every cycle's
 mirror is checked against controller/sections and a sample of controller/rows afterwards.
 Prints per mode the median and each run in ms, and the notification payload per cycle.
 """
@@ -51,11 +52,25 @@ def main() -> None:
             ids.extend(c.result["id"] for c in calls)
         print("loaded %d rows in %.1f s" % (args.rows, time.perf_counter() - start), file=sys.stderr)
         request = fetch_request("Item", sort_descriptors=["ts"])
-        results = {"rows": [], "difference": []}
-        payload = {"rows": [], "difference": []}
-        messages = {"rows": [], "difference": []}
+        modes = ("none", "rows", "difference")
+        results = {m: [] for m in modes}
+        payload = {m: [] for m in modes}
+        messages = {m: [] for m in modes}
         for repeat in range(args.repeats):
-            for mode in ("rows", "difference"):
+            for mode in modes:
+                # "none": the same batch with no controller, the floor both modes pay (10k
+                # update responses, the save).
+                if mode == "none":
+                    batch = main_context.batch()
+                    for row in rng.sample(ids, args.updates):
+                        batch.update(row, {"ts": key()})
+                    batch.save()
+                    start = time.perf_counter()
+                    batch.send()
+                    results[mode].append((time.perf_counter() - start) * 1000)
+                    payload[mode].append(0)
+                    messages[mode].append(0)
+                    continue
                 controller = main_context.controller("c-%s-%d" % (mode, repeat), request, mode=mode)
                 batch = main_context.batch()
                 for row in rng.sample(ids, args.updates):
@@ -77,7 +92,7 @@ def main() -> None:
                 for offset in (0, len(rows) // 2, max(0, len(rows) - 200)):
                     assert rows[offset : offset + 200] == controller.rows(0, offset=offset, limit=200)
                 controller.close()
-        for mode in ("rows", "difference"):
+        for mode in modes:
             print("%-10s %d updates over %d rows: median %.0f ms (runs %s); %d messages, %.2f MB of params per cycle" % (
                 mode, args.updates, args.rows, statistics.median(results[mode]),
                 ", ".join("%.0f" % r for r in results[mode]), statistics.median(messages[mode]),
