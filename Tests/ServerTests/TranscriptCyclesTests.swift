@@ -115,6 +115,42 @@ import Testing
         return problems
     }
 
+    /// A `controller/didChange` (protocol.md §10.8) as the per-row notifications it stands for
+    /// (runs expanded, in wire order), so the same checks apply; a section delete takes the
+    /// name the mirror has there.
+    static func cycle(difference p: JSONObject, mirror: [Section]) -> Cycle {
+        var cycle = Cycle()
+        func runs(_ key: String) -> [[Int]] { (p[key]?.arrayValue ?? []).map { ($0.arrayValue ?? []).compactMap(int) } }
+        func path(_ s: Int, _ r: Int) -> JSON { .array([.integer(Int64(s)), .integer(Int64(r))]) }
+        for i in (p["sections"]?["deleted"]?.arrayValue ?? []).compactMap(int) {
+            let name: JSON = i < mirror.count ? .string(mirror[i].name) : .null
+            cycle.sectionChanges.append([
+                "type": "delete", "sectionIndex": .integer(Int64(i)), "section": ["name": name],
+            ])
+        }
+        for inserted in p["sections"]?["inserted"]?.arrayValue ?? [] {
+            cycle.sectionChanges.append(
+                ["type": "insert", "sectionIndex": inserted["index"] ?? .null, "section": inserted["section"] ?? .null])
+        }
+        for run in runs("deleted") where run.count == 3 {
+            for r in stride(from: run[1] + run[2] - 1, through: run[1], by: -1) {
+                cycle.objectChanges.append(["type": "delete", "indexPath": path(run[0], r)])
+            }
+        }
+        for move in runs("moved") where move.count == 4 {
+            cycle.objectChanges.append(
+                ["type": "move", "indexPath": path(move[0], move[1]), "newIndexPath": path(move[2], move[3])])
+        }
+        for (type, key) in [("insert", "inserted"), ("update", "updated")] {
+            for run in runs(key) where run.count == 3 {
+                for r in run[1]..<run[1] + run[2] {
+                    cycle.objectChanges.append(["type": .string(type), "newIndexPath": path(run[0], r)])
+                }
+            }
+        }
+        return cycle
+    }
+
     static func same(_ a: [Section], _ b: [Section]) -> Bool {
         a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.count == $1.count }
     }
@@ -157,6 +193,16 @@ import Testing
                             cycles[controller]?.sectionChanges.append(params)
                         case "controller/didChangeObject":
                             cycles[controller]?.objectChanges.append(params)
+                        case "controller/didChange":
+                            if cycles[controller] != nil { problems.append("line \(line): didChange inside a cycle") }
+                            guard var mirror = mirrors[controller] else { continue }
+                            let cycle = cycle(difference: params, mirror: mirror)
+                            if cycle.sectionChanges.isEmpty && cycle.objectChanges.isEmpty {
+                                problems.append("line \(line): an empty cycle")
+                            }
+                            problems += apply(cycle, to: &mirror).map { "line \(line): \(controller): \($0)" }
+                            applied += 1
+                            mirrors[controller] = mirror
                         case "controller/didChangeContent":
                             guard let cycle = cycles.removeValue(forKey: controller) else {
                                 problems.append("line \(line): didChangeContent with no willChangeContent")

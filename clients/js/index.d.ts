@@ -498,10 +498,11 @@ export interface ControllerCreateParams {
   request: FetchRequest;
   /** Sections by this key path's value. */
   sectionNameKeyPath?: string;
-  /** What change notifications carry: every value (absent), {keys} or {objects: false} (ids only). */
+  /** What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); mode "difference" sends one controller/didChange per cycle. */
   notify?: {
     keys?: string[];
     objects?: boolean;
+    mode?: "rows" | "difference";
   };
 }
 export interface ControllerCreateResult {
@@ -627,6 +628,35 @@ export interface ControllerDidChangeContentParams {
   /** A controller's name. */
   controller: string;
 }
+/** controller/didChange: A whole change cycle in one message (notify mode "difference", protocol.md §10.8). */
+export interface ControllerDidChangeParams {
+  /** A controller's name. */
+  controller: string;
+  /** Sections deleted and inserted. */
+  sections: {
+    /** OLD indexes, highest first. */
+    deleted: number[];
+    /** NEW indexes, lowest first. */
+    inserted: Array<{
+      index: number;
+      section: SectionInfo;
+    }>;
+  };
+  /** Runs of deleted OLD rows, highest first. */
+  deleted: Array<number[]>;
+  /** Runs of inserted NEW rows, lowest first. */
+  inserted: Array<number[]>;
+  /** [oldSection, oldRow, newSection, newRow] per move, by NEW position. */
+  moved: Array<number[]>;
+  /** Runs of updated rows at their NEW positions, lowest first. */
+  updated: Array<number[]>;
+  /** One per row of inserted, then moved, then updated, in the order listed. */
+  ids: ObjectID[];
+  /** The value columns (absent with {objects: false}). */
+  keys?: string[];
+  /** One array per id: its values for keys, in that order (absent with {objects: false}). */
+  values?: Array<JSONValue[]>;
+}
 
 /** Every request (client to server, answered): its params and its result, by method name. */
 export interface Requests {
@@ -683,6 +713,7 @@ export interface ServerNotifications {
   "controller/didChangeSection": ControllerDidChangeSectionParams;
   "controller/didChangeObject": ControllerDidChangeObjectParams;
   "controller/didChangeContent": ControllerDidChangeContentParams;
+  "controller/didChange": ControllerDidChangeParams;
 }
 /** Notifications a client may send, by method name: their params. */
 export interface ClientNotifications {
@@ -733,6 +764,30 @@ export class ChangeBatch {
   sections: SectionChange[];
   objects: ObjectChange[];
   counts(): { [kind: string]: number };
+}
+
+/** One controller/didChange (notify mode "difference", protocol.md §10.8): a whole cycle. */
+export class Difference {
+  constructor(params: ControllerDidChangeParams);
+  controller: string;
+  /** OLD indexes, highest first. */
+  sectionsDeleted: number[];
+  /** NEW indexes, lowest first. */
+  sectionsInserted: Array<{ index: number; section: SectionInfo }>;
+  /** [section, row, count] runs of OLD rows, highest first. */
+  deleted: number[][];
+  /** [section, row, count] runs of NEW rows, lowest first. */
+  inserted: number[][];
+  /** [oldSection, oldRow, newSection, newRow], by NEW position. */
+  moved: number[][];
+  /** [section, row, count] runs at NEW positions. */
+  updated: number[][];
+  /** The rows of inserted, then moved, then updated. */
+  ids: string[];
+  keys: string[] | null;
+  values: JSONValue[][] | null;
+  /** Rows start..start+count of the columns as rows-mode objects ({id} with objects: false). */
+  rows(start: number, count: number): WireObject[];
 }
 
 export function sectionInfoFromWire(info: unknown): SectionInfo;
@@ -791,6 +846,8 @@ export class TableMirror {
   sections: MirrorSection[];
   load(infos: SectionInfo[], rows: WireObject[][]): void;
   apply(batch: ChangeBatch): void;
+  /** One controller/didChange, run by run (protocol.md §11.4). */
+  applyDifference(difference: Difference): void;
   readonly count: number;
   sectionInfos(): SectionInfo[];
   sectionIndexTitles(): string[];
@@ -804,12 +861,16 @@ export interface ControllerDelegate {
   willChangeContent?(controller: ControllerCore): void;
   didChangeSection?(controller: ControllerCore, sectionInfo: SectionInfo, sectionIndex: number, type: SectionChangeType): void;
   didChangeObject?(controller: ControllerCore, object: WireObject, indexPath: IndexPath | null, type: ObjectChangeType, newIndexPath: IndexPath | null): void;
+  /** Notify mode "difference": the whole cycle, before the mirror applies it. */
+  didChange?(controller: ControllerCore, difference: Difference): void;
   /** Called after the mirror applied the cycle. */
   didChangeContent?(controller: ControllerCore): void;
 }
 
 /** Events: 'willChangeContent'(), 'didChangeSection'(info, index, type),
- * 'didChangeObject'(object, indexPath, type, newIndexPath), 'didChangeContent'(), 'cycle'(batch). */
+ * 'didChangeObject'(object, indexPath, type, newIndexPath), 'didChangeContent'(), 'cycle'(batch);
+ * in notify mode "difference": 'willChangeContent'(), 'didChange'(difference), 'didChangeContent'(),
+ * 'cycle'(difference). */
 export class ControllerCore extends EventEmitter {
   constructor(name: string, options?: { delegate?: ControllerDelegate | null; mirror?: TableMirror | null });
   name: string;
@@ -819,6 +880,7 @@ export class ControllerCore extends EventEmitter {
   /** True while the mirror loads its rows (cycles then are already in them). */
   loading: boolean;
   lastBatch: ChangeBatch | null;
+  lastDifference: Difference | null;
   readonly inCycle: boolean;
   handleNotification(method: string, params: any): void;
 }
@@ -827,6 +889,8 @@ export class ControllerCore extends EventEmitter {
 export interface ControllerOptions {
   sectionNameKeyPath?: ControllerCreateParams['sectionNameKeyPath'];
   notify?: Notify;
+  /** Sets notify.mode: "difference" sends one controller/didChange per cycle. */
+  mode?: NonNullable<Notify['mode']>;
   delegate?: ControllerDelegate;
   /** Keep a TableMirror (default true). */
   mirror?: boolean;

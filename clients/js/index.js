@@ -3,7 +3,7 @@ export { Client } from './src/client.js';
 export { Context, Batch, BatchCall } from './src/context.js';
 export { Controller, ControllerCore } from './src/controller.js';
 export { TableMirror } from './src/mirror.js';
-export { ChangeBatch, INSERT, DELETE, MOVE, UPDATE, sectionInfoFromWire, sectionChangeFromWire, objectChangeFromWire } from './src/changes.js';
+export { ChangeBatch, Difference, INSERT, DELETE, MOVE, UPDATE, sectionInfoFromWire, sectionChangeFromWire, objectChangeFromWire } from './src/changes.js';
 export { FetchdError, ProtocolViolation, MirrorError, ConnectionClosed } from './src/errors.js';
 export { LSP, NDJSON, encode, LSPDecoder, NDJSONDecoder } from './src/framing.js';
 export { ProtocolCore } from './src/protocol.js';

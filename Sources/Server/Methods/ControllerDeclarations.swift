@@ -81,14 +81,19 @@ public struct CreateControllerParams: RPCParams {
         requestParam,
         .optional("sectionNameKeyPath", .string, "Sections by this key path's value."),
         .optional(
-            "notify", .object([("keys", .array(.string)), ("objects", .boolean)], closed: true),
-            "What change notifications carry: every value (absent), {keys} or {objects: false} (ids only)."),
+            "notify",
+            .object(
+                [("keys", .array(.string)), ("objects", .boolean), ("mode", .strings(["rows", "difference"]))],
+                closed: true),
+            "What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); "
+                + "mode \"difference\" sends one controller/didChange per cycle."),
     ]
     let context: Context
     let name: String
     let entity: Entity
     let compiled: CompiledRequest
     let projection: ControllersState.Projection
+    let delivery: ControllersState.Delivery
     let model: ObjectModel
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
@@ -100,14 +105,15 @@ public struct CreateControllerParams: RPCParams {
         let compiler = try scope.compiler()
         compiled = try compiler.compile(request, sectionNameKeyPath: try p.optionalString("sectionNameKeyPath"))
         projection = try Self.projection(p, entity)
+        delivery = try Self.delivery(p)
         model = try scope.graph().store.model
     }
 
     /// `notify`: omitted for every value, `{keys: [...]}` for those keys, `{objects: false}` for ids only.
     static func projection(_ p: ParamReader, _ entity: Entity) throws -> ControllersState.Projection {
         guard let n = try p.optionalObject("notify") else { return .allValues }
-        for key in n.object.keys where key != "keys" && key != "objects" {
-            throw n.mismatch(key, "one of keys, objects", got: "unknown key")
+        for key in n.object.keys where !["keys", "objects", "mode"].contains(key) {
+            throw n.mismatch(key, "one of keys, objects, mode", got: "unknown key")
         }
         if let objects = try n.optionalBool("objects"), !objects {
             if n.has("keys") { throw n.mismatch("keys", "no keys with objects: false", got: "keys") }
@@ -117,6 +123,17 @@ public struct CreateControllerParams: RPCParams {
             return .keys(keys)
         }
         return .allValues
+    }
+}
+
+extension CreateControllerParams {
+    /// `notify.mode`: "rows" (the default) or "difference".
+    static func delivery(_ p: ParamReader) throws -> ControllersState.Delivery {
+        guard let n = try p.optionalObject("notify"), let mode = try n.optionalString("mode") else { return .rows }
+        guard let delivery = ControllersState.Delivery(rawValue: mode) else {
+            throw n.mismatch("mode", "\"rows\" or \"difference\"", got: "\"\(mode)\"")
+        }
+        return delivery
     }
 }
 

@@ -19,7 +19,7 @@ extension Server {
                 try state.add(
                     ControllersState.Entry(
                         controller: controller, context: p.context, entity: p.entity,
-                        projection: p.projection))
+                        projection: p.projection, delivery: p.delivery))
                 do { try controller.performFetch() } catch {
                     state.remove(p.name)
                     throw error

@@ -12,11 +12,14 @@ public enum ControllerNotifications {
         "controller/didChangeObject", "A row was inserted, deleted, moved or updated.")
     public static let didChangeContent = ServerNotification<ControllerName>(
         "controller/didChangeContent", "The batch ends: apply it (protocol.md §11).")
+    /// The whole cycle in one message, for a controller created with `notify: {mode: "difference"}`.
+    public static let didChange = ServerNotification<ControllerDifference>(
+        "controller/didChange", "A whole change cycle in one message (notify mode \"difference\", protocol.md §10.8).")
 
     /// In wire order, for the method table.
     public static let descriptions = [
         willChangeContent.description, didChangeSection.description,
-        didChangeObject.description, didChangeContent.description,
+        didChangeObject.description, didChangeContent.description, didChange.description,
     ]
 }
 
@@ -74,6 +77,16 @@ public struct ObjectChange: NotificationPayload {
 }
 
 extension Outbox {
+    /// Queues one cycle of a controller: a notification per event (mode "rows"), or one
+    /// `controller/didChange` (mode "difference"). An empty cycle sends nothing either way.
+    func send(_ events: [ControllerEvent], of entry: ControllersState.Entry) {
+        guard !events.isEmpty else { return }
+        switch entry.delivery {
+        case .rows: for event in events { send(event, of: entry) }
+        case .difference: send(ControllerNotifications.didChange, ControllerDifference(events, of: entry))
+        }
+    }
+
     /// Queues one controller event as its notification.
     func send(_ event: ControllerEvent, of entry: ControllersState.Entry) {
         let name = entry.controller.name

@@ -13,16 +13,27 @@ public final class ControllersState: ChangeCycleObserver {
         case idsOnly
     }
 
+    /// How a cycle goes out (`notify.mode`): a notification per change, or one per cycle.
+    public enum Delivery: String, Equatable {
+        case rows
+        case difference
+    }
+
     public final class Entry {
         public let controller: FetchedResultsController
         public let context: Context
         public let entity: Entity
         public let projection: Projection
-        init(controller: FetchedResultsController, context: Context, entity: Entity, projection: Projection) {
+        public let delivery: Delivery
+        init(
+            controller: FetchedResultsController, context: Context, entity: Entity, projection: Projection,
+            delivery: Delivery = .rows
+        ) {
             self.controller = controller
             self.context = context
             self.entity = entity
             self.projection = projection
+            self.delivery = delivery
         }
     }
 
@@ -36,7 +47,7 @@ public final class ControllersState: ChangeCycleObserver {
     public func contextDidChange(_ changeSet: ChangeSet) {
         prune(graph)
         for entry in entries where entry.context.name == changeSet.context {
-            for event in entry.controller.apply(changeSet) { outbox.send(event, of: entry) }
+            outbox.send(entry.controller.apply(changeSet), of: entry)
         }
     }
 
@@ -67,7 +78,7 @@ public final class ControllersState: ChangeCycleObserver {
 
     /// Queues one controller's events (a cycle that is not a context's: controller/setRequest).
     func send(_ events: [ControllerEvent], of entry: Entry) {
-        for event in events { outbox.send(event, of: entry) }
+        outbox.send(events, of: entry)
     }
 
     func remove(_ name: String) { entries.removeAll { $0.controller.name == name } }

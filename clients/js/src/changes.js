@@ -66,3 +66,60 @@ export class ChangeBatch {
     return out;
   }
 }
+
+function tuples(value, width, member) {
+  if (!Array.isArray(value)) throw new ProtocolViolation(`didChange ${member} is not an array`);
+  for (const item of value) {
+    if (!Array.isArray(item) || item.length !== width || !item.every(Number.isInteger)) {
+      throw new ProtocolViolation(`didChange ${member}: malformed entry ${JSON.stringify(item)}`);
+    }
+  }
+  return value;
+}
+
+/**
+ * One controller/didChange (notify mode "difference", protocol.md §10.8): a whole cycle.
+ * Runs are [section, row, count]; moves [oldSection, oldRow, newSection, newRow]; `ids` (and
+ * `values`, one array per id in the order of `keys`) are the rows of `inserted`, then `moved`,
+ * then `updated`.
+ */
+export class Difference {
+  constructor(params) {
+    const { sections, ids, keys = null, values = null } = params ?? {};
+    if (!sections || !Array.isArray(sections.deleted) || !Array.isArray(sections.inserted) || !Array.isArray(ids) || (keys === null) !== (values === null)) {
+      throw new ProtocolViolation(`malformed didChange: ${JSON.stringify(params).slice(0, 200)}`);
+    }
+    this.controller = params.controller;
+    this.sectionsDeleted = sections.deleted;
+    this.sectionsInserted = sections.inserted.map((s) => ({ index: s.index, section: sectionInfoFromWire(s.section) }));
+    this.deleted = tuples(params.deleted, 3, 'deleted');
+    this.inserted = tuples(params.inserted, 3, 'inserted');
+    this.moved = tuples(params.moved, 4, 'moved');
+    this.updated = tuples(params.updated, 3, 'updated');
+    this.ids = ids;
+    this.keys = keys;
+    this.values = values;
+    let rows = this.moved.length;
+    for (const run of this.inserted) rows += run[2];
+    for (const run of this.updated) rows += run[2];
+    if (rows !== ids.length || (values !== null && values.length !== ids.length)) {
+      throw new ProtocolViolation(`didChange: ${ids.length} ids for ${rows} rows`);
+    }
+  }
+
+  /** Rows start..start+count of the columns as the objects rows mode carries ({id, key: value,
+   * ...}; just {id} with objects: false). */
+  rows(start, count) {
+    const out = new Array(count);
+    const { ids, keys, values } = this;
+    for (let i = 0; i < count; i++) {
+      const object = { id: ids[start + i] };
+      if (keys) {
+        const row = values[start + i];
+        for (let k = 0; k < keys.length; k++) object[keys[k]] = row[k];
+      }
+      out[i] = object;
+    }
+    return out;
+  }
+}

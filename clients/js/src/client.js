@@ -197,7 +197,8 @@ export class Client extends EventEmitter {
   }
 
   /**
-   * controller/create. options: {sectionNameKeyPath, notify, delegate, mirror = true}.
+   * controller/create. options: {sectionNameKeyPath, notify, mode, delegate, mirror = true};
+   * mode "difference" (or notify.mode) sends one controller/didChange per cycle.
    * With a mirror, the rows are loaded now and kept in sync by every cycle.
    */
   async controller(context, name, request, options = {}) {
@@ -205,7 +206,8 @@ export class Client extends EventEmitter {
     const controller = new Controller(this, contextName, name, request, options);
     const previous = this.core.register(name, controller);
     try {
-      const { sectionNameKeyPath, notify } = options;
+      const { sectionNameKeyPath } = options;
+      const notify = controller.notify ?? undefined;
       const result = await this.request(
         ...wire('controller/create', { context: contextName, name, request, sectionNameKeyPath, notify }),
       );

@@ -1,6 +1,6 @@
 // Controllers: notification handling (delegate, events, TableMirror) and the server calls.
 import { EventEmitter } from 'node:events';
-import { ChangeBatch, objectChangeFromWire, sectionChangeFromWire, sectionInfoFromWire } from './changes.js';
+import { ChangeBatch, Difference, objectChangeFromWire, sectionChangeFromWire, sectionInfoFromWire } from './changes.js';
 import { mirrorKeys, wire } from './calls.js';
 import { ProtocolViolation } from './errors.js';
 import { TableMirror } from './mirror.js';
@@ -9,13 +9,16 @@ export const WILL_CHANGE_CONTENT = 'controller/willChangeContent';
 export const DID_CHANGE_SECTION = 'controller/didChangeSection';
 export const DID_CHANGE_OBJECT = 'controller/didChangeObject';
 export const DID_CHANGE_CONTENT = 'controller/didChangeContent';
+export const DID_CHANGE = 'controller/didChange';
 
 /**
  * Receives a controller's notifications, collects the cycle's batch, applies it to the
  * mirror on didChangeContent, then tells the delegate (NSFetchedResultsControllerDelegate:
  * willChangeContent(c), didChangeSection(c, sectionInfo, sectionIndex, type),
  * didChangeObject(c, object, indexPath, type, newIndexPath), didChangeContent(c)) and emits
- * the same four as events ('willChangeContent', ..., plus 'cycle' with the batch).
+ * the same four as events ('willChangeContent', ..., plus 'cycle' with the batch). A controller
+ * in notify mode "difference" gets one controller/didChange per cycle instead: the delegate's
+ * willChangeContent, didChange(c, difference), didChangeContent, and 'cycle' with the Difference.
  */
 export class ControllerCore extends EventEmitter {
   constructor(name, { delegate = null, mirror = null } = {}) {
@@ -25,6 +28,8 @@ export class ControllerCore extends EventEmitter {
     this.mirror = mirror;
     this.cycles = 0;
     this.lastBatch = null;
+    // The last controller/didChange (notify mode "difference"; lastBatch stays null).
+    this.lastDifference = null;
     this.batch = null;
     // While the mirror loads its rows, cycles are already in what the rows answer.
     this.loading = false;
@@ -55,6 +60,16 @@ export class ControllerCore extends EventEmitter {
       this.lastBatch = batch;
       this.emit('cycle', batch);
       this.#tell('didChangeContent', this);
+    } else if (method === DID_CHANGE) {
+      if (this.batch) throw new ProtocolViolation(`${this.name}: didChange inside an open cycle`);
+      const difference = new Difference(params);
+      this.#tell('willChangeContent', this);
+      this.#tell('didChange', this, difference);
+      if (this.mirror && !this.loading) this.mirror.applyDifference(difference);
+      this.cycles += 1;
+      this.lastDifference = difference;
+      this.emit('cycle', difference);
+      this.#tell('didChangeContent', this);
     }
   }
 
@@ -70,15 +85,21 @@ export class ControllerCore extends EventEmitter {
   }
 }
 
+/** `notify` with `mode` set ("rows", or "difference": one controller/didChange per cycle). */
+export function withMode(notify, mode) {
+  if (mode === undefined || mode === null) return notify ?? null;
+  return { ...(notify ?? {}), mode };
+}
+
 /** A named controller on the server; create it with client.controller(...). */
 export class Controller extends ControllerCore {
-  constructor(client, context, name, request, { sectionNameKeyPath, notify, delegate, mirror = true } = {}) {
+  constructor(client, context, name, request, { sectionNameKeyPath, notify, mode, delegate, mirror = true } = {}) {
     super(name, { delegate, mirror: mirror ? new TableMirror() : null });
     this.client = client;
     this.context = context;
     this.request = request;
     this.sectionNameKeyPath = sectionNameKeyPath ?? null;
-    this.notify = notify ?? null;
+    this.notify = withMode(notify, mode);
     this.sectionsAtCreate = [];
   }
 

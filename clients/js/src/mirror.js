@@ -34,6 +34,18 @@ export class TableMirror {
     }
   }
 
+  /** Apply one controller/didChange (protocol.md §11.4): the five steps of §11.1 a run at a
+   * time, each run one slice. On error the mirror is unchanged and MirrorError is thrown. */
+  applyDifference(difference) {
+    const undo = [];
+    try {
+      applyDifferenceInPlace(this.sections, difference, undo);
+    } catch (error) {
+      while (undo.length) undo.pop()();
+      throw error;
+    }
+  }
+
   get count() {
     return this.sections.reduce((n, s) => n + s.rows.length, 0);
   }
@@ -112,6 +124,116 @@ function applyInPlace(work, batch, undo) {
     const old = rows[r];
     rows[r] = { ...c.row };
     undo.push(() => (rows[r] = old));
+  }
+}
+
+// A section that few short runs touch is spliced in place; otherwise it is rebuilt in one pass
+// (each splice shifts the whole tail, and spreading a long run into splice overflows the stack).
+const SPLICE_RUNS = 8;
+const SPLICE_ROWS = 1000;
+const spliceable = (runs) => runs.length <= SPLICE_RUNS && runs.every((r) => r.count <= SPLICE_ROWS);
+
+function applyDifferenceInPlace(work, diff, undo) {
+  let at = 0;
+  const additions = new Map();
+  const removals = new Map();
+  const add = (map, section, entry) => (map.get(section) ?? map.set(section, []).get(section)).push(entry);
+  for (const [s, r, n] of diff.inserted) {
+    add(additions, s, { row: r, count: n, start: at });
+    at += n;
+  }
+  for (const [s, r, n] of diff.deleted) add(removals, s, { row: r, count: n });
+  for (const [os, or, ns, nr] of diff.moved) {
+    add(removals, os, { row: or, count: 1 });
+    add(additions, ns, { row: nr, count: 1, start: at });
+    at += 1;
+  }
+  const swap = (section, rows) => {
+    const old = section.rows;
+    section.rows = rows;
+    undo.push(() => (section.rows = old));
+  };
+  for (const s of [...removals.keys()].sort((a, b) => b - a)) {
+    if (!(s >= 0 && s < work.length)) throw new MirrorError(`rows removed from section ${s}, but there are ${work.length} sections`);
+    const section = work[s];
+    const rows = section.rows;
+    const runs = removals.get(s).sort((a, b) => a.row - b.row);
+    let end = 0;
+    for (const { row, count } of runs) {
+      if (row < end || count < 1 || row + count > rows.length) throw new MirrorError(`remove ${count} rows at [${s},${row}]: section ${s} has ${rows.length} rows`);
+      end = row + count;
+    }
+    if (spliceable(runs)) {
+      for (let i = runs.length - 1; i >= 0; i--) {
+        const { row, count } = runs[i];
+        const removed = rows.splice(row, count);
+        undo.push(() => rows.splice(row, 0, ...removed));
+      }
+    } else {
+      const kept = [];
+      let from = 0;
+      for (const { row, count } of runs) {
+        for (let i = from; i < row; i++) kept.push(rows[i]);
+        from = row + count;
+      }
+      for (let i = from; i < rows.length; i++) kept.push(rows[i]);
+      swap(section, kept);
+    }
+  }
+  for (const index of [...diff.sectionsDeleted].sort((a, b) => b - a)) {
+    if (!(index >= 0 && index < work.length)) throw new MirrorError(`section delete at ${index}, but there are ${work.length} sections`);
+    const left = work[index].rows.length;
+    if (left) throw new MirrorError(`section delete at ${index} (${JSON.stringify(work[index].name)}) leaves ${left} rows unreported`);
+    const [gone] = work.splice(index, 1);
+    undo.push(() => work.splice(index, 0, gone));
+  }
+  for (const { index, section } of [...diff.sectionsInserted].sort((a, b) => a.index - b.index)) {
+    if (!(index >= 0 && index <= work.length)) throw new MirrorError(`section insert at ${index}, but there are ${work.length} sections`);
+    work.splice(index, 0, { name: section.name, indexTitle: section.indexTitle, rows: [] });
+    undo.push(() => work.splice(index, 1));
+  }
+  for (const s of [...additions.keys()].sort((a, b) => a - b)) {
+    if (!(s >= 0 && s < work.length)) throw new MirrorError(`rows inserted into section ${s}, but there are ${work.length} sections`);
+    const section = work[s];
+    const rows = section.rows;
+    const runs = additions.get(s).sort((a, b) => a.row - b.row);
+    if (spliceable(runs)) {
+      for (const { row, count, start } of runs) {
+        if (!(row >= 0 && row <= rows.length)) throw new MirrorError(`insert at [${s},${row}]: section ${s} has ${rows.length} rows`);
+        rows.splice(row, 0, ...diff.rows(start, count));
+        undo.push(() => rows.splice(row, count));
+      }
+    } else {
+      const out = [];
+      let taken = 0;
+      for (const { row, count, start } of runs) {
+        const take = row - out.length;
+        if (take < 0 || taken + take > rows.length) throw new MirrorError(`insert at [${s},${row}]: section ${s} has ${rows.length} rows`);
+        for (let i = 0; i < take; i++) out.push(rows[taken + i]);
+        taken += take;
+        for (const object of diff.rows(start, count)) out.push(object);
+      }
+      for (let i = taken; i < rows.length; i++) out.push(rows[i]);
+      swap(section, out);
+    }
+  }
+  for (const [s, r, n] of diff.updated) {
+    const objects = diff.rows(at, n);
+    at += n;
+    if (!(s >= 0 && s < work.length && r >= 0 && r + n <= work[s].rows.length)) throw new MirrorError(`update run [${s},${r},${n}] is outside the table`);
+    const rows = work[s].rows;
+    for (let k = 0; k < n; k++) {
+      if (rows[r + k].id !== objects[k].id) throw new MirrorError(`row [${s},${r + k}] holds ${JSON.stringify(rows[r + k].id)}, the cycle updates ${JSON.stringify(objects[k].id)}`);
+    }
+    const old = rows.slice(r, r + n);
+    for (let k = 0; k < n; k++) rows[r + k] = objects[k];
+    undo.push(() => {
+      for (let k = 0; k < n; k++) rows[r + k] = old[k];
+    });
+  }
+  for (const { index, section } of diff.sectionsInserted) {
+    const have = work[index].rows.length;
+    if (have !== section.numberOfObjects) throw new MirrorError(`inserted section ${JSON.stringify(section.name)} has ${have} rows, not ${section.numberOfObjects}`);
   }
 }
 

@@ -14,6 +14,7 @@ from .changes import (
     MOVE,
     UPDATE,
     ChangeBatch,
+    Difference,
     IndexPath,
     ObjectChange,
     SectionChange,
@@ -36,7 +37,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AsyncBatch", "AsyncClient", "KEEP", "AsyncContext", "AsyncController", "Batch", "BatchCall", "Call", "Calls",
     "ChangeBatch", "Client", "ConnectionClosed", "Context", "Controller", "ControllerDelegate",
-    "DELETE", "FetchdError", "INSERT", "IndexPath", "LSP", "MOVE", "MirrorError", "MirrorSection",
+    "DELETE", "Difference", "FetchdError", "INSERT", "IndexPath", "LSP", "MOVE", "MirrorError", "MirrorSection",
     "NDJSON", "Notification", "ObjectChange", "ProtocolCore", "ProtocolViolation", "REQUESTS", "Response",
     "SectionChange", "SectionInfo", "TableMirror", "UPDATE", "fetch_request", "find_fetchd", "sort",
 ]

@@ -11,13 +11,13 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar,
 
 from .changes import IndexPath, SectionInfo, WireObject
 from .context import BatchBase, ContextCalls
-from .controller import KEEP, LiveController, _Keep
+from .controller import KEEP, LiveController, _Keep, with_mode
 from .errors import ConnectionClosed
 from .framing import LSP
 from .locate import find_fetchd
 from .protocol import BatchCall, Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import AsyncMethods
-from .wire_types import ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextUndoResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, StoreOpenResult
+from .wire_types import ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextUndoResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -194,8 +194,10 @@ class AsyncClient(AsyncMethods):
         notify: Optional[ControllerCreateParamsNotify] = None,
         delegate: Any = None,
         mirror: bool = True,
+        mode: Optional[ControllerCreateParamsNotifyMode] = None,
     ) -> "AsyncController":
         context_name = context.name if isinstance(context, AsyncContext) else context
+        notify = with_mode(notify, mode)
         controller = AsyncController(self, context_name, name, request, section_name_key_path, notify, delegate, mirror)
         await self.run(controller.create_step(self.core))
         return controller

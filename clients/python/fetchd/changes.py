@@ -112,3 +112,82 @@ class ChangeBatch:
         for change in self.objects:
             out[change.type] = out.get(change.type, 0) + 1
         return out
+
+
+Run = Tuple[int, int, int]
+Move = Tuple[int, int, int, int]
+
+
+def _int_tuples(value: Any, width: int, member: str, params: Dict[str, Any]) -> List[Any]:
+    if not isinstance(value, list):
+        raise ProtocolViolation(f"didChange {member} is not a list: {params.get('controller')!r}")
+    out: List[Any] = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == width and all(type(v) is int for v in item)):
+            raise ProtocolViolation(f"didChange {member}: malformed entry {item!r}")
+        out.append(tuple(item))
+    return out
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One ``controller/didChange`` (notify mode "difference", protocol.md §10.8): a whole
+    cycle. Runs are ``(section, row, count)``; moves ``(old section, old row, new section,
+    new row)``; ``ids`` (and ``values``, one list per id in the order of ``keys``) are the rows
+    of ``inserted``, then ``moved``, then ``updated``."""
+
+    sections_deleted: List[int]
+    sections_inserted: List[Tuple[int, SectionInfo]]
+    deleted: List[Run]
+    inserted: List[Run]
+    moved: List[Move]
+    updated: List[Run]
+    ids: List[str]
+    keys: Optional[List[str]]
+    values: Optional[List[List[Any]]]
+
+    @classmethod
+    def from_wire(cls, params: Dict[str, Any]) -> "Difference":
+        sections = params.get("sections")
+        ids = params.get("ids")
+        keys = params.get("keys")
+        values = params.get("values")
+        if not isinstance(sections, dict) or not isinstance(ids, list) or (keys is None) != (values is None):
+            raise ProtocolViolation(f"malformed didChange for {params.get('controller')!r}")
+        deleted_sections = sections.get("deleted")
+        inserted_sections = sections.get("inserted")
+        if not isinstance(deleted_sections, list) or not isinstance(inserted_sections, list):
+            raise ProtocolViolation(f"malformed didChange sections: {sections!r}")
+        try:
+            inserted_infos = [(int(s["index"]), SectionInfo.from_wire(s["section"])) for s in inserted_sections]
+        except (KeyError, TypeError, ValueError):
+            raise ProtocolViolation(f"malformed didChange sections: {sections!r}") from None
+        diff = cls(
+            [int(i) for i in deleted_sections],
+            inserted_infos,
+            _int_tuples(params.get("deleted"), 3, "deleted", params),
+            _int_tuples(params.get("inserted"), 3, "inserted", params),
+            _int_tuples(params.get("moved"), 4, "moved", params),
+            _int_tuples(params.get("updated"), 3, "updated", params),
+            ids,
+            None if keys is None else list(keys),
+            values,
+        )
+        rows = sum(r[2] for r in diff.inserted) + len(diff.moved) + sum(r[2] for r in diff.updated)
+        if rows != len(ids) or (values is not None and len(values) != len(ids)):
+            raise ProtocolViolation(f"didChange: {len(ids)} ids for {rows} rows")
+        return diff
+
+    def rows(self, start: int, count: int) -> List[WireObject]:
+        """The rows ``start`` to ``start + count`` of the columns, as the objects rows mode
+        carries (``{"id", key: value, ...}``; just the id with ``objects: false``)."""
+        ids = self.ids[start : start + count]
+        if self.keys is None or self.values is None:
+            return [{"id": i} for i in ids]
+        keys = self.keys
+        out: List[WireObject] = []
+        for object_id, row in zip(ids, self.values[start : start + count]):
+            obj: WireObject = {"id": object_id}
+            obj.update(zip(keys, row))
+            out.append(obj)
+        return out

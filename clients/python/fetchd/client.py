@@ -10,13 +10,13 @@ import time
 from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from .context import Batch, Context
-from .controller import Controller
+from .controller import Controller, with_mode
 from .errors import ConnectionClosed
 from .framing import LSP
 from .locate import find_fetchd
 from .protocol import Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import SyncMethods
-from .wire_types import FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, StoreOpenResult
+from .wire_types import FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -235,10 +235,12 @@ class Client(SyncMethods):
         notify: Optional[ControllerCreateParamsNotify] = None,
         delegate: Any = None,
         mirror: bool = True,
+        mode: Optional[ControllerCreateParamsNotifyMode] = None,
     ) -> Controller:
         """``controller/create``; with ``mirror`` the controller keeps a TableMirror, loaded
         from controller/rows now and kept in sync by every cycle's notifications."""
         context_name = context.name if isinstance(context, Context) else context
+        notify = with_mode(notify, mode)
         controller = Controller(self, context_name, name, request, section_name_key_path, notify, delegate, mirror)
         self.run(controller.create_step(self.core))
         return controller

@@ -10,7 +10,7 @@ from .delegate import ControllerCore
 from .mirror import TableMirror
 from .protocol import Call, ProtocolCore, Step
 from .wire_methods import Calls
-from .wire_types import FetchRequest, ControllerCreateParamsNotify
+from .wire_types import ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, FetchRequest
 
 if TYPE_CHECKING:
     from .client import Client
@@ -34,6 +34,18 @@ def mirror_keys(notify: Optional[ControllerCreateParamsNotify]) -> Tuple[Optiona
         return None, False
     keys = notify.get("keys")
     return (None if keys is None else list(keys)), True
+
+
+def with_mode(
+    notify: Optional[ControllerCreateParamsNotify], mode: Optional[ControllerCreateParamsNotifyMode]
+) -> Optional[ControllerCreateParamsNotify]:
+    """``notify`` with ``mode`` set ("rows", or "difference": one controller/didChange per
+    cycle, protocol.md §10.8); unchanged when ``mode`` is None."""
+    if mode is None:
+        return notify
+    merged: ControllerCreateParamsNotify = dict(notify or {})  # type: ignore[assignment]
+    merged["mode"] = mode
+    return merged
 
 
 ClientT = TypeVar("ClientT")

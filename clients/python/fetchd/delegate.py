@@ -2,9 +2,9 @@
 shared by the synchronous and the asyncio controller."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Union
 
-from .changes import ChangeBatch, IndexPath, ObjectChange, SectionChange, SectionInfo, WireObject
+from .changes import ChangeBatch, Difference, IndexPath, ObjectChange, SectionChange, SectionInfo, WireObject
 from .errors import ProtocolViolation
 from .mirror import TableMirror
 from .protocol import NotificationTarget
@@ -14,6 +14,7 @@ WILL_CHANGE_CONTENT = "controller/willChangeContent"
 DID_CHANGE_SECTION = "controller/didChangeSection"
 DID_CHANGE_OBJECT = "controller/didChangeObject"
 DID_CHANGE_CONTENT = "controller/didChangeContent"
+DID_CHANGE = "controller/didChange"
 
 
 class ControllerDelegate:
@@ -42,11 +43,17 @@ class ControllerDelegate:
     ) -> None:
         pass
 
+    def did_change(self, controller: Any, difference: Difference) -> None:
+        """A whole cycle in one message (notify mode "difference"): called between
+        will_change_content and did_change_content instead of the per-row methods."""
+        pass
+
     def did_change_content(self, controller: Any) -> None:
         pass
 
 
-CycleHook = Callable[[Any, ChangeBatch], None]
+# A hook gets the cycle as it came: a ChangeBatch (mode "rows") or a Difference ("difference").
+CycleHook = Callable[[Any, Union[ChangeBatch, Difference]], None]
 
 
 class ControllerCore(NotificationTarget):
@@ -59,6 +66,8 @@ class ControllerCore(NotificationTarget):
         self.mirror = mirror
         self.cycles = 0
         self.last_batch: Optional[ChangeBatch] = None
+        # The last controller/didChange (notify mode "difference"; last_batch stays None).
+        self.last_difference: Optional[Difference] = None
         self.cycle_hooks: List[CycleHook] = []
         self._batch: Optional[ChangeBatch] = None
         # While the mirror loads its rows, cycles are already in what the rows answer.
@@ -98,6 +107,19 @@ class ControllerCore(NotificationTarget):
             self.last_batch = batch
             for hook in list(self.cycle_hooks):
                 hook(self, batch)
+            self._call("did_change_content", self)
+        elif method == DID_CHANGE:
+            if self._batch is not None:
+                raise ProtocolViolation(f"{self.name}: didChange inside an open cycle")
+            difference = Difference.from_wire(params)
+            self._call("will_change_content", self)
+            self._call("did_change", self, difference)
+            if self.mirror is not None and not self.loading:
+                self.mirror.apply_difference(difference)
+            self.cycles += 1
+            self.last_difference = difference
+            for hook in list(self.cycle_hooks):
+                hook(self, difference)
             self._call("did_change_content", self)
         # Other controller/* notifications (future protocol additions) are ignored.
 

@@ -6,9 +6,9 @@ A UI renders straight from ``mirror.sections``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from .changes import DELETE, INSERT, MOVE, UPDATE, ChangeBatch, IndexPath, SectionInfo, WireObject
+from .changes import DELETE, INSERT, MOVE, UPDATE, ChangeBatch, Difference, IndexPath, SectionInfo, WireObject
 from .errors import MirrorError
 
 
@@ -91,6 +91,66 @@ class TableMirror:
                 _expect_id(sections, section, row, change.id, "updates")
                 work.replace_row(section, row, change.row)
 
+    # -- one message per cycle (protocol.md §10.8, §11.4) -------------------------------------
+    def apply_difference(self, diff: Difference) -> None:
+        """Apply one ``controller/didChange``: the five steps of §11.1 a run at a time, each
+        run one slice. On error the mirror is left unchanged and MirrorError is raised."""
+        work = _Undoable(self.sections)
+        try:
+            self._apply_difference(work, diff)
+        except MirrorError:
+            work.undo()
+            raise
+
+    @staticmethod
+    def _apply_difference(work: "_Undoable", diff: Difference) -> None:
+        sections = work.sections
+        # The columns hold inserted rows, then moved, then updated.
+        at = 0
+        additions: Dict[int, List[Tuple[int, List[WireObject]]]] = {}
+        for section, row, count in diff.inserted:
+            additions.setdefault(section, []).append((row, diff.rows(at, count)))
+            at += count
+        removals: Dict[int, List[Tuple[int, int]]] = {}
+        for section, row, count in diff.deleted:
+            removals.setdefault(section, []).append((row, count))
+        for old_section, old_row, new_section, new_row in diff.moved:
+            removals.setdefault(old_section, []).append((old_row, 1))
+            additions.setdefault(new_section, []).append((new_row, diff.rows(at, 1)))
+            at += 1
+        for section in sorted(removals, reverse=True):
+            if not 0 <= section < len(sections):
+                raise MirrorError(f"rows removed from section {section}, but there are {len(sections)} sections")
+            work.remove_runs(section, sorted(removals[section]))
+        for index in sorted(diff.sections_deleted, reverse=True):
+            if not 0 <= index < len(sections):
+                raise MirrorError(f"section delete at {index}, but there are {len(sections)} sections")
+            if sections[index].rows:
+                left = sections[index]
+                raise MirrorError(f"section delete at {index} ({left.name!r}) leaves {len(left.rows)} rows unreported")
+            work.delete_section(index)
+        for index, info in sorted(diff.sections_inserted, key=lambda s: s[0]):
+            if not 0 <= index <= len(sections):
+                raise MirrorError(f"section insert at {index}, but there are {len(sections)} sections")
+            work.insert_section(index, MirrorSection(info.name, info.index_title))
+        for section in sorted(additions):
+            if not 0 <= section < len(sections):
+                raise MirrorError(f"rows inserted into section {section}, but there are {len(sections)} sections")
+            work.insert_runs(section, sorted(additions[section], key=lambda a: a[0]))
+        for section, row, count in diff.updated:
+            objects = diff.rows(at, count)
+            at += count
+            if not 0 <= section < len(sections) or not 0 <= row or row + count > len(sections[section].rows):
+                raise MirrorError(f"update run {[section, row, count]} is outside the table")
+            rows = sections[section].rows
+            for k, obj in enumerate(objects):
+                if rows[row + k].get("id") != obj["id"]:
+                    raise MirrorError(f"row {[section, row + k]} holds {rows[row + k].get('id')!r}, the cycle updates {obj['id']!r}")
+            work.replace_rows(section, row, objects)
+        for index, info in diff.sections_inserted:
+            if info.number_of_objects != len(sections[index].rows):
+                raise MirrorError(f"inserted section {info.name!r} has {len(sections[index].rows)} rows, not {info.number_of_objects}")
+
     # -- reading ------------------------------------------------------------------------
     @property
     def count(self) -> int:
@@ -152,6 +212,69 @@ class _Undoable:
         rows[row] = value
         self._log.append(lambda: rows.__setitem__(row, old))
 
+    # A section that many runs touch is rebuilt from slices in one pass (each splice would
+    # shift the whole tail); a few runs are spliced in place.
+    SPLICE_LIMIT = 8
+
+    def remove_runs(self, section: int, runs: List[Tuple[int, int]]) -> None:
+        """Remove ``(row, count)`` runs of OLD rows (sorted by row, not overlapping)."""
+        target = self.sections[section]
+        rows = target.rows
+        end = 0
+        for row, count in runs:
+            if row < end or count < 1 or row + count > len(rows):
+                raise MirrorError(f"remove {count} rows at {[section, row]}: section {section} has {len(rows)} rows")
+            end = row + count
+        if len(runs) <= self.SPLICE_LIMIT:
+            for row, count in reversed(runs):
+                removed = rows[row : row + count]
+                del rows[row : row + count]
+                self._log.append(_put_back(rows, row, removed))
+            return
+        kept: List[WireObject] = []
+        start = 0
+        for row, count in runs:
+            kept.extend(rows[start:row])
+            start = row + count
+        kept.extend(rows[start:])
+        self._swap(target, kept)
+
+    def insert_runs(self, section: int, runs: List[Tuple[int, List[WireObject]]]) -> None:
+        """Insert ``(row, objects)`` runs at NEW positions (sorted by row), as if one after the
+        other from the lowest."""
+        target = self.sections[section]
+        rows = target.rows
+        if len(runs) <= self.SPLICE_LIMIT:
+            for row, objects in runs:
+                if not 0 <= row <= len(rows):
+                    raise MirrorError(f"insert at {[section, row]}: section {section} has {len(rows)} rows")
+                rows[row:row] = objects
+                count = len(objects)
+                self._log.append(_take_out(rows, row, count))
+            return
+        out: List[WireObject] = []
+        taken = 0
+        for row, objects in runs:
+            take = row - len(out)
+            if take < 0 or taken + take > len(rows):
+                raise MirrorError(f"insert at {[section, row]}: section {section} has {len(rows)} rows")
+            out.extend(rows[taken : taken + take])
+            taken += take
+            out.extend(objects)
+        out.extend(rows[taken:])
+        self._swap(target, out)
+
+    def replace_rows(self, section: int, row: int, values: List[WireObject]) -> None:
+        rows = self.sections[section].rows
+        old = rows[row : row + len(values)]
+        rows[row : row + len(values)] = values
+        self._log.append(lambda: rows.__setitem__(slice(row, row + len(old)), old))
+
+    def _swap(self, target: MirrorSection, rows: List[WireObject]) -> None:
+        old = target.rows
+        target.rows = rows
+        self._log.append(lambda: setattr(target, "rows", old))
+
     def delete_section(self, index: int) -> None:
         gone = self.sections.pop(index)
         self._log.append(lambda: self.sections.insert(index, gone))
@@ -163,6 +286,14 @@ class _Undoable:
     def undo(self) -> None:
         while self._log:
             self._log.pop()()
+
+
+def _put_back(rows: List[WireObject], row: int, removed: List[WireObject]) -> Callable[[], object]:
+    return lambda: rows.__setitem__(slice(row, row), removed)
+
+
+def _take_out(rows: List[WireObject], row: int, count: int) -> Callable[[], object]:
+    return lambda: rows.__delitem__(slice(row, row + count))
 
 
 def _expect_id(sections: Sequence[MirrorSection], section: int, row: int, object_id: str, verb: str) -> None:

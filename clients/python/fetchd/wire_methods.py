@@ -554,7 +554,7 @@ class Calls:
         context: A context's name.
         name: Unique per process, not empty.
         section_name_key_path: Sections by this key path's value.
-        notify: What change notifications carry: every value (absent), {keys} or {objects: false} (ids only).
+        notify: What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); mode \"difference\" sends one controller/didChange per cycle.
         """
         params: Dict[str, Any] = {}
         params["context"] = context
@@ -950,7 +950,7 @@ class SyncMethods:
         context: A context's name.
         name: Unique per process, not empty.
         section_name_key_path: Sections by this key path's value.
-        notify: What change notifications carry: every value (absent), {keys} or {objects: false} (ids only).
+        notify: What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); mode \"difference\" sends one controller/didChange per cycle.
         """
         return self.call(Calls.controller_create(context, name, request, section_name_key_path=section_name_key_path, notify=notify))
 
@@ -1296,7 +1296,7 @@ class AsyncMethods:
         context: A context's name.
         name: Unique per process, not empty.
         section_name_key_path: Sections by this key path's value.
-        notify: What change notifications carry: every value (absent), {keys} or {objects: false} (ids only).
+        notify: What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); mode \"difference\" sends one controller/didChange per cycle.
         """
         return await self.call(Calls.controller_create(context, name, request, section_name_key_path=section_name_key_path, notify=notify))
 

@@ -617,9 +617,13 @@ class ContextEndUndoGroupingResult(TypedDict):
     groupingLevel: int
 
 
+ControllerCreateParamsNotifyMode = Literal["rows", "difference"]
+
+
 class ControllerCreateParamsNotify(TypedDict, total=False):
     keys: List[str]
     objects: bool
+    mode: ControllerCreateParamsNotifyMode
 
 
 class _ControllerCreateParamsRequired(TypedDict):
@@ -778,6 +782,32 @@ class ControllerDidChangeContentParams(TypedDict):
     """Params of controller/didChangeContent."""
     controller: str
 
+
+class ControllerDidChangeParamsSectionsInsertedItem(TypedDict):
+    index: int
+    section: SectionInfo
+
+
+class ControllerDidChangeParamsSections(TypedDict):
+    deleted: List[int]
+    inserted: List[ControllerDidChangeParamsSectionsInsertedItem]
+
+
+class _ControllerDidChangeParamsRequired(TypedDict):
+    controller: str
+    sections: ControllerDidChangeParamsSections
+    deleted: List[List[int]]
+    inserted: List[List[int]]
+    moved: List[List[int]]
+    updated: List[List[int]]
+    ids: List[ObjectID]
+
+
+class ControllerDidChangeParams(_ControllerDidChangeParamsRequired, total=False):
+    """Params of controller/didChange."""
+    keys: List[str]
+    values: List[List[Any]]
+
 __all__ = [
     "Attribute",
     "AttributeType",
@@ -835,9 +865,13 @@ __all__ = [
     "ControllerCloseResult",
     "ControllerCreateParams",
     "ControllerCreateParamsNotify",
+    "ControllerCreateParamsNotifyMode",
     "ControllerCreateResult",
     "ControllerDidChangeContentParams",
     "ControllerDidChangeObjectParams",
+    "ControllerDidChangeParams",
+    "ControllerDidChangeParamsSections",
+    "ControllerDidChangeParamsSectionsInsertedItem",
     "ControllerDidChangeSectionParams",
     "ControllerIndexPathParams",
     "ControllerIndexPathResult",

@@ -74,7 +74,7 @@ def test_the_fixture_generates_typed_dicts_literals_and_unions(fixture_package):
     assert types.FetchRequest.__required_keys__ == {"entity"}
     assert "sortDescriptors" in types.FetchRequest.__optional_keys__
     assert types.SectionInfo.__required_keys__ == {"name", "indexTitle", "numberOfObjects"}
-    assert types.ControllerCreateParamsNotify.__optional_keys__ == {"keys", "objects"}
+    assert types.ControllerCreateParamsNotify.__optional_keys__ == {"keys", "objects", "mode"}
     assert types.Object == typing.Dict[str, typing.Any]  # open object: any keys besides id
     assert types.ObjectID is str
     assert types.IndexPath == typing.List[int]

@@ -5,6 +5,7 @@ import {
   Client,
   Context,
   Controller,
+  Difference,
   METHODS,
   TableMirror,
   fetchRequest,
@@ -45,6 +46,13 @@ export async function usage(client: Client): Promise<number> {
   const path: IndexPath | null = await notes.indexPath(id);
   const rows: WireObject[] = await notes.rows(0, { offset: 1, limit: 2, keys: ['title'] });
   const mirror: TableMirror | null = notes.mirror;
+  const rowsDiff: Controller = await main.controller('diff', request, { notify: { keys: ['title'] }, mode: 'difference' });
+  rowsDiff.on('cycle', (cycle: Difference) => {
+    const inserted: WireObject[] = cycle.rows(0, cycle.inserted.reduce((n, run) => n + (run[2] ?? 0), 0));
+    void inserted;
+  });
+  // @ts-expect-error: a mode is rows or difference
+  await main.controller('bad', request, { mode: 'cells' });
   const change: ServerNotifications['controller/didChangeObject'] = { controller: 'notes', type: 'move', id, indexPath: [0, 0], newIndexPath: [0, 1] };
   const type: ObjectChangeType = change.type;
   client.on('controller/didChangeObject', (params) => {

@@ -1,0 +1,142 @@
+import Controllers
+import JSON
+import Model
+
+/// `controller/didChange`: a whole change cycle of a controller created with
+/// `notify: {mode: "difference"}`, in one message (protocol.md §10.8). It carries what the
+/// per-row stream carries, with the same OLD/NEW positions, but consecutive rows as runs and
+/// object values as columns, so a cycle of a million inserts is one run and a column of ids.
+public struct ControllerDifference: NotificationPayload {
+    static let run = Schema.array(.integer).describe(
+        "[section, row, count]: count consecutive rows from [section, row].")
+    public static let params: [ParamSpec] = [
+        controllerParam,
+        .required(
+            "sections",
+            .object(
+                [
+                    ("deleted", .array(.integer).describe("OLD indexes, highest first.")),
+                    (
+                        "inserted",
+                        .array(
+                            .object(
+                                [("index", .integer), ("section", .ref("SectionInfo"))],
+                                required: ["index", "section"], closed: true)
+                        ).describe("NEW indexes, lowest first.")
+                    ),
+                ], required: ["deleted", "inserted"], closed: true),
+            "Sections deleted and inserted."),
+        .required("deleted", .array(run), "Runs of deleted OLD rows, highest first."),
+        .required("inserted", .array(run), "Runs of inserted NEW rows, lowest first."),
+        .required(
+            "moved", .array(.array(.integer)), "[oldSection, oldRow, newSection, newRow] per move, by NEW position."),
+        .required("updated", .array(run), "Runs of updated rows at their NEW positions, lowest first."),
+        .required(
+            "ids", .array(.ref("ObjectID")), "One per row of inserted, then moved, then updated, in the order listed."),
+        .optional("keys", .array(.string), "The value columns (absent with {objects: false})."),
+        .optional(
+            "values", .array(.array(.any)),
+            "One array per id: its values for keys, in that order (absent with {objects: false})."),
+    ]
+
+    public let json: JSON
+
+    /// Groups the cycle's events (wire order, §10.6) and reads each reported object once.
+    init(_ events: [ControllerEvent], of entry: ControllersState.Entry) {
+        var sectionsDeleted: [JSON] = []
+        var sectionsInserted: [JSON] = []
+        var deleted = Runs()
+        var inserted = Runs()
+        var updated = Runs()
+        var moved: [JSON] = []
+        var insertedIDs: [ObjectID] = []
+        var movedIDs: [ObjectID] = []
+        var updatedIDs: [ObjectID] = []
+        for event in events {
+            switch event {
+            case .willChangeContent, .didChangeContent: break
+            case .section(.delete, let index, _): sectionsDeleted.append(.integer(Int64(index)))
+            case .section(.insert, let index, let info):
+                sectionsInserted.append(
+                    .object(["index": .integer(Int64(index)), "section": ControllerWire.section(info)]))
+            case .object(let type, let id, let old, let new):
+                switch type {
+                case .delete: if let old { deleted.add(old, descending: true) }
+                case .insert:
+                    if let new { inserted.add(new, descending: false) }
+                    insertedIDs.append(id)
+                case .update:
+                    if let new { updated.add(new, descending: false) }
+                    updatedIDs.append(id)
+                case .move:
+                    if let old, let new {
+                        moved.append(
+                            .array([old.section, old.row, new.section, new.row].map { .integer(Int64($0)) }))
+                    }
+                    movedIDs.append(id)
+                }
+            }
+        }
+        let ids = insertedIDs + movedIDs + updatedIDs
+        var o: JSONObject = [
+            "controller": .string(entry.controller.name),
+            "sections": .object(["deleted": .array(sectionsDeleted), "inserted": .array(sectionsInserted)]),
+            "deleted": deleted.json, "inserted": inserted.json, "moved": .array(moved), "updated": updated.json,
+            "ids": .array(ids.map { .string($0.description) }),
+        ]
+        if let columns = Self.columns(entry) {
+            o["keys"] = .array(columns.map { .string($0.name) })
+            var rows: [JSON] = []
+            rows.reserveCapacity(ids.count)
+            for id in ids {
+                guard let values = entry.context.snapshot(of: id) else {
+                    rows.append(.null)
+                    continue
+                }
+                rows.append(.array(columns.map { WireValue.json(values[$0.name] ?? $0.absent) }))
+            }
+            o["values"] = .array(rows)
+        }
+        json = .object(o)
+    }
+
+    /// The keys the projection carries, in model order (as WireObject writes them), and what
+    /// a snapshot that lacks one stands for; nil for ids only.
+    static func columns(_ entry: ControllersState.Entry) -> [(name: String, absent: Value)]? {
+        let keys: Set<String>?
+        switch entry.projection {
+        case .idsOnly: return nil
+        case .allValues: keys = nil
+        case .keys(let k): keys = k
+        }
+        return entry.entity.attributes.filter { keys?.contains($0.name) ?? true }.map { ($0.name, Value.null) }
+            + entry.entity.relationships.filter { keys?.contains($0.name) ?? true }.map {
+                ($0.name, $0.toMany ? Value.objects([]) : Value.null)
+            }
+    }
+
+    /// Index paths in the order the events list them, joined into `[section, row, count]` runs
+    /// of consecutive rows; `row` is the run's lowest row either way.
+    struct Runs {
+        var runs: [(section: Int, row: Int, count: Int)] = []
+
+        mutating func add(_ path: IndexPath, descending: Bool) {
+            if let last = runs.last, last.section == path.section {
+                if descending, path.row == last.row - 1 {
+                    runs[runs.count - 1] = (last.section, path.row, last.count + 1)
+                    return
+                }
+                if !descending, path.row == last.row + last.count {
+                    runs[runs.count - 1].count += 1
+                    return
+                }
+            }
+            runs.append((path.section, path.row, 1))
+        }
+
+        var json: JSON {
+            .array(
+                runs.map { .array([.integer(Int64($0.section)), .integer(Int64($0.row)), .integer(Int64($0.count))]) })
+        }
+    }
+}
