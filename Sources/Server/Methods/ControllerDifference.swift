@@ -42,7 +42,7 @@ public struct ControllerDifference: NotificationPayload {
     public let json: JSON
 
     /// Groups the cycle's events (wire order, §10.6) and reads each reported object once.
-    init(_ events: [ControllerEvent], of entry: ControllersState.Entry) {
+    init(_ events: [ControllerEvent], of entry: ControllersState.Entry, values shared: CycleValues) {
         var sectionsDeleted: [JSON] = []
         var sectionsInserted: [JSON] = []
         var deleted = Runs()
@@ -89,7 +89,7 @@ public struct ControllerDifference: NotificationPayload {
             var rows: [JSON] = []
             rows.reserveCapacity(ids.count)
             for id in ids {
-                guard let values = entry.context.snapshot(of: id) else {
+                guard let values = shared.snapshot(id) else {
                     rows.append(.null)
                     continue
                 }

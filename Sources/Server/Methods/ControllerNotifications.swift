@@ -79,16 +79,18 @@ public struct ObjectChange: NotificationPayload {
 extension Outbox {
     /// Queues one cycle of a controller: a notification per event (mode "rows"), or one
     /// `controller/didChange` (mode "difference"). An empty cycle sends nothing either way.
-    func send(_ events: [ControllerEvent], of entry: ControllersState.Entry) {
+    /// `values` holds what the cycle's other controllers of the context already read.
+    func send(_ events: [ControllerEvent], of entry: ControllersState.Entry, values: CycleValues) {
         guard !events.isEmpty else { return }
         switch entry.delivery {
-        case .rows: for event in events { send(event, of: entry) }
-        case .difference: send(ControllerNotifications.didChange, ControllerDifference(events, of: entry))
+        case .rows: for event in events { send(event, of: entry, values: values) }
+        case .difference:
+            send(ControllerNotifications.didChange, ControllerDifference(events, of: entry, values: values))
         }
     }
 
     /// Queues one controller event as its notification.
-    func send(_ event: ControllerEvent, of entry: ControllersState.Entry) {
+    func send(_ event: ControllerEvent, of entry: ControllersState.Entry, values: CycleValues) {
         let name = entry.controller.name
         switch event {
         case .willChangeContent:
@@ -100,14 +102,7 @@ extension Outbox {
                 ControllerNotifications.didChangeSection,
                 SectionChange(controller: name, type: type, sectionIndex: index, section: info))
         case .object(let type, let id, let old, let new):
-            var object: JSON?
-            if type != .delete, let values = entry.context.snapshot(of: id) {
-                switch entry.projection {
-                case .allValues: object = WireObject.json(id, values, entity: entry.entity)
-                case .keys(let keys): object = WireObject.json(id, values, entity: entry.entity, keys: keys)
-                case .idsOnly: break
-                }
-            }
+            let object = type == .delete ? nil : values.object(id, for: entry)
             send(
                 ControllerNotifications.didChangeObject,
                 ObjectChange(controller: name, type: type, id: id, indexPath: old, newIndexPath: new, object: object))

@@ -7,7 +7,7 @@ import Model
 /// are queued as notifications before the response of the request that caused the cycle.
 public final class ControllersState: ChangeCycleObserver {
     /// What change notifications carry for one controller (`notify` of controller/create).
-    public enum Projection: Equatable {
+    public enum Projection: Hashable {
         case allValues
         case keys(Set<String>)
         case idsOnly
@@ -46,8 +46,10 @@ public final class ControllersState: ChangeCycleObserver {
 
     public func contextDidChange(_ changeSet: ChangeSet) {
         prune(graph)
+        var shared: CycleValues?
         for entry in entries where entry.context.name == changeSet.context {
-            outbox.send(entry.controller.apply(changeSet), of: entry)
+            if shared == nil { shared = CycleValues(entry.context) }
+            outbox.send(entry.controller.apply(changeSet), of: entry, values: shared!)
         }
     }
 
@@ -78,7 +80,7 @@ public final class ControllersState: ChangeCycleObserver {
 
     /// Queues one controller's events (a cycle that is not a context's: controller/setRequest).
     func send(_ events: [ControllerEvent], of entry: Entry) {
-        outbox.send(events, of: entry)
+        outbox.send(events, of: entry, values: CycleValues(entry.context))
     }
 
     func remove(_ name: String) { entries.removeAll { $0.controller.name == name } }
