@@ -71,6 +71,7 @@ def baseline_file(path, rows):
     db = sqlite3.connect(path)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA cache_size=-65536")  # as fetchd's store and WORKLOAD.md's baselines
     db.execute("CREATE TABLE msg(id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, sender TEXT NOT NULL, body TEXT NOT NULL)")
     db.execute("CREATE INDEX msg_ts ON msg(ts, id)")
     start = time.perf_counter()
