@@ -149,6 +149,14 @@ if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
     "$PY" "$BENCH_PY/external_bench.py" --fetchd "$FETCHD" --rows "${BENCH_EXTERNAL_ROWS:-$EXTERNAL_ROWS}" \
       --dir "$SCRATCH" | grep '^#' || { log "external bench failed"; STATUS=1; }
   fi
+  # Bulk work through the Python client against SQLite's own statements: batch requests
+  # with a live controller, and 1000 controllers on one entity (BENCH_BULK=0: off).
+  if [[ ${BENCH_BULK:-1} != 0 ]]; then
+    echo
+    BULK_ROWS=$([[ ${BENCH_QUICK:-0} == 1 ]] && echo 20000 || echo 1000000)
+    "$PY" "$BENCH_PY/bulk_bench.py" --fetchd "$FETCHD" --rows "${BENCH_BULK_ROWS:-$BULK_ROWS}" --dir "$SCRATCH" \
+      >"$SCRATCH/bulk.results" || { log "bulk bench failed"; STATUS=1; }
+  fi
 fi
 # PostgreSQL floors (raw libpq): COPY and ordered SELECT of BENCH_PG_ROWS rows, another
 # process's commit -> notification read, on a throwaway cluster (scripts/pg-cluster.sh).

@@ -2,7 +2,7 @@
 """Bulk work through the Python client against what SQLite costs, one release fetchd per
 figure, baselines in the same run (Benchmarks/README.md, "Bulk work"):
 
-- batch_insert: `store/batchInsert` of N workload rows (default 1,000,000; columnar, 100k
+- batch_insert: `store/batchInsert` of N workload rows (default 1,000,000; columnar, 250k
   rows a request) with a live controller on the entity, until the client's mirror has
   applied every cycle, vs Python sqlite3 `executemany` + commit of the same rows into the
   same table shape (index on ts). The mirror must then equal the file's own ORDER BY.
@@ -36,7 +36,7 @@ from fetchd import Client, fetch_request  # noqa: E402
 
 MODEL = {"entities": [{"name": "Msg", "attributes": {
     "ts": {"type": "integer", "indexed": True}, "sender": {"type": "string"}, "body": {"type": "string"}}}]}
-CHUNK = 100_000
+CHUNK = 250_000
 
 
 def emit(metric, n, fetchd_s, baseline_s, goal, **extra):
