@@ -95,6 +95,18 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     public var description: String { "\(entity)/\(number)" }
 
+    /// The number and the entity name's length: hashing every byte of the name cost more
+    /// than the rest of a lookup in the id-keyed tables a big cycle fills. Ids of different
+    /// entities with one number and equal-length names share a hash; equality tells them apart.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(number)
+        hasher.combine(entity.utf8.count)
+    }
+
+    public static func == (a: ObjectID, b: ObjectID) -> Bool {
+        a.number == b.number && a.entity == b.entity
+    }
+
     public static func < (a: ObjectID, b: ObjectID) -> Bool {
         a.entity == b.entity ? a.number < b.number : a.entity < b.entity
     }
