@@ -202,10 +202,10 @@ extension ObjectGraph {
     ) throws(EngineError) -> Int {
         let mergers = roots.filter(\.mergesChangesFromParent)
         try store.beginWrite(author: nil)
-        var after: [ObjectID: StoredObject?] = [:]
-        var changed: [ObjectID] = []
-        let matched: Int
-        do throws(EngineError) {
+        var matched = 0
+        try commitMerged(mergers) { () throws(EngineError) in
+            var after: [ObjectID: StoredObject?] = [:]
+            var changed: [ObjectID] = []
             let prior = try store.readMatching(entity: entity.name, filter: filter)
             matched = prior.count
             var before: [ObjectID: StoredObject?] = Dictionary(minimumCapacity: prior.count)
@@ -223,16 +223,7 @@ extension ObjectGraph {
                 for id in changed { try r.noteCurrent(id, next: after[id]??.values) }
             }
             try write()
-            try store.commitWrite()
-        } catch {
-            store.rollbackWrite()
-            throw error
-        }
-        store.justWritten = after
-        defer { store.justWritten = nil }
-        for r in mergers {
-            try r.rebase(on: changed)
-            r.processPendingChanges(.batch)
+            return (after, changed)
         }
         return matched
     }
@@ -242,7 +233,7 @@ extension ObjectGraph {
     private func writeMerged(_ batch: StoreBatch, known: [ObjectID: StoredObject?]) throws(EngineError) {
         let mergers = roots.filter(\.mergesChangesFromParent)
         try store.beginWrite(author: nil)
-        do throws(EngineError) {
+        try commitMerged(mergers) { () throws(EngineError) in
             for r in mergers {
                 for (id, values) in batch.inserts {
                     r.noteNew(id)
@@ -251,14 +242,33 @@ extension ObjectGraph {
                 }
             }
             try store.write(batch)
+            return (known, [])
+        }
+    }
+
+    /// With the write transaction open: `noteAndWrite` (the merging roots note what they
+    /// show, then the rows are written; it answers the rows as written and the ids whose
+    /// unsaved changes rebase on them), the commit (or a rollback on any failure), then
+    /// every merging root takes the rows as one cycle, reading them from what was written.
+    private func commitMerged(
+        _ mergers: [Context],
+        _ noteAndWrite: () throws(EngineError) -> (known: [ObjectID: StoredObject?], rebasing: [ObjectID])
+    ) throws(EngineError) {
+        let written: (known: [ObjectID: StoredObject?], rebasing: [ObjectID])
+        do throws(EngineError) {
+            written = try noteAndWrite()
             try store.commitWrite()
         } catch {
             store.rollbackWrite()
             throw error
         }
-        store.justWritten = known
+        store.justWritten = written.known
         defer { store.justWritten = nil }
-        for r in mergers { r.processPendingChanges(.batch) }
+        let ids = written.rebasing
+        for r in mergers {
+            if !ids.isEmpty { try r.rebase(on: ids) }
+            r.processPendingChanges(.batch)
+        }
     }
 
     private func batchEntity(_ name: String) throws(EngineError) -> Entity {

@@ -29,16 +29,7 @@ extension Store {
             defer { s.reset() }
             try s.bind(bindings.map(ValueEncoding.sql))
             while try s.step() {
-                var values: Snapshot = Dictionary(minimumCapacity: t.attributes.count + t.toOne.count)
-                var column: Int32 = 2
-                for a in t.attributes {
-                    values[a.name] = ValueEncoding.value(s.value(column), as: a.type)
-                    column += 1
-                }
-                for r in t.toOne {
-                    values[r.name] = ValueEncoding.reference(s.value(column), to: r.destination)
-                    column += 1
-                }
+                let values = Self.rowValues(s, t, from: 2)
                 out.append(
                     (ObjectID(entity: entity, number: s.int64(0)), StoredObject(values: values, version: s.int64(1))))
             }

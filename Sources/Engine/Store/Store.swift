@@ -170,6 +170,21 @@ public final class Store {
         return try readCurrent(id)
     }
 
+    /// The attribute and to-one columns of a row (in `EntityTable` order), from `column` on.
+    static func rowValues(_ s: Statement, _ t: EntityTable, from column: Int32) -> Snapshot {
+        var values: Snapshot = Dictionary(minimumCapacity: t.entity.attributes.count + t.entity.relationships.count)
+        var column = column
+        for a in t.attributes {
+            values[a.name] = ValueEncoding.value(s.value(column), as: a.type)
+            column += 1
+        }
+        for r in t.toOne {
+            values[r.name] = ValueEncoding.reference(s.value(column), to: r.destination)
+            column += 1
+        }
+        return values
+    }
+
     func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject? {
         if let known = justWritten?[id] { return known }
         guard let t = tables[id.entity] else { return nil }
@@ -179,16 +194,7 @@ public final class Store {
             defer { s.reset() }
             try s.bind(.integer(id.number), at: 1)
             guard try s.step() else { return nil }
-            var values: Snapshot = Dictionary(minimumCapacity: t.entity.attributes.count + t.entity.relationships.count)
-            var column: Int32 = 1
-            for a in t.attributes {
-                values[a.name] = ValueEncoding.value(s.value(column), as: a.type)
-                column += 1
-            }
-            for r in t.toOne {
-                values[r.name] = ValueEncoding.reference(s.value(column), to: r.destination)
-                column += 1
-            }
+            var values = Self.rowValues(s, t, from: 1)
             let version = s.int64(0)
             for (r, sql) in t.toMany {
                 let m = try db.prepare(sql)
