@@ -6,10 +6,12 @@ A UI renders straight from ``mirror.sections``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from .changes import DELETE, INSERT, MOVE, UPDATE, ChangeBatch, Difference, IndexPath, SectionInfo, WireObject
 from .errors import MirrorError
+
+_C = TypeVar("_C")  # what one cycle's step applies: a ChangeBatch or a Difference
 
 
 @dataclass
@@ -51,12 +53,7 @@ class TableMirror:
 
         Changes are made in place and undone from a log on error, so a cycle costs its own
         size (plus list shifts), not a copy of the table."""
-        work = _Undoable(self.sections)
-        try:
-            self._apply(work, batch)
-        except MirrorError:
-            work.undo()
-            raise
+        self._all_or_nothing(self._apply, batch)
 
     @staticmethod
     def _apply(work: "_Undoable", batch: ChangeBatch) -> None:
@@ -95,9 +92,13 @@ class TableMirror:
     def apply_difference(self, diff: Difference) -> None:
         """Apply one ``controller/didChange``: the five steps of §11.1 a run at a time, each
         run one slice. On error the mirror is left unchanged and MirrorError is raised."""
+        self._all_or_nothing(self._apply_difference, diff)
+
+    def _all_or_nothing(self, step: "Callable[[_Undoable, _C], None]", change: "_C") -> None:
+        """Runs one cycle's step in place, undoing it from its log when it fails."""
         work = _Undoable(self.sections)
         try:
-            self._apply_difference(work, diff)
+            step(work, change)
         except MirrorError:
             work.undo()
             raise
