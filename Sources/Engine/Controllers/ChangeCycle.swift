@@ -54,6 +54,7 @@ extension FetchedResultsController {
             moved = rowsThatDiffer(from: fresh)
         }
         lastCycleRebuilt = rebuiltThisCycle
+        if let rebuilt, results.count == 0 { return allInserted(rebuilt) }
         var affected = collectAffected(changeSet.changes, changes, evaluate: rebuilt == nil)
         if let rebuilt { locateInBothTrees(&affected, moved: moved, rebuilt: rebuilt) }
         guard !affected.isEmpty else { return [] }
@@ -80,6 +81,31 @@ extension FetchedResultsController {
         let sectionEvents = sectionChanges(old, new)
         classifyChangedRows(affected, old, new, into: &rows)
         return wireOrder(sectionEvents, rows)
+    }
+
+    /// A rebuild when nothing was held (a first load, a bulk insert into an empty entity):
+    /// every visible row of the fresh results is an insert, and with a section key path so
+    /// is every visible section (the one section "" exists empty or not, §10.5). One pass in
+    /// wire order, none of the per-row bookkeeping of a cycle.
+    func allInserted(_ fresh: Results) -> [ControllerEvent] {
+        results = fresh
+        let sections = fresh.visibleSections()
+        guard fresh.visibleCount > 0 else { return [] }
+        var events: [ControllerEvent] = [.willChangeContent]
+        events.reserveCapacity(fresh.visibleCount + sections.count + 2)
+        if fresh.sectioned {
+            for (i, s) in sections.enumerated() { events.append(.section(.insert, index: i, s.info)) }
+        }
+        for (i, s) in sections.enumerated() {
+            for (row, number) in fresh.rows.ids(in: s.ranks).enumerated() {
+                events.append(
+                    .object(
+                        .insert, ObjectID(entity: entity, number: number), indexPath: nil,
+                        newIndexPath: IndexPath(section: i, row: row)))
+            }
+        }
+        events.append(.didChangeContent)
+        return events
     }
 
     /// A cycle whose new state is a fresh tree (`refetch`, setRequest): rows located in both
