@@ -8,9 +8,17 @@ struct SQLGenerator {
     private(set) var text = ""
     private(set) var bindings: [Value] = []
     private var aliases: [String]
-    private var counter = 0
+    /// The last `_fN` alias handed out (read back by the PostgreSQL generator, which writes
+    /// key paths and collections through this one).
+    private(set) var counter = 0
 
     init(alias: String) { aliases = [alias] }
+
+    /// Continues another generator's scopes and alias numbering (`PGSQLGenerator`).
+    init(aliases: [String], counter: Int) {
+        self.aliases = aliases
+        self.counter = counter
+    }
 
     var fragment: SQLFragment { SQLFragment(text, bindings) }
 
@@ -208,7 +216,7 @@ struct SQLGenerator {
 
     /// `"Dest" AS e WHERE <e belongs to the owner>` (or through the join table); returns e.
     @discardableResult
-    private mutating func from(_ coll: BoundCollection, alias given: String? = nil) -> String {
+    mutating func from(_ coll: BoundCollection, alias given: String? = nil) -> String {
         let e = given ?? fresh()
         let pk = SchemaNaming.quoted(SchemaNaming.primaryKey)
         let dest = SchemaNaming.quoted(coll.hop.destination)
