@@ -63,13 +63,14 @@ enum PGPatterns {
     /// What `.` matches in Swift's Regex under Unicode-scalar semantics: anything but these.
     static let dotExcluded: [UInt32] = [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029]
 
-    /// `\d` in Swift's Regex: every decimal digit (general category Nd), as ARE ranges.
+    /// `\d` in Swift's Regex under Unicode-scalar semantics: every scalar with a numeric
+    /// type (not only Nd: also `²`, `¼`, CJK numerals), as ARE ranges.
     static let decimalDigitRanges: String = {
         var out = ""
         var start: UInt32?
         var last: UInt32 = 0
         for v in UInt32(0)...0x10FFFF {
-            let isDigit = Unicode.Scalar(v).map { $0.properties.generalCategory == .decimalNumber } ?? false
+            let isDigit = Unicode.Scalar(v).map { $0.properties.numericType != nil } ?? false
             if isDigit {
                 if start == nil { start = v }
                 last = v
