@@ -53,6 +53,15 @@ import Testing
         #expect(try names("name >[c] 'zz'") == ["Émile", "ß", "ẞ", "ı"])
     }
 
+    @Test func patternsThatAreKeys() throws {
+        // The stored value is the pattern: folded in SQL, an empty one matches nothing.
+        #expect(try names("'emile and more' BEGINSWITH[c] name") == ["emile", "EMILE"])
+        #expect(try names("'a_b!' CONTAINS name") == ["a_b"])
+        #expect(try names("'Bözoë' ENDSWITH[c] name") == ["Zoë"])
+        let like = try l.compiler.compile(FetchRequest(entity: "Author", predicate: "'abc' LIKE name"))
+        #expect(throws: PGUnsupported.self) { try pg.matches(like) }
+    }
+
     @Test func likeWildcardsAndEscapes() throws {
         #expect(try names(#"name LIKE 'x\*y'"#) == ["x*y"])
         #expect(try names("name LIKE 'x?y'") == ["x*y", "x%y"])
