@@ -90,6 +90,28 @@ import Testing
         }
     }
 
+    /// Each translated pattern against subjects chosen to tell the dialects apart (line
+    /// breaks for `.`, combining marks, non-ASCII digits, ranges beyond ASCII).
+    @Test func translatedRegexesMatchAsSwiftDoes() throws {
+        let patterns = [
+            "(|a)b", "[à-é]+", "a{2,3}", "x{,2}", "[^\\d]+", "\\.", "a.c", "(?:ab|cd)*", "[a-c]?z", ".*\\d.*", "[^a]*",
+            "é.*", ".", "file[0-9]+", "a*?b", "[\\-x]+", "(a|ab)(c|bcd)(d*)", "[\\d.]+", "\u{1F600}+", "[^\u{1F600}]",
+        ]
+        let subjects = [
+            "", "a", "b", "ab", "aa", "aaa", "abab", "abcd", "\n", "\u{85}", "\u{2028}", "é", "e\u{301}", "ä", "x",
+            "xx",
+            "xxx", "٣", "²", "a.c", "a\nc", ".", "-x-", "file12", "z", "bz", "\u{1F600}\u{1F600}", "\u{1F600}", "1.5",
+        ]
+        for p in patterns {
+            let translated = try PGPatterns.regex(p, caseInsensitive: false)
+            let swift = try #require(TextPattern(.matches, options: [], pattern: p))
+            for s in subjects {
+                let r = try pg.db.exec("SELECT ($1::text COLLATE \"C\") ~ $2::text", [.text(s), .text(translated)])
+                #expect((r.rows[0][0] == "t") == swift.matches(s), "\(p) on \(s.debugDescription)")
+            }
+        }
+    }
+
     @Test func nilFollowsNSPredicateNotSQL() throws {
         let all = Set(Self.names)
         #expect(try names("name == nil") == [nil])
