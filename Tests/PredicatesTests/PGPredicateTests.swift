@@ -58,8 +58,18 @@ import Testing
         #expect(try names("'emile and more' BEGINSWITH[c] name") == ["emile", "EMILE"])
         #expect(try names("'a_b!' CONTAINS name") == ["a_b"])
         #expect(try names("'Bözoë' ENDSWITH[c] name") == ["Zoë"])
-        let like = try l.compiler.compile(FetchRequest(entity: "Author", predicate: "'abc' LIKE name"))
-        #expect(throws: PGUnsupported.self) { try pg.matches(like) }
+        // Stored LIKE patterns: `*` and `?` are wildcards, `%` literal, `\` escapes.
+        #expect(try names("'xzzy' LIKE name") == ["x*y"])
+        #expect(try names("'x%y' LIKE name") == ["x*y", "x%y"])
+        #expect(try names("'ab' LIKE name") == ["a\\b"])
+        #expect(try names("'' LIKE name") == [""])
+        #expect(try names("'FILE2' LIKE[c] name") == ["file2"])
+        for p in ["", "*", "a?b", "100%_x", #"x\*y\?"#, #"a\\b"#, #"end\"#, "**", "é*ß", #"\%\_"#] {
+            let r = try pg.db.exec("SELECT fetchd_like_pattern($1)", [.text(p)])
+            #expect(r.rows == [[PGPatterns.like(p)]], "\(p)")
+        }
+        let matches = try l.compiler.compile(FetchRequest(entity: "Author", predicate: "'abc' MATCHES name"))
+        #expect(throws: PGUnsupported.self) { try pg.matches(matches) }
     }
 
     @Test func likeWildcardsAndEscapes() throws {

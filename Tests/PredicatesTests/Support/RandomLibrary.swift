@@ -130,6 +130,7 @@ enum RandomLibrary {
         case "MATCHES":
             pattern = r.pick([
                 ".*", "[a-z]+", "a.*", "A|a", "é.*", "file[0-9]+", ".", "", "e\u{301}", "(?i)ana", ".*\\d.*", "[^a]*",
+                "[à-é]+", "(a|é)*", "a{1,2}", "\\.*", "[^\\d]*",
             ])
         default:
             pattern = r.chance(0.8) ? r.pick(fragments) : string(&r)

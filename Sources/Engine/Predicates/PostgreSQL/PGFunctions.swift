@@ -10,6 +10,7 @@ import Foundation
 ///   Both foldings work scalar by scalar, except canonical reordering of the few spacing marks
 ///   with a non-zero combining class: text where that could matter raises an error instead of
 ///   folding differently.
+/// - `fetchd_like_pattern(p)`: an NSPredicate LIKE pattern as a PostgreSQL one (`PGPatterns.like`).
 /// - `fetchd_localized_key(s)`: a byte-ordered sort key equal to `localizedStandardCompare`.
 /// - `fetchd_exact(d)`: a double as the exact `numeric` it denotes (PostgreSQL's own cast
 ///   rounds to 15 digits), so integers and doubles compare exactly, as `ScalarOrder` does.
@@ -66,6 +67,19 @@ public enum PGFunctions {
                   ELSE p.part[1] END, '' ORDER BY p.n)
                 FROM regexp_matches(fetchd_fold(s, true, true) COLLATE "C", '[0-9]+|[^0-9]+', 'g')
                   WITH ORDINALITY AS p(part, n)), '') END
+            $f$
+            """,
+            """
+            CREATE OR REPLACE FUNCTION fetchd_like_pattern(p text) RETURNS text
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $f$
+              -- `PGPatterns.like` for a pattern only known per row: escapes and wildcards,
+              -- one token at a time (a trailing lone backslash is literal, as in LikePattern).
+              SELECT coalesce(string_agg(CASE
+                  WHEN t.tok[1] = '*' THEN '%'
+                  WHEN t.tok[1] = '?' THEN '_'
+                  WHEN right(t.tok[1], 1) IN ('%', '_', '\\') THEN '\\' || right(t.tok[1], 1)
+                  ELSE right(t.tok[1], 1) END, '' ORDER BY t.n), '')
+              FROM regexp_matches(p, '\\\\.|.', 'g') WITH ORDINALITY AS t(tok, n)
             $f$
             """,
             """

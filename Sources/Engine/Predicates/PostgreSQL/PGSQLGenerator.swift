@@ -160,9 +160,16 @@ struct PGSQLGenerator {
             return
         }
         switch op {
+        case .like where r.constantValue == nil:
+            // A stored pattern: folded and translated per row.
+            emit("COALESCE((")
+            try value(l, options: options, as: .text)
+            emit(") COLLATE \"C\" LIKE fetchd_like_pattern(")
+            try value(r, options: options, as: .text)
+            emit("), FALSE)")
         case .like, .matches:
             guard case .constant(let v) = r, let pattern = ValueComparison.text(v) else {
-                throw PGUnsupported("\(op == .like ? "LIKE" : "MATCHES") with a pattern that is not a constant")
+                throw PGUnsupported("MATCHES with a pattern that is not a constant")
             }
             let translated: String
             var subjectOptions = options
