@@ -4,13 +4,22 @@ import TestSupport
 
 @testable import Predicates
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A `Library`'s objects copied into PostgreSQL (tables as SchemaNaming names them, columns
 /// typed as `PGValueEncoding` lays them out), in a schema of their own with `PGFunctions` set
 /// up once; every query runs here and in memory.
 final class PGLibrary {
     let db: PGConnection
+    let schema: String
 
-    init(schema: String) throws {
+    /// `schema` gets the process id appended, so concurrent runs never share tables.
+    init(schema name: String) throws {
+        schema = "\(name)_\(getpid())"
         db = try PGConnection(TestPostgres.url())
         try db.exec("DROP SCHEMA IF EXISTS \(schema) CASCADE; CREATE SCHEMA \(schema); SET search_path TO \(schema)")
         for statement in PGFunctions.setupStatements { try db.exec(statement) }
@@ -24,6 +33,8 @@ final class PGLibrary {
             "CREATE TABLE \"_join_Author_tags\" (\"a\" bigint NOT NULL, \"b\" bigint NOT NULL, PRIMARY KEY (\"a\", \"b\"))"
         )
     }
+
+    deinit { _ = try? db.exec("DROP SCHEMA IF EXISTS \(schema) CASCADE") }
 
     /// Replaces every row with the library's objects.
     func load(_ l: Library) throws {
