@@ -22,9 +22,16 @@ import Testing
         #expect(throws: PGUnsupported.self) { try PGPatterns.regex(pattern, caseInsensitive: false) }
     }
 
-    @Test func refusesCaseInsensitiveMatching() {
-        // Swift folds case by its own rules (`k` matches the Kelvin sign U+212A).
-        #expect(throws: PGUnsupported.self) { try PGPatterns.regex("k", caseInsensitive: true) }
+    @Test func caseInsensitiveLiteralsBecomeTheirCaseGroups() throws {
+        // Swift's Regex matches scalars with the same lower-case mapping: `k`, `K`, Kelvin sign.
+        #expect(try PGPatterns.regex("k", caseInsensitive: true) == "^(?:[Kk\\u212A])$")
+        #expect(
+            try PGPatterns.regex("1.", caseInsensitive: true)
+                == "^(?:1[^\\u000A\\u000B\\u000C\\u000D\\u0085\\u2028\\u2029])$")
+        #expect(try PGPatterns.regex("[0-9]", caseInsensitive: true) == "^(?:[0-9])$")
+        for refused in ["[a-z]", "[^k]", "\\d", "[\\d]", "(?i)k", "[Ⅰ-Ⅲ]"] {
+            #expect(throws: PGUnsupported.self, "\(refused)") { try PGPatterns.regex(refused, caseInsensitive: true) }
+        }
     }
 
     @Test func dotExcludesExactlyWhatSwiftExcludes() throws {

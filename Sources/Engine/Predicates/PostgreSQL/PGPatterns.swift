@@ -34,16 +34,18 @@ enum PGPatterns {
     /// Supported: literal scalars (and `\` before ASCII punctuation), `.`, `\d`, bracket
     /// classes of literals and ranges (optionally negated), groups `( )` and `(?: )`,
     /// alternation, and the quantifiers `* + ? {n} {n,} {n,m} {,m}` (lazy forms too: a
-    /// whole-match test does not depend on laziness). Refused: anchors (`$` also matches
-    /// before a final newline in Swift), case-insensitive matching (Swift folds case by its
-    /// own rules), other escapes and classes, possessive quantifiers, `(?` options, and
+    /// whole-match test does not depend on laziness). Case-insensitive (`[c]`), a literal
+    /// matches every scalar with the same lower-case mapping, as in Swift's Regex (`k`, `K`
+    /// and the Kelvin sign), so it becomes a class of them; classes and `\d`, whose
+    /// case-insensitive meaning Swift defines otherwise, are refused then unless every member
+    /// is caseless. Refused: anchors (`$` also matches before a final newline in Swift), other
+    /// escapes and classes, possessive quantifiers, `(?` options (`(?i)` included), and
     /// patterns with a multi-scalar character (Swift quantifies the whole character).
     static func regex(_ pattern: String, caseInsensitive: Bool) throws(PGUnsupported) -> String {
-        if caseInsensitive { throw PGUnsupported("MATCHES[c] (case-insensitive regular expressions)") }
         for c in pattern where c.unicodeScalars.count > 1 {
             throw PGUnsupported("MATCHES with a multi-scalar character in the pattern")
         }
-        var p = RegexReader(Array(pattern.unicodeScalars))
+        var p = RegexReader(Array(pattern.unicodeScalars), caseInsensitive: caseInsensitive)
         let body = try p.translate()
         return "^(?:" + body + ")$"
     }
@@ -83,6 +85,35 @@ enum PGPatterns {
     }()
 }
 
+extension PGPatterns {
+    /// Scalars sharing a lower-case mapping with another scalar, with all of them (itself
+    /// included), ascending. What a literal matches under Swift's case-insensitive Regex.
+    static let caseGroups: [UInt32: [UInt32]] = {
+        var byMapping: [String: [UInt32]] = [:]
+        for v in UInt32(0)...0x10FFFF {
+            guard let s = Unicode.Scalar(v) else { continue }
+            switch s.properties.generalCategory {
+            case .unassigned, .privateUse, .surrogate: continue
+            default: byMapping[s.properties.lowercaseMapping, default: []].append(v)
+            }
+        }
+        var out: [UInt32: [UInt32]] = [:]
+        for group in byMapping.values where group.count > 1 {
+            for v in group { out[v] = group }
+        }
+        return out
+    }()
+
+    /// No case at all: its own lower, upper and title case, and no other scalar's lower case.
+    static func isCaseless(_ v: UInt32) -> Bool {
+        guard let s = Unicode.Scalar(v) else { return true }
+        let own = String(Character(s))
+        let p = s.properties
+        return caseGroups[v] == nil && p.lowercaseMapping == own && p.uppercaseMapping == own
+            && p.titlecaseMapping == own
+    }
+}
+
 /// A PostgreSQL construct that cannot agree exactly with the in-memory evaluator: the caller
 /// evaluates the predicate in memory instead (or reports it), never runs a different query.
 public struct PGUnsupported: Error, Equatable, CustomStringConvertible {
@@ -94,8 +125,26 @@ public struct PGUnsupported: Error, Equatable, CustomStringConvertible {
 /// A recursive-descent reader of the supported regex subset, writing ARE as it goes.
 private struct RegexReader {
     let s: [Unicode.Scalar]
+    let caseInsensitive: Bool
     var i = 0
-    init(_ s: [Unicode.Scalar]) { self.s = s }
+    init(_ s: [Unicode.Scalar], caseInsensitive: Bool) {
+        self.s = s
+        self.caseInsensitive = caseInsensitive
+    }
+
+    /// A literal scalar: itself, or under `[c]` the class of its case group.
+    func literal(_ v: UInt32) -> String {
+        guard caseInsensitive, let group = PGPatterns.caseGroups[v] else { return PGPatterns.escaped(v) }
+        return "[" + group.map(PGPatterns.escaped).joined() + "]"
+    }
+
+    /// Classes keep their case-sensitive meaning only when no member has a case.
+    func requireCaseless(_ low: UInt32, _ high: UInt32) throws(PGUnsupported) {
+        guard caseInsensitive else { return }
+        if high - low > 0x10000 || !(low...high).allSatisfy(PGPatterns.isCaseless) {
+            throw PGUnsupported("MATCHES[c] with a class of cased characters")
+        }
+    }
 
     var atEnd: Bool { i >= s.count }
     var peek: Unicode.Scalar? { atEnd ? nil : s[i] }
@@ -144,14 +193,18 @@ private struct RegexReader {
         case "^", "$": throw PGUnsupported("MATCHES with an anchor")
         case "*", "+", "?", "{", "}", "]", ")":
             throw PGUnsupported("MATCHES with '\(c)' where an atom is expected")
-        default: return PGPatterns.escaped(c.value)
+        default: return literal(c.value)
         }
     }
 
     mutating func escape(inClass: Bool) throws(PGUnsupported) -> String {
         guard let e = peek else { throw PGUnsupported("MATCHES ending in '\\'") }
         i += 1
-        if e == "d" { return inClass ? PGPatterns.decimalDigitRanges : "[" + PGPatterns.decimalDigitRanges + "]" }
+        if e == "d" {
+            // Roman numerals have case: what `\d` means case-insensitively is Swift's business.
+            if caseInsensitive { throw PGUnsupported("MATCHES[c] with \\d") }
+            return inClass ? PGPatterns.decimalDigitRanges : "[" + PGPatterns.decimalDigitRanges + "]"
+        }
         if e.isASCII && !e.properties.isAlphabetic && !(e >= "0" && e <= "9") && e.value > 0x20 {
             return PGPatterns.escaped(e.value)
         }
@@ -175,6 +228,7 @@ private struct RegexReader {
             case "[", "&", "~", "-": throw PGUnsupported("MATCHES with '\(c)' in a character class")
             case "\\":
                 if peek == "d" {
+                    if caseInsensitive { throw PGUnsupported("MATCHES[c] with \\d") }
                     i += 1
                     out += PGPatterns.decimalDigitRanges
                     items += 1
@@ -195,8 +249,11 @@ private struct RegexReader {
                 }
                 let hi = s[i + 1]
                 guard lo.value <= hi.value else { throw PGUnsupported("MATCHES with a reversed range") }
+                try requireCaseless(lo.value, hi.value)
                 i += 2
                 low += "-" + PGPatterns.escaped(hi.value)
+            } else if let lowScalar {
+                try requireCaseless(lowScalar.value, lowScalar.value)
             }
             out += low
             items += 1
