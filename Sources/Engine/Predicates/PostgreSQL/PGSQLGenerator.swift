@@ -1,9 +1,9 @@
 import Model
 
 /// Compiles a bound predicate to a PostgreSQL boolean expression over `FROM "Entity" AS
-/// alias`, meaning exactly what `MemoryProgram` computes. Key paths and collections are
-/// written by `SQLGenerator` (the SQL is the same in both dialects); comparisons, constants
-/// and aggregates differ:
+/// alias`, meaning exactly what `MemoryProgram` computes. NOT, AND/OR and EXISTS are
+/// `PredicateSQLWriter`'s, key paths and collections `SQLGenerator`'s (the SQL is the same in
+/// both dialects); comparisons, constants and aggregates differ:
 ///
 /// - placeholders are `$n::type` (types as `PGValueEncoding` lays out columns);
 /// - every predicate is TRUE or FALSE, never NULL (`IS [NOT] DISTINCT FROM`, guarded orders,
@@ -13,14 +13,14 @@ import Model
 /// - `@sum`/`@avg` add doubles in ascending order (`fetchd_fsum`), as `Aggregates` does.
 ///
 /// Constructs without an exact translation throw `PGUnsupported` (see `PGPatterns`).
-struct PGSQLGenerator {
+struct PGSQLGenerator: PredicateSQLWriter {
     /// The SQL type an expression has once emitted. Booleans are emitted as int8 (0/1), so
     /// they compare with numbers as in memory; dates are float8 seconds.
     enum Kind: Equatable { case text, int8, float8, numeric, bytea }
 
     private(set) var text = ""
     private(set) var bindings: [Value] = []
-    private var aliases: [String]
+    var aliases: [String]
     private var counter = 0
     private let firstParameter: Int
 
@@ -32,55 +32,25 @@ struct PGSQLGenerator {
 
     var fragment: SQLFragment { SQLFragment(text, bindings) }
 
-    private mutating func emit(_ s: String) { text += s }
+    mutating func emit(_ s: String) { text += s }
 
     private mutating func fresh() -> String {
         counter += 1
         return "_f\(counter)"
     }
 
-    // MARK: Predicates
+    // MARK: Predicates (shared by `PredicateSQLWriter`)
 
-    mutating func predicate(_ p: BoundPredicate) throws(PGUnsupported) {
-        switch p {
-        case .constant(let b): emit(b ? "TRUE" : "FALSE")
-        case .not(let inner):
-            emit("NOT (")
-            try predicate(inner)
-            emit(")")
-        case .and(let ps): try balanced(ps[...], "AND", empty: "TRUE")
-        case .or(let ps): try balanced(ps[...], "OR", empty: "FALSE")
-        case .compare(let l, let op, let options, let r, let textual, _):
-            if op.textKind != nil {
-                try textOperator(l, op, options, r)
-            } else {
-                try compare(l, op, textual ? options.folding : [], r)
-            }
-        case .exists(let coll, let inner):
-            emit("EXISTS (SELECT 1 FROM ")
-            let alias = from(coll)
-            emit(" AND (")
-            aliases.append(alias)
-            try predicate(inner)
-            aliases.removeLast()
-            emit("))")
-        }
-    }
+    static let trueSQL = "TRUE"
+    static let falseSQL = "FALSE"
 
-    /// Balanced AND/OR trees keep thousands of terms within the parser's depth.
-    private mutating func balanced(
-        _ ps: ArraySlice<BoundPredicate>, _ word: String, empty: String
+    mutating func leaf(
+        _ l: BoundExpression, _ op: LeafOperator, _ options: ComparisonOptions, _ r: BoundExpression, textual: Bool
     ) throws(PGUnsupported) {
-        switch ps.count {
-        case 0: emit(empty)
-        case 1: try predicate(ps[ps.startIndex])
-        default:
-            let mid = ps.startIndex + ps.count / 2
-            emit("(")
-            try balanced(ps[..<mid], word, empty: empty)
-            emit(" \(word) ")
-            try balanced(ps[mid...], word, empty: empty)
-            emit(")")
+        if op.textKind != nil {
+            try textOperator(l, op, options, r)
+        } else {
+            try compare(l, op, textual ? options.folding : [], r)
         }
     }
 
@@ -382,7 +352,7 @@ struct PGSQLGenerator {
     }
 
     @discardableResult
-    private mutating func from(_ coll: BoundCollection, alias: String? = nil) -> String {
+    mutating func from(_ coll: BoundCollection, alias: String? = nil) -> String {
         var g = SQLGenerator(aliases: aliases, counter: counter)
         let e = g.from(coll, alias: alias)
         counter = g.counter
