@@ -163,6 +163,26 @@ import Testing
         #expect(names == ["file2", "File02", "file10", "file999999999", "file1234567890", "file²", "file٣"])
     }
 
+    @Test func everyComparatorOrdersTheNamesAsMemoryDoes() throws {
+        for comparator in Comparator.allCases {
+            for ascending in [true, false] {
+                let compiled = try l.compiler.compile(
+                    FetchRequest(
+                        entity: "Author",
+                        sortDescriptors: [SortDescriptor(key: "name", ascending: ascending, comparator: comparator)]))
+                let order = try pg.order(compiled)
+                #expect(order.ids == l.memoryOrder(compiled), "\(comparator) ascending: \(ascending)")
+            }
+        }
+        // caseInsensitiveCompare: "I" and "i" tie, as do "ẞ" and "ß" (ids decide); "ı" is not "i".
+        let compiled = try l.compiler.compile(
+            FetchRequest(
+                entity: "Author", sortDescriptors: [SortDescriptor(key: "name", comparator: .caseInsensitiveCompare)]))
+        let picked: Set<String?> = ["ẞ", "ß", "ı", "I", "i"]
+        let names = try pg.order(compiled).ids.map { Self.names[Int($0) - 1] }.filter { picked.contains($0) }
+        #expect(names == ["I", "i", "ẞ", "ß", "ı"])
+    }
+
     @Test func textNeedingCanonicalReorderingIsRefusedNotMisfolded() throws {
         // U+1D16D (class 226) before U+1D165 (class 216): NFD reorders them, a scalar-by-scalar
         // fold would not, so PostgreSQL raises instead of answering differently.
