@@ -33,8 +33,9 @@ format:
 	$(SWIFT) format format -i --parallel -r $(SWIFT_SOURCES)
 
 # The suites that need a PostgreSQL server run only in test-postgres (they fail, never skip,
-# when run without its cluster). Extend the pattern (a regular expression over test names).
-POSTGRES_TEST_FILTER ?= PostgresTests|PGWatchTests
+# when run without its cluster). Extend the pattern (a regular expression over test names);
+# PredicatesTests.PG* are the predicate compiler's PostgreSQL suites.
+POSTGRES_TEST_FILTER ?= PostgresTests|PGWatchTests|PredicatesTests\.PG
 export POSTGRES_TEST_FILTER
 
 test-swift:

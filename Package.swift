@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"], path: "Tests/JSONTests"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], path: "Tests/JSONRPCTests"),
         .testTarget(
-            name: "PredicatesTests", dependencies: ["TestSupport", "Predicates", "Model", "SQLite"],
+            name: "PredicatesTests", dependencies: ["TestSupport", "Predicates", "Model", "SQLite", "Postgres"],
             path: "Tests/PredicatesTests"),
         .testTarget(
             name: "StoreTests", dependencies: ["TestSupport", "Store", "Model", "SQLite"], path: "Tests/StoreTests"),

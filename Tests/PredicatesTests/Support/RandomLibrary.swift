@@ -9,7 +9,7 @@ enum RandomLibrary {
     static let fragments = [
         "", "a", "A", "ab", "Ab", "AB", "é", "É", "e\u{301}", "E", "file2", "file10", "File02", "zoë",
         "Zoe", "x*y", "a?b", "ß", "SS", "日本", "\u{1F600}", "O'Brien", "%_", "\\", "Ana", "ana", "Émile",
-        "1", "01", "9", " ", "z",
+        "1", "01", "9", " ", "z", "ı", "İ", "ẞ", "\u{212A}",
     ]
     static let dates = [
         "1970-01-01", "1999-12-31T23:59:59.999Z", "2000-01-01", "2024-02-29T12:00:00Z", "1969-07-20T20:17:00Z",
@@ -130,6 +130,7 @@ enum RandomLibrary {
         case "MATCHES":
             pattern = r.pick([
                 ".*", "[a-z]+", "a.*", "A|a", "é.*", "file[0-9]+", ".", "", "e\u{301}", "(?i)ana", ".*\\d.*", "[^a]*",
+                "[à-é]+", "(a|é)*", "a{1,2}", "\\.*", "[^\\d]*",
             ])
         default:
             pattern = r.chance(0.8) ? r.pick(fragments) : string(&r)

@@ -1,63 +1,43 @@
 import Model
 
-/// Compiles a bound predicate (or a key path) to a SQL expression over `FROM "Entity" AS
+/// Compiles a bound predicate (or a key path) to a SQLite expression over `FROM "Entity" AS
 /// alias`. Every value is a bound parameter; every identifier comes from the model and is
 /// quoted. Every predicate it emits is 0 or 1, never NULL, so NOT and ALL mean in SQL what
-/// they mean in memory.
-struct SQLGenerator {
+/// they mean in memory. NOT, AND/OR and EXISTS are `PredicateSQLWriter`'s.
+struct SQLGenerator: PredicateSQLWriter {
     private(set) var text = ""
     private(set) var bindings: [Value] = []
-    private var aliases: [String]
-    private var counter = 0
+    var aliases: [String]
+    /// The last `_fN` alias handed out (read back by the PostgreSQL generator, which writes
+    /// key paths and collections through this one).
+    private(set) var counter = 0
 
     init(alias: String) { aliases = [alias] }
 
+    /// Continues another generator's scopes and alias numbering (`PGSQLGenerator`).
+    init(aliases: [String], counter: Int) {
+        self.aliases = aliases
+        self.counter = counter
+    }
+
     var fragment: SQLFragment { SQLFragment(text, bindings) }
 
-    private mutating func emit(_ s: String) { text += s }
+    mutating func emit(_ s: String) { text += s }
 
     private mutating func fresh() -> String {
         counter += 1
         return "_f\(counter)"
     }
 
-    // MARK: Predicates
+    // MARK: Predicates (shared by `PredicateSQLWriter`)
 
-    mutating func predicate(_ p: BoundPredicate) {
-        switch p {
-        case .constant(let b): emit(b ? "1" : "0")
-        case .not(let inner):
-            emit("NOT (")
-            predicate(inner)
-            emit(")")
-        case .and(let ps): balanced(ps[...], "AND", empty: "1")
-        case .or(let ps): balanced(ps[...], "OR", empty: "0")
-        case .compare(let l, let op, let options, let r, let textual, _): compare(l, op, options, r, textual: textual)
-        case .exists(let coll, let inner):
-            emit("EXISTS (SELECT 1 FROM ")
-            let alias = from(coll)
-            emit(" AND (")
-            aliases.append(alias)
-            predicate(inner)
-            aliases.removeLast()
-            emit("))")
-        }
-    }
+    static let trueSQL = "1"
+    static let falseSQL = "0"
 
-    /// AND/OR lists as balanced trees, so thousands of terms stay within SQLite's
-    /// expression depth limit.
-    private mutating func balanced(_ ps: ArraySlice<BoundPredicate>, _ word: String, empty: String) {
-        switch ps.count {
-        case 0: emit(empty)
-        case 1: predicate(ps[ps.startIndex])
-        default:
-            let mid = ps.startIndex + ps.count / 2
-            emit("(")
-            balanced(ps[..<mid], word, empty: empty)
-            emit(" \(word) ")
-            balanced(ps[mid...], word, empty: empty)
-            emit(")")
-        }
+    mutating func leaf(
+        _ l: BoundExpression, _ op: LeafOperator, _ options: ComparisonOptions, _ r: BoundExpression, textual: Bool
+    ) {
+        compare(l, op, options, r, textual: textual)
     }
 
     private mutating func compare(
@@ -208,7 +188,7 @@ struct SQLGenerator {
 
     /// `"Dest" AS e WHERE <e belongs to the owner>` (or through the join table); returns e.
     @discardableResult
-    private mutating func from(_ coll: BoundCollection, alias given: String? = nil) -> String {
+    mutating func from(_ coll: BoundCollection, alias given: String? = nil) -> String {
         let e = given ?? fresh()
         let pk = SchemaNaming.quoted(SchemaNaming.primaryKey)
         let dest = SchemaNaming.quoted(coll.hop.destination)
