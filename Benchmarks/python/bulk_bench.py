@@ -2,8 +2,8 @@
 """Bulk work through the Python client against what SQLite costs, one release fetchd per
 figure, baselines in the same run (Benchmarks/README.md, "Bulk work"):
 
-- batch_insert: `store/batchInsert` of N workload rows (default 1,000,000; columnar, 250k
-  rows a request) with a live controller on the entity, until the client's mirror has
+- batch_insert: `store/batchInsert` of N workload rows (default 1,000,000; columnar, in one
+  request, `--chunk` rows a request otherwise) with a live controller on the entity, until the client's mirror has
   applied every cycle, vs Python sqlite3 `executemany` + commit of the same rows into the
   same table shape (index on ts). The mirror must then equal the file's own ORDER BY.
   Goal: >= 0.5x executemany's rows/s.
@@ -36,7 +36,6 @@ from fetchd import Client, fetch_request  # noqa: E402
 
 MODEL = {"entities": [{"name": "Msg", "attributes": {
     "ts": {"type": "integer", "indexed": True}, "sender": {"type": "string"}, "body": {"type": "string"}}}]}
-CHUNK = 250_000
 
 
 def emit(metric, n, fetchd_s, baseline_s, goal, **extra):
@@ -94,12 +93,13 @@ def bulk(args):
                                notify=notify(args.mode, objects=False))
         columns = [[ts, sender, body] for (_, ts, sender, body) in rows]
         start = time.perf_counter()
-        for i in range(0, n, CHUNK):
-            client.store_batch_insert("Msg", keys=["ts", "sender", "body"], rows=columns[i:i + CHUNK])
+        for i in range(0, n, args.chunk):
+            client.store_batch_insert("Msg", keys=["ts", "sender", "body"], rows=columns[i:i + args.chunk])
         inserted = time.perf_counter() - start
         check(msgs, store, n)
         emit("batch_insert", n, inserted, insert_base, ">= 0.5x rows/s (<= 2x the time)",
-             rows_per_s=round(n / inserted), baseline_rows_per_s=round(n / insert_base), mode=args.mode)
+             rows_per_s=round(n / inserted), baseline_rows_per_s=round(n / insert_base), mode=args.mode,
+             chunk=args.chunk)
 
         cut = (1 << 47) // 10
         start = time.perf_counter()
@@ -174,6 +174,7 @@ def main():
     parser.add_argument("--fetchd", required=True)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--controllers", type=int, default=1000)
+    parser.add_argument("--chunk", type=int, default=1_000_000, help="rows per store/batchInsert request")
     parser.add_argument("--mode", default="difference", choices=["rows", "difference"])
     parser.add_argument("--dir")
     args = parser.parse_args()
