@@ -194,10 +194,19 @@ public final class Context {
         for child in children where child.pending[id] == nil { try child.noteCurrent(id) }
     }
 
+    /// Room for `count` more noted objects here and in the children that see them (a batch
+    /// noting a million new ids grows the table once, not twenty times).
+    func reserveNotes(_ count: Int) {
+        if isBatch { return }
+        cycleBefore.reserveCapacity(cycleBefore.count + count)
+        for child in children { child.reserveNotes(count) }
+    }
+
     /// A new id: it existed nowhere before.
     func noteNew(_ id: ObjectID) {
         if isBatch { return }
         if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(nil) }
+        if children.isEmpty { return }
         for child in children where child.pending[id] == nil { child.noteNew(id) }
     }
 

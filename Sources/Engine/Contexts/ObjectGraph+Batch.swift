@@ -235,6 +235,7 @@ extension ObjectGraph {
         try store.beginWrite(author: nil)
         try commitMerged(mergers) { () throws(EngineError) in
             for r in mergers {
+                r.reserveNotes(batch.inserts.count)
                 for (id, values) in batch.inserts {
                     r.noteNew(id)
                     // A new object joins the one-to-many sides it points at.
