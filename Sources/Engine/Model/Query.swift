@@ -85,9 +85,14 @@ public protocol ObjectOrdering: Sendable {
     /// Per key component, the object's own attribute it is (raw value), or nil (a key path
     /// through a relationship); empty when unknown.
     var keyAttributes: [String?] { get }
+    /// Whether the first key component sorts ascending; nil when unknown. Two integers in it
+    /// then compare as numbers whatever the comparator, so a caller comparing many keys can
+    /// settle most pairs without `compare`.
+    var firstComponentAscending: Bool? { get }
 }
 
 extension ObjectOrdering {
     public func decodeKey(_ key: inout SortKey) { key = self.key(fromColumns: key) }
     public var keyAttributes: [String?] { [] }
+    public var firstComponentAscending: Bool? { nil }
 }

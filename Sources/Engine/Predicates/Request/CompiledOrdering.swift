@@ -106,6 +106,8 @@ struct CompiledOrdering: ObjectOrdering {
         }
     }
 
+    var firstComponentAscending: Bool? { ascending.first }
+
     func compare(_ a: SortKey, _ b: SortKey) -> Int {
         for i in comparators.indices {
             let c = SortComparison.compare(a[i], b[i], comparators[i])
