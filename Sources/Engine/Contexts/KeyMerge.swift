@@ -19,25 +19,12 @@ struct KeyMerge {
 
     /// `memory` is sorted here.
     init(memory: [(Int64, SortKey)], ordering: (any ObjectOrdering)?, first: Int, end: Int) {
-        let compare = ordering.map { Self.comparison($0) }
+        let compare = ordering?.keyComparison
         self.memory = memory.sorted { Self.before(compare, $0.0, $0.1, $1.0, $1.1) }
         self.compare = compare
         self.first = first
         self.end = end
         if let head = self.memory.first { (headNumber, headKey) = head }
-    }
-
-    /// The ordering's comparison on its concrete type (the existential opened once). Keys
-    /// whose first components are different integers are settled by those (a merge of a
-    /// million rows mostly meets such pairs); the rest go to the ordering.
-    private static func comparison<O: ObjectOrdering>(_ o: O) -> (SortKey, SortKey) -> Int {
-        guard let ascending = o.firstComponentAscending else { return { o.compare($0, $1) } }
-        return { a, b in
-            if case .integer(let x) = a[0], case .integer(let y) = b[0], x != y {
-                return (x < y) == ascending ? -1 : 1
-            }
-            return o.compare(a, b)
-        }
     }
 
     /// Whether `(a, ak)` sorts before `(b, bk)`: key, then id number.

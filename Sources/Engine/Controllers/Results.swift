@@ -20,7 +20,7 @@ struct Results {
         self.sectioned = sectioned
         self.offset = max(0, offset)
         self.limit = limit.map { max(0, $0) } ?? Int.max
-        rows = CountedBTree(keyWidth: keyWidth) { ordering.compare($0, $1) }
+        rows = CountedBTree(keyWidth: keyWidth, compare: ordering.keyComparison)
         sections = CountedBTree(keyWidth: keyWidth, leafCapacity: 32, innerCapacity: 32) {
             Results.sectionOrder(ordering, $0, $1)
         }

@@ -95,4 +95,17 @@ extension ObjectOrdering {
     public func decodeKey(_ key: inout SortKey) { key = self.key(fromColumns: key) }
     public var keyAttributes: [String?] { [] }
     public var firstComponentAscending: Bool? { nil }
+
+    /// `compare` as a closure for code that compares many keys (a tree, a merge): taken on
+    /// the concrete type, so no existential is copied per call, and keys whose first
+    /// components are different integers are settled by those without `compare`.
+    public var keyComparison: (SortKey, SortKey) -> Int {
+        guard let ascending = firstComponentAscending else { return { self.compare($0, $1) } }
+        return { a, b in
+            if case .integer(let x) = a[0], case .integer(let y) = b[0], x != y {
+                return (x < y) == ascending ? -1 : 1
+            }
+            return self.compare(a, b)
+        }
+    }
 }

@@ -7,7 +7,12 @@ extension Store {
     /// file with when no `--model` is given. The file must exist (SQLite would create it).
     public static func recordedModel(path: String) throws(EngineError) -> ObjectModel {
         let db: Connection
-        do { db = try Connection(path: path) } catch { throw storeError(error, "cannot open \(path)") }
+        do {
+            db = try Connection(path: path)
+            // Another process opening or writing the file holds its lock for moments: wait
+            // as the store's own connection does rather than fail at once.
+            try db.execute("PRAGMA busy_timeout=5000")
+        } catch { throw storeError(error, "cannot open \(path)") }
         defer { db.close() }
         let notAStore = EngineError(
             .storeError, "\(path) is not a fetchd store (it records no model)",
