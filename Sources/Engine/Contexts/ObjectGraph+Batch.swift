@@ -142,9 +142,14 @@ extension ObjectGraph {
         written.inserts.reserveCapacity(rows.count)
         var known: [ObjectID: StoredObject?] = Dictionary(minimumCapacity: rows.count)
         for values in rows {
-            var full = Snapshot(minimumCapacity: entity.attributes.count + entity.relationships.count)
-            for a in entity.attributes { full[a.name] = values[a.name] ?? a.defaultValue ?? .null }
-            for r in entity.relationships { full[r.name] = r.toMany ? .objects([]) : values[r.name] ?? .null }
+            // The row itself when it gives every key (no copy); else completed with defaults.
+            var full = values
+            if values.count != entity.attributes.count + entity.relationships.count {
+                for a in entity.attributes where full[a.name] == nil { full[a.name] = a.defaultValue ?? .null }
+                for r in entity.relationships where full[r.name] == nil {
+                    full[r.name] = r.toMany ? .objects([]) : .null
+                }
+            }
             let id = try store.reserveID(for: entity.name)
             written.inserts.append((id, full))
             // A new row's version is 1; nothing refers to it yet.
@@ -303,22 +308,23 @@ extension ObjectGraph {
         throws(EngineError) -> [(key: String, reason: String)]
     {
         var out: [(key: String, reason: String)] = []
-        for key in values.keys.sorted() {
-            let v = values[key]!
+        // In any order: `refuse` sorts the list.
+        for (key, v) in values {
             do throws(EngineError) { try entity.check(key, v) } catch {
                 out.append((key, error.message))
                 continue
             }
-            if let a = entity.attribute(key), !a.optional, v.isNull {
-                out.append((key, "required value missing"))
-            }
-            if let r = entity.relationship(key) {
+            switch entity.key(key) {
+            case .attribute(let a)?:
+                if !a.optional && v.isNull { out.append((key, "required value missing")) }
+            case .relationship(let r)?:
                 if !r.optional && v.objectIDs.isEmpty {
                     out.append((key, r.toMany ? "required relationship is empty" : "required relationship missing"))
                 }
                 for t in v.objectIDs where try view.object(t) == nil {
                     out.append((key, "refers to \(t), which does not exist"))
                 }
+            case nil: break
             }
         }
         guard required else { return out }
