@@ -1,5 +1,7 @@
 import Model
+import Predicates
 import Store
+import TestSupport
 import Testing
 
 @testable import Contexts
@@ -128,5 +130,47 @@ import Testing
         try main.save()
         #expect(try graph.batchDelete("Group", filter: nil, ids: nil) == 1)
         #expect(try main.object(b)?["group"] == .null) // nullify of a to-one
+    }
+
+    /// A batch takes the write lock before it reads anything: while another writer holds it,
+    /// the batch answers `storeBusy` and nothing changes; once free, the same batch goes in.
+    @Test func aBatchWaitsForTheWriteLockBeforeReading() throws {
+        let dir = TempDir()
+        let (graph, recorder) = try Fixture.graph(path: dir.file("busy.sqlite"))
+        let main = try graph.context(ObjectGraph.mainContext)
+        _ = try main.insert("Contact", ["name": .string("Ann")])
+        try main.save()
+        _ = recorder.take()
+        let other = try Store.open(path: dir.file("busy.sqlite"), model: Fixture.model)
+        try other.beginWrite(author: "other")
+        graph.store.busyTimeout = 50
+        for attempt in [
+            { () throws in _ = try graph.batchInsert("Contact", rows: [["name": .string("Bob")]]) },
+            { () throws in _ = try graph.batchUpdate("Contact", filter: nil, values: ["age": .integer(9)]) },
+            { () throws in _ = try graph.batchDelete("Contact", filter: nil, ids: nil) },
+        ] {
+            #expect(engineError(attempt)?.kind == .storeBusy)
+        }
+        #expect(recorder.take().isEmpty)
+        #expect(!graph.store.isWriting)
+        other.rollbackWrite()
+        #expect(try graph.batchUpdate("Contact", filter: nil, values: ["age": .integer(9)]) == 1)
+        #expect(try main.fetch(entity: "Contact").count == 1)
+        #expect(recorder.take().map(\.reason) == [.batch])
+    }
+
+    /// `ids` with a predicate: those of the ids the predicate matches, and only they count.
+    @Test func idsWithAPredicateDeleteTheMatchingOnes() throws {
+        let (graph, _) = try Fixture.graph()
+        let main = try graph.context(ObjectGraph.mainContext)
+        let a = try main.insert("Contact", ["name": .string("Ann"), "age": .integer(30)])
+        let b = try main.insert("Contact", ["name": .string("Bob"), "age": .integer(50)])
+        let c = try main.insert("Contact", ["name": .string("Cid"), "age": .integer(60)])
+        try main.save()
+        let older = try RequestCompiler(model: Fixture.model).compile(
+            FetchRequest(entity: "Contact", predicate: "age > 40")
+        ).filter
+        #expect(try graph.batchDelete("Contact", filter: older, ids: [a, b]) == 1)
+        #expect(try graph.store.read(a) != nil && graph.store.read(b) == nil && graph.store.read(c) != nil)
     }
 }

@@ -206,7 +206,6 @@ public final class Context {
     func noteNew(_ id: ObjectID) {
         if isBatch { return }
         if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(nil) }
-        if children.isEmpty { return }
         for child in children where child.pending[id] == nil { child.noteNew(id) }
     }
 

@@ -32,30 +32,16 @@ extension ObjectGraph {
         throws(EngineError) -> [ObjectID]
     {
         let entity = try batchEntity(entityName)
-        let batch = batchContext()
-        if rejected.isEmpty, let ids = try insertDirectly(entity, rows, batch) { return ids }
-        var problems = rejected
-        // A rejected row is still checked, except for the keys already reported (a row
-        // rejected as a whole, without a key, is not).
-        var reported: [Int: Set<String?>] = [:]
-        for p in rejected { if let row = p.row { reported[row, default: []].insert(p.key) } }
-        var ids: [ObjectID] = []
-        ids.reserveCapacity(rows.count)
-        for (row, values) in rows.enumerated() {
-            let known = reported[row]
-            if known?.contains(nil) == true { continue }
-            let found = try Self.problems(of: values, in: entity, batch, required: true).filter {
-                known?.contains($0.key) != true
-            }
-            if !found.isEmpty || known != nil {
-                problems += found.map { BatchProblem(row: row, key: $0.key, reason: $0.reason) }
-                continue
-            }
-            if problems.isEmpty { ids.append(try batch.insert(entity.name, values)) }
+        return try underWriteLock { () throws(EngineError) in
+            let batch = batchContext()
+            try Self.refuse(try Self.rowProblems(rows, rejected, entity, batch), "rows")
+            if let ids = try insertDirectly(entity, rows) { return ids }
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(rows.count)
+            for values in rows { ids.append(try batch.insert(entity.name, values)) }
+            try batch.save()
+            return ids
         }
-        try Self.refuse(problems, "rows")
-        try batch.save()
-        return ids
     }
 
     /// Sets `values` on every saved object of the entity that `filter` matches (all of them
@@ -65,25 +51,34 @@ extension ObjectGraph {
         throws(EngineError) -> Int
     {
         let entity = try batchEntity(entityName)
-        let batch = batchContext()
-        let found = try Self.problems(of: values, in: entity, batch, required: false)
-        try Self.refuse(found.map { BatchProblem(key: $0.key, reason: $0.reason) }, "values")
-        if let n = try updateDirectly(entity, filter, values) { return n }
-        let ids = try matching(entity, filter)
-        for id in ids { try batch.update(id, values) }
-        try batch.save()
-        return ids.count
+        return try underWriteLock { () throws(EngineError) in
+            let batch = batchContext()
+            let found = try Self.problems(of: values, in: entity, batch, required: false)
+            try Self.refuse(found.map { BatchProblem(key: $0.key, reason: $0.reason) }, "values")
+            if let n = try updateDirectly(entity, filter, values) { return n }
+            let ids = try matching(entity, filter)
+            for id in ids { try batch.update(id, values) }
+            try batch.save()
+            return ids.count
+        }
     }
 
     /// Deletes the saved objects of the entity that `filter` matches (all without one), or
-    /// those of `ids` (with a filter: those of them it matches), applying every delete rule (cascade, nullify, deny) as a context's
-    /// delete does; returns how many the request named (cascades not counted). Unknown ids
-    /// and deny rules that hold are listed (`validation`, by id); then nothing is deleted.
+    /// those of `ids` (with a filter: those of them it matches), applying every delete rule
+    /// (cascade, nullify, deny) as a context's delete does; returns how many the request
+    /// named (cascades not counted). Unknown ids and deny rules that hold are listed
+    /// (`validation`, by id); then nothing is deleted.
     @discardableResult
     public func batchDelete(_ entityName: String, filter: (any ObjectFilter)?, ids: [ObjectID]?)
         throws(EngineError) -> Int
     {
         let entity = try batchEntity(entityName)
+        return try underWriteLock { () throws(EngineError) in try delete(entity, filter, ids) }
+    }
+
+    private func delete(_ entity: Entity, _ filter: (any ObjectFilter)?, _ ids: [ObjectID]?) throws(EngineError)
+        -> Int
+    {
         let batch = batchContext()
         var problems: [BatchProblem] = []
         var targets: [ObjectID] = []
@@ -119,25 +114,15 @@ extension ObjectGraph {
 
     // MARK: Parts
 
-    /// The common bulk load, rows of attributes and to-one references whose other side is a
-    /// derived to-many (nothing else to keep in step): written without staging each object
-    /// in the transient context, and read back by the merging roots from what was written.
-    /// Nil when a row sets another relationship (the general path then); `validation` as
-    /// there.
-    private func insertDirectly(_ entity: Entity, _ rows: [Snapshot], _ view: Context) throws(EngineError)
-        -> [ObjectID]?
-    {
+    /// The common bulk load, rows (already validated) of attributes and to-one references
+    /// whose other side is a derived to-many (nothing else to keep in step): written without
+    /// staging each object in the transient context, and read back by the merging roots from
+    /// what was written. Nil when a row sets another relationship (the general path then).
+    private func insertDirectly(_ entity: Entity, _ rows: [Snapshot]) throws(EngineError) -> [ObjectID]? {
         let simple = Set(store.model.referencingRelationships(of: entity.name).map(\.name))
         for r in entity.relationships where !simple.contains(r.name) {
             if rows.contains(where: { $0[r.name] != nil }) { return nil }
         }
-        var problems: [BatchProblem] = []
-        for (row, values) in rows.enumerated() {
-            for p in try Self.problems(of: values, in: entity, view, required: true) {
-                problems.append(BatchProblem(row: row, key: p.key, reason: p.reason))
-            }
-        }
-        try Self.refuse(problems, "rows")
         var written = StoreBatch()
         written.inserts.reserveCapacity(rows.count)
         var known: [ObjectID: StoredObject?] = Dictionary(minimumCapacity: rows.count)
@@ -206,7 +191,6 @@ extension ObjectGraph {
         write: () throws(EngineError) -> Void
     ) throws(EngineError) -> Int {
         let mergers = roots.filter(\.mergesChangesFromParent)
-        try store.beginWrite(author: nil)
         var matched = 0
         try commitMerged(mergers) { () throws(EngineError) in
             var after: [ObjectID: StoredObject?] = [:]
@@ -233,11 +217,11 @@ extension ObjectGraph {
         return matched
     }
 
-    /// Writes `batch` in one transaction and has every merging root take it as one cycle
-    /// (reason `batch`), as a root's save does for the others (Context+Save.swift).
+    /// In the open write transaction: writes `batch`, commits, and has every merging root
+    /// take it as one cycle (reason `batch`), as a root's save does for the others
+    /// (Context+Save.swift).
     private func writeMerged(_ batch: StoreBatch, known: [ObjectID: StoredObject?]) throws(EngineError) {
         let mergers = roots.filter(\.mergesChangesFromParent)
-        try store.beginWrite(author: nil)
         try commitMerged(mergers) { () throws(EngineError) in
             for r in mergers {
                 r.reserveNotes(batch.inserts.count)
@@ -252,22 +236,17 @@ extension ObjectGraph {
         }
     }
 
-    /// With the write transaction open: `noteAndWrite` (the merging roots note what they
-    /// show, then the rows are written; it answers the rows as written and the ids whose
-    /// unsaved changes rebase on them), the commit (or a rollback on any failure), then
-    /// every merging root takes the rows as one cycle, reading them from what was written.
+    /// In the open write transaction (`underWriteLock`): `noteAndWrite` (the merging roots
+    /// note what they show, then the rows are written; it answers the rows as written and the
+    /// ids whose unsaved changes rebase on them), the commit, then every merging root takes
+    /// the rows as one cycle, reading them from what was written.
     private func commitMerged(
         _ mergers: [Context],
         _ noteAndWrite: () throws(EngineError) -> (known: [ObjectID: StoredObject?], rebasing: [ObjectID])
     ) throws(EngineError) {
-        let written: (known: [ObjectID: StoredObject?], rebasing: [ObjectID])
-        do throws(EngineError) {
-            written = try noteAndWrite()
-            try store.commitWrite()
-        } catch {
-            store.rollbackWrite()
-            throw error
-        }
+        // A failure leaves the transaction for `underWriteLock` to roll back.
+        let written = try noteAndWrite()
+        try store.commitWrite()
         store.justWritten = written.known
         defer { store.justWritten = nil }
         let ids = written.rebasing
@@ -277,6 +256,35 @@ extension ObjectGraph {
         }
     }
 
+    /// Runs a batch under the write lock from its first read: no other writer's commit lands
+    /// between what the batch reads (matches, targets, delete rules) and what it writes. The
+    /// batch commits inside (the writes below find the transaction open); whatever is left
+    /// open (a batch that wrote nothing, a failure) is rolled back.
+    private func underWriteLock<T>(_ body: () throws(EngineError) -> T) throws(EngineError) -> T {
+        try store.beginWrite(author: nil)
+        defer { store.rollbackWrite() }
+        return try body()
+    }
+
+    /// Every problem of the rows: those the caller could not read (`rejected`), then each
+    /// row's own, except for keys already reported (a row rejected as a whole, without a
+    /// key, is not checked again).
+    private static func rowProblems(_ rows: [Snapshot], _ rejected: [BatchProblem], _ entity: Entity, _ view: Context)
+        throws(EngineError) -> [BatchProblem]
+    {
+        var all = rejected
+        var reported: [Int: Set<String?>] = [:]
+        for p in rejected { if let row = p.row { reported[row, default: []].insert(p.key) } }
+        for (row, values) in rows.enumerated() {
+            let known = reported[row]
+            if known?.contains(nil) == true { continue }
+            for p in try problems(of: values, in: entity, view, required: true) where known?.contains(p.key) != true {
+                all.append(BatchProblem(row: row, key: p.key, reason: p.reason))
+            }
+        }
+        return all
+    }
+
     private func batchEntity(_ name: String) throws(EngineError) -> Entity {
         guard let entity = store.model.entity(name) else {
             throw EngineError(.unknownEntity, "no entity \(name)", [("entity", .string(name))])
@@ -284,8 +292,8 @@ extension ObjectGraph {
         return entity
     }
 
-    /// A root over the store that no client sees: objectTrump, so the keys the batch sets
-    /// win over another process's commit since it read an object, and its other keys stay.
+    /// A root over the store that no client sees. It reads and writes under one write lock
+    /// (`underWriteLock`), so no conflict can arise; objectTrump states what would win.
     private func batchContext() -> Context {
         let c = Context(
             name: "batch", parent: nil, mergesChangesFromParent: false, mergePolicy: .objectTrump, graph: self)

@@ -70,7 +70,9 @@ extension FetchedResultsController {
             let test = residual ?? newFilter
             let keyed = keyColumns(for: test)
             // One comparison of one attribute the key holds: the value goes straight to it.
-            let direct = keyed.flatMap { keyed in test.attributeTest.map { (keyed[0].1, $0.test) } }
+            let direct = test.attributeTest.flatMap { t in
+                keyed?.first { $0.0 == t.attribute }.map { (column: $0.1, test: t.test) }
+            }
             var values: Snapshot = [:]
             var rank = 0
             // One key buffer for the walk (the loader copies the keys it keeps).
