@@ -7,7 +7,7 @@ extension Server {
     /// command line can open an existing store without `--model`. Errors as `store/open`'s.
     public static func recordedModel(path: String) -> Result<JSON, RPCError> {
         do {
-            return .success(WireModel.encode(try Store.recordedModel(path: path)))
+            return .success(WireModel.encode(try SQLiteStore.recordedModel(path: path)))
         } catch {
             return .failure(ErrorTable.rpcError(error))
         }

@@ -141,7 +141,7 @@ import Testing
         _ = try main.insert("Contact", ["name": .string("Ann")])
         try main.save()
         _ = recorder.take()
-        let other = try Store.open(path: dir.file("busy.sqlite"), model: Fixture.model)
+        let other = try SQLiteStore.open(path: dir.file("busy.sqlite"), model: Fixture.model)
         try other.beginWrite(author: "other")
         graph.store.busyTimeout = 50
         for attempt in [

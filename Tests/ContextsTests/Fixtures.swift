@@ -37,7 +37,7 @@ enum Fixture {
 
     /// A graph on an in-memory store, recording every change set it delivers.
     static func graph(path: String = ":memory:") throws -> (ObjectGraph, Recorder) {
-        let graph = ObjectGraph(store: try Store.open(path: path, model: model))
+        let graph = ObjectGraph(store: try SQLiteStore.open(path: path, model: model))
         let recorder = Recorder()
         graph.onChangeSet = { recorder.sets.append($0) }
         return (graph, recorder)

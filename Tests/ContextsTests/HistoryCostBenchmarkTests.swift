@@ -14,7 +14,7 @@ import Testing
     /// Seconds of one bulk save of `n` inserts, and the median seconds of a one-change save.
     func measure(n: Int) throws -> (bulk: Double, one: Double) {
         let dir = TempDir()
-        let g = ObjectGraph(store: try Store.open(path: dir.file("bench.sqlite"), model: PerformanceTests.model))
+        let g = ObjectGraph(store: try SQLiteStore.open(path: dir.file("bench.sqlite"), model: PerformanceTests.model))
         defer { g.close() }
         let main = try g.context("main")
         var ids: [ObjectID] = []

@@ -47,7 +47,7 @@ import Testing
         var graph: ObjectGraph! = nil
         for _ in 0..<3 {
             // Raw: one prepared statement, bound and stepped n times in one transaction.
-            let raw = try Store.open(model: Self.model)
+            let raw = try SQLiteStore.open(model: Self.model)
             let db = try raw.connection
             var t0 = Self.now()
             try db.transaction {
@@ -60,7 +60,7 @@ import Testing
             raw.close()
 
             // Engine: n inserts in one cycle, then the save.
-            graph = ObjectGraph(store: try Store.open(model: Self.model))
+            graph = ObjectGraph(store: try SQLiteStore.open(model: Self.model))
             main = try graph.context("main")
             t0 = Self.now()
             for i in 1...n {

@@ -20,7 +20,7 @@ import Testing
 
     /// A graph on the file with one saved contact.
     func seeded(policy: MergePolicy = .error) throws -> (ObjectGraph, Context, ObjectID) {
-        let graph = ObjectGraph(store: try Store.open(path: file, model: Fixture.model))
+        let graph = ObjectGraph(store: try SQLiteStore.open(path: file, model: Fixture.model))
         let main = try graph.context("main")
         let c = try main.insert("Contact", ["name": .string("Ana"), "age": .integer(30)])
         try main.save()
@@ -56,7 +56,7 @@ import Testing
 
     @Test func anotherStoresSaveIsAConflictToo() throws {
         let (_, editor, c) = try seeded()
-        let other = ObjectGraph(store: try Store.open(path: file, model: Fixture.model))
+        let other = ObjectGraph(store: try SQLiteStore.open(path: file, model: Fixture.model))
         try editor.update(c, ["name": .string("mine")])
         try other.context("main").update(c, ["age": .integer(40)])
         try other.context("main").save()
@@ -82,8 +82,8 @@ import Testing
     }
 
     @Test func insertsOfScriptsAndStoresNeverCollide() throws {
-        let a = ObjectGraph(store: try Store.open(path: file, model: Fixture.model))
-        let b = ObjectGraph(store: try Store.open(path: file, model: Fixture.model))
+        let a = ObjectGraph(store: try SQLiteStore.open(path: file, model: Fixture.model))
+        let b = ObjectGraph(store: try SQLiteStore.open(path: file, model: Fixture.model))
         let raw = try plain()
         // A script first, then fetchd; then fetchd reserves first and the script inserts.
         try raw.execute("INSERT INTO \"Contact\" (name, age) VALUES ('script', 1)")

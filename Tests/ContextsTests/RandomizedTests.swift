@@ -104,7 +104,7 @@ import Testing
         let steps = Int(getenv("FETCHD_RANDOM_STEPS").flatMap { Int(String(cString: $0)) } ?? 250)
         let seed = UInt64(getenv("FETCHD_RANDOM_SEED").flatMap { UInt64(String(cString: $0)) } ?? 42)
         var rng = SplitMix(seed: seed &* 1000 &+ UInt64(run))
-        let graph = ObjectGraph(store: try Store.open(model: Self.model))
+        let graph = ObjectGraph(store: try SQLiteStore.open(model: Self.model))
         let root = try graph.context("main")
         let child = try graph.createContext("child", parent: "main")
         var ref = Reference()

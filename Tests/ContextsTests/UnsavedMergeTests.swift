@@ -19,7 +19,7 @@ import Testing
     @Test(arguments: [UInt64(71), 72, 73])
     func theMergeIsABruteForceSort(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)
-        let graph = ObjectGraph(store: try Store.open(model: Fixture.model) { try SQLFunctions.register(on: $0) })
+        let graph = ObjectGraph(store: try SQLiteStore.open(model: Fixture.model) { try SQLFunctions.register(on: $0) })
         let main = try graph.context(ObjectGraph.mainContext)
         let names = ["ann", "Bob", "cid", "Ann", "bob"]
         var ids: [ObjectID] = []

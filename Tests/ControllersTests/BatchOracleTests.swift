@@ -19,7 +19,7 @@ import Testing
     @Test(arguments: [UInt64(41), 42, 43])
     func batchesReachEveryControllerAsOneCycle(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed)
-        let store = try Store.open(model: Library.model) { try SQLFunctions.register(on: $0) }
+        let store = try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) }
         let graph = ObjectGraph(store: store)
         let main = try graph.context(ObjectGraph.mainContext)
         _ = try graph.createContext("edit", parent: ObjectGraph.mainContext)
@@ -114,7 +114,8 @@ import Testing
         let dir = TempDir()
         let file = dir.file("shared.sqlite")
         let open = { () throws in
-            ObjectGraph(store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
+            ObjectGraph(
+                store: try SQLiteStore.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
         }
         let here = try open()
         let there = try open()

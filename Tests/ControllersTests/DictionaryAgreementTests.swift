@@ -37,7 +37,7 @@ import Testing
     @Test(arguments: [UInt64(41), 42])
     func memoryOverUnsavedChangesAgreesWithSQLAfterTheSave(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed)
-        let store = try Store.open(model: Library.model) { try SQLFunctions.register(on: $0) }
+        let store = try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) }
         let graph = ObjectGraph(store: store)
         let main = try graph.context(ObjectGraph.mainContext)
         for _ in 0..<5 {
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func errorsNameTheKeyPath() throws {
-        let store = try Store.open(model: Library.model) { try SQLFunctions.register(on: $0) }
+        let store = try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) }
         let main = try ObjectGraph(store: store).context(ObjectGraph.mainContext)
         func kind(_ properties: [DictionaryProperty], _ groupBy: [String] = [], entity: String = "Book") -> String? {
             do {

@@ -65,9 +65,9 @@ import Testing
         let file = dir.file("shared.sqlite")
         var rng = SeededRandom(seed: seed)
         let a = ObjectGraph(
-            store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
+            store: try SQLiteStore.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
         let b = ObjectGraph(
-            store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
+            store: try SQLiteStore.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
         let raw = try Connection(path: file)
         try raw.execute("PRAGMA busy_timeout=2000; PRAGMA foreign_keys=ON")
         let main = try a.context(ObjectGraph.mainContext)

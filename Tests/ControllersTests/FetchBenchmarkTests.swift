@@ -22,9 +22,9 @@ import Testing
 
     /// A store of n `Item`s with random integer values, written with plain SQL (the context
     /// only reads here, so its bookkeeping of new numbers does not matter).
-    static func store(n: Int) throws -> Store {
+    static func store(n: Int) throws -> SQLiteStore {
         var rng = SeededRandom(seed: 77)
-        let store = try Store.open(model: model) { try SQLFunctions.register(on: $0) }
+        let store = try SQLiteStore.open(model: model) { try SQLFunctions.register(on: $0) }
         let db = try store.connection
         try db.transaction {
             let s = try db.prepare("INSERT INTO \"Item\" (\"_pk\", \"value\") VALUES (?, ?)")
@@ -34,7 +34,7 @@ import Testing
     }
 
     /// The floor: the statement a context's keyed fetch runs, stepped with the C API.
-    static func rawSelect(_ store: Store, n: Int) throws -> Double {
+    static func rawSelect(_ store: SQLiteStore, n: Int) throws -> Double {
         let db = try store.connection.handle
         var s: OpaquePointer?
         let sql = "SELECT t.\"_pk\", t.\"value\" FROM \"Item\" AS t ORDER BY t.\"value\" ASC, t.\"_pk\""

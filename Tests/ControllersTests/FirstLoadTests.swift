@@ -14,7 +14,7 @@ import Testing
     @Test(arguments: [UInt64(61), 62, 63, 64])
     func aFirstLoadSendsWhatTheIncrementalPathSends(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed)
-        let store = try Store.open(model: Library.model) { try SQLFunctions.register(on: $0) }
+        let store = try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) }
         let graph = ObjectGraph(store: store)
         let main = try graph.context(ObjectGraph.mainContext)
         let section: String? = rng.chance(0.5) ? "year" : nil

@@ -24,9 +24,9 @@ import Testing
         init() throws {
             let file = dir.file("shared.sqlite")
             reader = ObjectGraph(
-                store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
+                store: try SQLiteStore.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
             writer = ObjectGraph(
-                store: try Store.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
+                store: try SQLiteStore.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
             raw = try Connection(path: file)
             try raw.execute("PRAGMA busy_timeout=2000; PRAGMA foreign_keys=ON")
             let main = try reader.context(ObjectGraph.mainContext)

@@ -20,9 +20,9 @@ import Testing
     ])
 
     /// n `Item`s with a random value and the tag `number % 100`, written with plain SQL.
-    static func store(n: Int) throws -> Store {
+    static func store(n: Int) throws -> SQLiteStore {
         var rng = SeededRandom(seed: 78)
-        let store = try Store.open(model: model) { try SQLFunctions.register(on: $0) }
+        let store = try SQLiteStore.open(model: model) { try SQLFunctions.register(on: $0) }
         let db = try store.connection
         try db.transaction {
             let s = try db.prepare("INSERT INTO \"Item\" (\"_pk\", \"value\", \"tag\") VALUES (?, ?, ?)")
@@ -99,7 +99,7 @@ import Testing
             Entity(name: "Person", attributes: [Attribute(name: "name", type: .string, indexed: true)])
         ])
         var rng = SeededRandom(seed: 79)
-        let store = try Store.open(model: model) { try SQLFunctions.register(on: $0) }
+        let store = try SQLiteStore.open(model: model) { try SQLFunctions.register(on: $0) }
         let db = try store.connection
         let letters = Array("abcdefghijklmnopqrstuvwxyz")
         try db.transaction {

@@ -75,7 +75,7 @@ import Testing
     @Test(arguments: [UInt64(5), 6, 7, 8])
     func narrowingEqualsTheGeneralPath(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed)
-        let store = try Store.open(model: Library.model) { try SQLFunctions.register(on: $0) }
+        let store = try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) }
         let graph = ObjectGraph(store: store)
         let main = try graph.context(ObjectGraph.mainContext)
         for _ in 0..<4 {

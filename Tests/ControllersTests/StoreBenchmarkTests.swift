@@ -22,7 +22,7 @@ import Testing
     @Test(arguments: sizes)
     func overSQLite(n: Int) throws {
         var rng = SeededRandom(seed: 77)
-        let store = try Store.open(model: Self.model) { try SQLFunctions.register(on: $0) }
+        let store = try SQLiteStore.open(model: Self.model) { try SQLFunctions.register(on: $0) }
         let graph = ObjectGraph(store: store)
         var delivered: [ChangeSet] = []
         graph.onChangeSet = { delivered.append($0) }

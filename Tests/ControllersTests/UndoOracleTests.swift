@@ -55,7 +55,7 @@ import Testing
     @Test(arguments: [UInt64(31), 32, 33])
     func randomEditsUndosAndRedosMatchTheModel(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed)
-        let store = try Store.open(model: Library.model) { try SQLFunctions.register(on: $0) }
+        let store = try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) }
         let graph = ObjectGraph(store: store)
         let main = try graph.context(ObjectGraph.mainContext)
         let edit = try graph.createContext("edit", parent: ObjectGraph.mainContext)

@@ -29,7 +29,7 @@ import Testing
 
     @Test func indexesAreRebuiltWithEveryRow() throws {
         let dir = TempDir()
-        let store = try Store.open(path: dir.file("bulk.sqlite"), model: Self.model)
+        let store = try SQLiteStore.open(path: dir.file("bulk.sqlite"), model: Self.model)
         let db = try store.connection
         let before = try Self.indexes(db)
         #expect(before.count == 2)
@@ -54,7 +54,7 @@ import Testing
 
     @Test func aFailedBulkWriteLeavesTheIndexes() throws {
         let dir = TempDir()
-        let store = try Store.open(path: dir.file("bulk.sqlite"), model: Self.model)
+        let store = try SQLiteStore.open(path: dir.file("bulk.sqlite"), model: Self.model)
         let db = try store.connection
         var batch = StoreBatch()
         for _ in 0..<25_000 {

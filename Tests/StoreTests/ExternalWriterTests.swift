@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func plainWritesAreRecordedAndBumpVersions() throws {
-        let store = try Store.open(path: file, model: Models.contacts)
+        let store = try SQLiteStore.open(path: file, model: Models.contacts)
         let g = try store.reserveID(for: "Group")
         try store.write(StoreBatch(inserts: [(g, ["title": .string("A")])], author: "editor"))
         let start = try store.currentToken
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func fetchdUpdatesRecordChangedKeysOnceWithoutRecursion() throws {
-        let store = try Store.open(path: file, model: Models.contacts)
+        let store = try SQLiteStore.open(path: file, model: Models.contacts)
         let c = try store.reserveID(for: "Contact")
         let t = try store.reserveID(for: "Tag")
         try store.write(
@@ -83,7 +83,7 @@ import Testing
 
     @Test(arguments: [true, false])
     func replaceIsRecordedAndContinuesTheVersion(recursiveTriggers: Bool) throws {
-        let store = try Store.open(path: file, model: Models.contacts)
+        let store = try SQLiteStore.open(path: file, model: Models.contacts)
         let c = try store.reserveID(for: "Contact")
         try store.write(StoreBatch(inserts: [(c, ["name": .string("Ana"), "age": .integer(1)])]))
         try store.write(StoreBatch(updates: [(c, ["name": .string("Ana"), "age": .integer(2)])]))
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func rolledBackPlainWriteIsNeverSeen() throws {
-        let store = try Store.open(path: file, model: Models.contacts)
+        let store = try SQLiteStore.open(path: file, model: Models.contacts)
         let start = try store.currentToken
         let raw = try plain()
         try raw.execute("BEGIN; INSERT INTO \"Tag\" (label) VALUES ('gone'); ROLLBACK")
@@ -110,8 +110,8 @@ import Testing
     }
 
     @Test func idsNeverCollideAndAreNeverReused() throws {
-        let a = try Store.open(path: file, model: Models.contacts)
-        let b = try Store.open(path: file, model: Models.contacts)
+        let a = try SQLiteStore.open(path: file, model: Models.contacts)
+        let b = try SQLiteStore.open(path: file, model: Models.contacts)
         let raw = try plain()
         var used: Set<Int64> = []
         var rng = SplitMix64(seed: 11)
@@ -135,7 +135,7 @@ import Testing
     }
 
     @Test func plainInsertAfterAReservationLandsAboveTheBlock() throws {
-        let store = try Store.open(path: file, model: Models.contacts)
+        let store = try SQLiteStore.open(path: file, model: Models.contacts)
         let raw = try plain()
         try raw.execute("INSERT INTO \"Tag\" (label) VALUES ('first')")
         #expect(raw.lastInsertRowID == 1)
@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test func heldWriteLockIsStoreBusyThenWritesAgain() throws {
-        let store = try Store.open(path: file, model: Models.contacts)
+        let store = try SQLiteStore.open(path: file, model: Models.contacts)
         store.busyTimeout = 50
         let t = try store.reserveID(for: "Tag")
         let raw = try plain()
@@ -168,14 +168,14 @@ import Testing
 
     @Test func migrationRemakesTheTriggersForTheNewColumns() throws {
         do {
-            let s = try Store.open(path: file, model: Models.contacts)
+            let s = try SQLiteStore.open(path: file, model: Models.contacts)
             s.close()
         }
         var entities = Models.contacts.entities
         entities[0].attributes.removeAll { $0.name == "photo" }
         entities[0].attributes.append(Attribute(name: "nick", type: .string, optional: true))
         let model = ObjectModel(entities: entities)
-        let store = try Store.open(path: file, model: model)
+        let store = try SQLiteStore.open(path: file, model: model)
         #expect(store.migrated)
         let start = try store.currentToken
         let raw = try plain(recursiveTriggers: false)
@@ -207,7 +207,7 @@ import Testing
             try db.execute("INSERT INTO \"Tag\" (_pk, label) VALUES (1, 't')")
             try db.execute("INSERT INTO \"_join_Contact_tags\" (a, b) VALUES (3, 1)")
         }
-        let store = try Store.open(path: file, model: Models.contacts)
+        let store = try SQLiteStore.open(path: file, model: Models.contacts)
         #expect(!store.migrated)
         let c3 = ObjectID(entity: "Contact", number: 3)
         #expect(try store.read(c3)?.values["tags"] == .objects([ObjectID(entity: "Tag", number: 1)]))
@@ -227,7 +227,7 @@ import Testing
         #expect(try store.version(of: c3) == 2)
         store.close()
         // Opening again changes nothing.
-        let again = try Store.open(path: file, model: Models.contacts)
+        let again = try SQLiteStore.open(path: file, model: Models.contacts)
         #expect(try again.reserveID(for: "Contact").number == 6)
     }
 }

@@ -20,7 +20,7 @@ import Testing
 
     @Test func oldValuesOfUpdatesAndDeletesAreExact() throws {
         let dir = TempDir()
-        let store = try Store.open(path: dir.file("p.sqlite"), model: Self.model)
+        let store = try SQLiteStore.open(path: dir.file("p.sqlite"), model: Self.model)
         let a = try store.reserveID(for: "Sample")
         let b = try store.reserveID(for: "Sample")
         let va: Snapshot = [

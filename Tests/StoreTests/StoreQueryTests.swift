@@ -18,8 +18,8 @@ import Testing
     /// Item n has value (n * 7) % 10 and label "L<n>".
     static let values: [Int64] = (1...10).map { ($0 * 7) % 10 }
 
-    static func store() throws -> Store {
-        let store = try Store.open(model: model) { try SQLFunctions.register(on: $0) }
+    static func store() throws -> SQLiteStore {
+        let store = try SQLiteStore.open(model: model) { try SQLFunctions.register(on: $0) }
         var batch = StoreBatch()
         for (i, v) in values.enumerated() {
             let id = try store.reserveID(for: "Item")
@@ -37,7 +37,7 @@ import Testing
 
     /// The rows as (id number, key) pairs.
     static func keys(
-        _ store: Store, _ request: CompiledRequest, ordered: Bool = true, limit: Int? = nil, offset: Int = 0,
+        _ store: SQLiteStore, _ request: CompiledRequest, ordered: Bool = true, limit: Int? = nil, offset: Int = 0,
         skipping: Set<Int64> = []
     ) throws -> [(Int64, SortKey)] {
         var rows: [(Int64, SortKey)] = []

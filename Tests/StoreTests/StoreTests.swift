@@ -39,7 +39,7 @@ enum Models {
     let g1 = ObjectID(entity: "Group", number: 1)
     let t1 = ObjectID(entity: "Tag", number: 1)
 
-    private func seed(_ store: Store) throws {
+    private func seed(_ store: SQLiteStore) throws {
         #expect(try store.reserveID(for: "Group") == g1)
         #expect(try store.reserveID(for: "Tag") == t1)
         #expect(try store.reserveID(for: "Contact") == c1)
@@ -58,7 +58,7 @@ enum Models {
     }
 
     @Test func writesAndReadsObjectsWithRelationships() throws {
-        let store = try Store.open(model: Models.contacts)
+        let store = try SQLiteStore.open(model: Models.contacts)
         try seed(store)
         let c = try #require(try store.read(c1))
         #expect(c.version == 1)
@@ -89,7 +89,7 @@ enum Models {
 
     @Test func createsTablesIndexesAndWALFile() throws {
         let dir = TempDir()
-        let store = try Store.open(path: dir.file("a.sqlite"), model: Models.contacts)
+        let store = try SQLiteStore.open(path: dir.file("a.sqlite"), model: Models.contacts)
         let db = try store.connection
         let mode = try db.prepare("PRAGMA journal_mode")
         _ = try mode.step()
@@ -106,13 +106,13 @@ enum Models {
         let dir = TempDir()
         let file = dir.file("p.sqlite")
         do {
-            let store = try Store.open(path: file, model: Models.contacts)
+            let store = try SQLiteStore.open(path: file, model: Models.contacts)
             try seed(store)
             _ = try store.reserveID(for: "Contact") // reserved, never saved
             try store.write(StoreBatch())
             store.close()
         }
-        let store = try Store.open(path: file, model: Models.contacts)
+        let store = try SQLiteStore.open(path: file, model: Models.contacts)
         #expect(!store.migrated)
         #expect(try store.read(c1)?.values["name"] == .string("Ana"))
         #expect(try store.read(t1)?.values["contacts"] == .objects([c1]))
@@ -121,7 +121,7 @@ enum Models {
     }
 
     @Test func failedWriteLeavesStoreAsItWas() throws {
-        let store = try Store.open(model: Models.contacts)
+        let store = try SQLiteStore.open(model: Models.contacts)
         try seed(store)
         let c2 = try store.reserveID(for: "Contact")
         // The second insert points at a group that does not exist: the foreign key fails at COMMIT.
@@ -142,7 +142,7 @@ enum Models {
         let dir = TempDir()
         let file = dir.file("m.sqlite")
         do {
-            let s = try Store.open(path: file, model: Models.contacts)
+            let s = try SQLiteStore.open(path: file, model: Models.contacts)
             try seed(s)
             s.close()
         }
@@ -152,7 +152,7 @@ enum Models {
         model = Models.adding(model, to: "Group", Attribute(name: "note", type: .string, optional: true))
         model = ObjectModel(
             entities: model.entities + [Entity(name: "Note", attributes: [Attribute(name: "text", type: .string)])])
-        let store = try Store.open(path: file, model: model)
+        let store = try SQLiteStore.open(path: file, model: model)
         #expect(store.migrated)
         #expect(store.modelVersion == 2)
         #expect(try store.read(c1)?.values["score"] == .double(1.5))
@@ -161,7 +161,7 @@ enum Models {
         try store.write(StoreBatch(inserts: [(n, ["text": .string("hi")])]))
         #expect(try store.read(n)?.values["text"] == .string("hi"))
         store.close()
-        let again = try Store.open(path: file, model: model)
+        let again = try SQLiteStore.open(path: file, model: model)
         #expect(!again.migrated)
         #expect(again.modelVersion == 2)
     }
@@ -170,7 +170,7 @@ enum Models {
         let dir = TempDir()
         let file = dir.file("rel.sqlite")
         do {
-            let s = try Store.open(path: file, model: Models.contacts)
+            let s = try SQLiteStore.open(path: file, model: Models.contacts)
             try seed(s)
             s.close()
         }
@@ -186,7 +186,7 @@ enum Models {
             Entity(
                 name: "Label", attributes: [Attribute(name: "text", type: .string)],
                 relationships: [Relationship(name: "groups", destination: "Group", toMany: true, inverse: "labels")]))
-        let store = try Store.open(path: file, model: ObjectModel(entities: entities))
+        let store = try SQLiteStore.open(path: file, model: ObjectModel(entities: entities))
         #expect(store.migrated)
         #expect(try store.read(g1)?.values["leader"] == .null)
         #expect(try store.read(c1)?.values["leads"] == .objects([]))
@@ -204,14 +204,16 @@ enum Models {
         required[3].relationships.append(
             Relationship(name: "owned", destination: "Tag", toMany: true, inverse: "owner"))
         store.close()
-        #expect(throws: EngineError.self) { _ = try Store.open(path: file, model: ObjectModel(entities: required)) }
+        #expect(throws: EngineError.self) {
+            _ = try SQLiteStore.open(path: file, model: ObjectModel(entities: required))
+        }
     }
 
     @Test func refusedMigrationLeavesFileByteIdentical() throws {
         let dir = TempDir()
         let file = dir.file("r.sqlite")
         do {
-            let s = try Store.open(path: file, model: Models.contacts)
+            let s = try SQLiteStore.open(path: file, model: Models.contacts)
             try seed(s)
             s.close()
         }
@@ -219,7 +221,7 @@ enum Models {
         var entities = Models.contacts.entities
         entities[0].attributes[1] = Attribute(name: "age", type: .string, defaultValue: .string("0"), indexed: true)
         do {
-            _ = try Store.open(path: file, model: ObjectModel(entities: entities))
+            _ = try SQLiteStore.open(path: file, model: ObjectModel(entities: entities))
             Issue.record("type change accepted")
         } catch {
             #expect(error.kind == .migrationRefused)
@@ -227,12 +229,14 @@ enum Models {
         }
         entities = Models.contacts.entities
         entities[0].attributes[2].optional = false
-        #expect(throws: EngineError.self) { _ = try Store.open(path: file, model: ObjectModel(entities: entities)) }
+        #expect(throws: EngineError.self) {
+            _ = try SQLiteStore.open(path: file, model: ObjectModel(entities: entities))
+        }
         let required = Models.adding(Models.contacts, to: "Group", Attribute(name: "rank", type: .integer))
-        #expect(throws: EngineError.self) { _ = try Store.open(path: file, model: required) }
+        #expect(throws: EngineError.self) { _ = try SQLiteStore.open(path: file, model: required) }
         #expect(fileBytes(file) == before)
         #expect(fileBytes(file + "-wal") == nil)
-        let store = try Store.open(path: file, model: Models.contacts)
+        let store = try SQLiteStore.open(path: file, model: Models.contacts)
         #expect(try store.read(c1)?.values["age"] == .integer(30))
     }
 
@@ -240,7 +244,7 @@ enum Models {
         let dir = TempDir()
         let file = dir.file("o.sqlite")
         do {
-            let s = try Store.open(path: file, model: Models.contacts)
+            let s = try SQLiteStore.open(path: file, model: Models.contacts)
             try seed(s)
             try s.write(
                 StoreBatch(updates: [
@@ -258,7 +262,7 @@ enum Models {
         entities[0].attributes[2] = Attribute(name: "photo", type: .binary, defaultValue: .binary([9]))
         entities[0].relationships.removeAll { $0.name == "tags" }
         entities.removeAll { $0.name == "Tag" }
-        let store = try Store.open(path: file, model: ObjectModel(entities: entities))
+        let store = try SQLiteStore.open(path: file, model: ObjectModel(entities: entities))
         #expect(store.migrated)
         let c = try #require(try store.read(c1))
         #expect(c.values["photo"] == .binary([9]))
@@ -275,7 +279,7 @@ enum Models {
                 name: "A", attributes: [],
                 relationships: [Relationship(name: "b", destination: "B", toMany: false, inverse: "a")])
         ])
-        #expect(throws: EngineError.self) { _ = try Store.open(model: bad) }
+        #expect(throws: EngineError.self) { _ = try SQLiteStore.open(model: bad) }
         let dir = TempDir()
         let file = dir.file("other.sqlite")
         do {
@@ -283,7 +287,7 @@ enum Models {
             try db.execute("CREATE TABLE t(x)")
         }
         do {
-            _ = try Store.open(path: file, model: Models.contacts)
+            _ = try SQLiteStore.open(path: file, model: Models.contacts)
             Issue.record("opened a foreign file")
         } catch {
             #expect(error.kind == .storeError)
@@ -292,7 +296,7 @@ enum Models {
 
     @Test func configureHookRunsBeforeQueries() throws {
         var ran = false
-        let store = try Store.open(model: Models.contacts) { db in
+        let store = try SQLiteStore.open(model: Models.contacts) { db in
             ran = true
             try db.createFunction("twice", arity: 1) { args in
                 if case .integer(let v) = args[0] { return .integer(v * 2) }

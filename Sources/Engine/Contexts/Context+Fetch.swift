@@ -75,7 +75,7 @@ extension Context {
         if overlay.isEmpty {
             try store.forEachKey(
                 entity: table.name, filter: filter, ordering: ordering, limit: limit, offset: offset,
-                body)
+                skipping: [], ordered: true, body)
             return
         }
         var fromMemory: [(Int64, SortKey)] = []
@@ -83,7 +83,10 @@ extension Context {
         let first = max(0, offset)
         let end = limit.map { first + max(0, $0) } ?? Int.max
         var merge = KeyMerge(memory: fromMemory, ordering: ordering, first: first, end: end)
-        try store.forEachKey(entity: table.name, filter: filter, ordering: ordering, skipping: overlay) {
+        try store.forEachKey(
+            entity: table.name, filter: filter, ordering: ordering, limit: nil, offset: 0, skipping: overlay,
+            ordered: true
+        ) {
             merge.row($0, $1, body)
         }
         merge.finish(body)
@@ -97,7 +100,8 @@ extension Context {
     ) throws(EngineError) {
         let (table, overlay) = try overlay(ordering.entity, filter: filter, ordering: ordering)
         try store.forEachKey(
-            entity: table.name, filter: filter, ordering: ordering, skipping: overlay, ordered: false, body)
+            entity: table.name, filter: filter, ordering: ordering, limit: nil, offset: 0, skipping: overlay,
+            ordered: false, body)
         try evaluate(overlay, of: table.name, filter: filter, ordering: ordering, body)
     }
 

@@ -304,7 +304,9 @@ extension ObjectGraph {
     /// The saved ids `filter` matches, by number.
     private func matching(_ entity: Entity, _ filter: (any ObjectFilter)?) throws(EngineError) -> [ObjectID] {
         var ids: [ObjectID] = []
-        try store.forEachKey(entity: entity.name, filter: filter, ordering: nil) { number, _ in
+        try store.forEachKey(
+            entity: entity.name, filter: filter, ordering: nil, limit: nil, offset: 0, skipping: [], ordered: true
+        ) { number, _ in
             ids.append(ObjectID(entity: entity.name, number: number))
         }
         return ids

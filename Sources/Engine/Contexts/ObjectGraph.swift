@@ -6,7 +6,7 @@ import Store
 /// Change sets leave through `onChangeSet`, synchronously and in the order the cycles
 /// happen; the server and the controllers hang off it.
 public final class ObjectGraph {
-    public let store: Store
+    public let store: any Store
     public var onChangeSet: ((ChangeSet) -> Void)?
     /// In creation order: the order cycles of several contexts are processed and merged.
     public private(set) var contexts: [Context] = []
@@ -14,7 +14,7 @@ public final class ObjectGraph {
 
     public static let mainContext = "main"
 
-    public init(store: Store) {
+    public init(store: any Store) {
         self.store = store
         let main = Context(
             name: Self.mainContext, parent: nil, mergesChangesFromParent: true, mergePolicy: .error, graph: self)

@@ -33,7 +33,7 @@ extension EngineError.Kind {
     }
 #endif
 
-extension Store {
+extension SQLiteStore {
     /// The wake-up of this store's commits by other processes; nil where there is none
     /// (`:memory:`, no inotify). `log` receives what the announcer wants the operator to
     /// know (a connection lost or re-established).

@@ -65,7 +65,7 @@ public struct HistoryTransaction: Sendable {
     public var isExternalClient: Bool { origin == nil }
 }
 
-extension Store {
+extension SQLiteStore {
     /// The token of the newest committed history row (0 when there is none): where a reader
     /// that has everything up to now starts.
     public var currentToken: Int64 {

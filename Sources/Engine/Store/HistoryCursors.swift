@@ -30,7 +30,7 @@ struct HistoryUpkeep {
     var pruneTime: Double = 0
 }
 
-extension Store {
+extension SQLiteStore {
     static func now() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_REALTIME, &t)

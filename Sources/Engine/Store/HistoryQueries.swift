@@ -1,7 +1,7 @@
 import Model
 import SQLite
 
-extension Store {
+extension SQLiteStore {
     /// `history(after:limit:)` for a client's reading: unlike a merge's reading, it leaves
     /// `hasExternalChanges()` as it was, so the watcher still merges what is new.
     public func readHistory(after token: Int64, limit: Int) throws(EngineError) -> [HistoryTransaction] {

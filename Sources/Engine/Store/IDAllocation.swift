@@ -18,7 +18,7 @@ struct IDBlock {
 /// by advancing it inside a write transaction, so a plain client's insert that leaves `_pk`
 /// to SQLite lands above every reserved block, and no number is ever used twice, even after
 /// a delete.
-extension Store {
+extension SQLiteStore {
     /// A new permanent id, unique across every process on the file. Numbers are never handed
     /// out twice, even when the object is discarded.
     public func reserveID(for entity: String) throws(EngineError) -> ObjectID {

@@ -6,7 +6,7 @@ import SQLite
 /// before merging them, so the change cycle carries exact before values. Built from the
 /// rows' recorded old values (attributes, to-one references, versions) and by undoing their
 /// link changes; to-many sides read backwards from a to-one are derived from those.
-extension Store {
+extension SQLiteStore {
     /// Join table name -> its two sides (column a's entity and relationship, then b's).
     var joins: [String: (a: (entity: String, relationship: String), b: (entity: String, relationship: String))] {
         var out: [String: (a: (entity: String, relationship: String), b: (entity: String, relationship: String))] = [:]

@@ -2,7 +2,7 @@ import Model
 import Predicates
 import SQLite
 
-extension Store {
+extension SQLiteStore {
     /// `SELECT group columns, functions FROM entity WHERE filter GROUP BY group columns` over
     /// the saved rows: one row per group (one row without groups), keyed by group key path and
     /// function name. Only direct attributes; the contexts evaluate everything else.

@@ -6,7 +6,7 @@ import SQLite
 /// to-many relationship, so no join rows and nothing derived to read per row): one
 /// statement reads the matching rows, one records them in the history with their old
 /// values, one changes them. What a save writes row by row, for the whole set at once.
-extension Store {
+extension SQLiteStore {
     /// Whether `entity` keeps everything in its own row.
     public func isSingleRow(_ entity: String) -> Bool {
         tables[entity].map { $0.entity.relationships.allSatisfy { !$0.toMany } } ?? false

@@ -4,7 +4,7 @@ import SQLite
 
 /// Reading a compiled request's matches from the saved rows. The contexts hand over the
 /// compiled filter and ordering; the SQL text and its statements stay in this module.
-extension Store {
+extension SQLiteStore {
     /// How many saved objects of `entity` match `filter`, leaving out the id numbers in
     /// `skipping` (objects a context evaluates in memory instead).
     public func count(entity: String, filter: (any ObjectFilter)?, skipping skipped: Set<Int64> = [])

@@ -1,7 +1,7 @@
 import Model
 import SQLite
 
-extension Store {
+extension SQLiteStore {
     /// The model an existing store file records (protocol.md §5: the metadata table keeps it),
     /// read without opening the store: what `fetchd query/watch/exec --store PATH` open the
     /// file with when no `--model` is given. The file must exist (SQLite would create it).

@@ -17,7 +17,7 @@ public struct InvalidValue: Equatable, Sendable {
     }
 }
 
-extension Store {
+extension SQLiteStore {
     /// The storage classes SQLite's `typeof` may report for a value of `type`.
     static func storageClasses(_ type: AttributeType) -> Set<String> {
         switch type {

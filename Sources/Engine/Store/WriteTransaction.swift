@@ -10,7 +10,7 @@ extension EngineError.Kind {
 /// fetchd's write transactions: BEGIN IMMEDIATE takes the write lock first, so what a save
 /// reads inside it (versions) cannot change before its COMMIT; its `_fetchd_transactions`
 /// row (author, origin) gives the token its history rows carry.
-extension Store {
+extension SQLiteStore {
     /// Whether a write transaction begun by `beginWrite` is open.
     public var isWriting: Bool { writeToken != nil }
 

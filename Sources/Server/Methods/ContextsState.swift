@@ -37,7 +37,7 @@ public final class ContextsState: ServerObserver {
     /// Opens a store; an open one is closed only once the new one opened (a failed open
     /// leaves everything as it was).
     func open(path: String, model: ObjectModel) throws(EngineError) -> Store {
-        let store = try Store.open(path: path, model: model, configure: { try SQLFunctions.register(on: $0) })
+        let store = try SQLiteStore.open(path: path, model: model, configure: { try SQLFunctions.register(on: $0) })
         graph?.close()
         let graph = ObjectGraph(store: store)
         graph.onChangeSet = { [unowned self] set in for observer in observers { observer.contextDidChange(set) } }
