@@ -1,0 +1,367 @@
+import Model
+import Postgres
+import TestSupport
+import Testing
+
+@testable import Store
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A schema of its own on the test cluster (`make test-postgres`), dropped when done.
+final class PGScratch {
+    let schema: String
+    let url: String
+
+    init(_ name: String) throws {
+        schema = "\(name)_\(getpid())"
+        url = try TestPostgres.url()
+        try Self.drop(url, schema)
+    }
+
+    deinit { try? Self.drop(url, schema) }
+
+    static func drop(_ url: String, _ schema: String) throws {
+        let c = try PGConnection(url)
+        try c.exec("SET client_min_messages = warning; DROP SCHEMA IF EXISTS \(SchemaNaming.quoted(schema)) CASCADE")
+    }
+
+    func open(_ model: ObjectModel = Models.contacts) throws -> PGStore {
+        try PGStore.open(url: url, model: model, schema: schema)
+    }
+
+    /// A plain SQL client on the schema.
+    func client() throws -> PGConnection {
+        let c = try PGConnection(url)
+        try c.exec("SET search_path TO \(SchemaNaming.quoted(schema))")
+        return c
+    }
+}
+
+@Suite(.serialized) struct PGStoreTests {
+    let c1 = ObjectID(entity: "Contact", number: 1)
+    let g1 = ObjectID(entity: "Group", number: 1)
+    let t1 = ObjectID(entity: "Tag", number: 1)
+
+    private func seed(_ store: PGStore) throws {
+        #expect(try store.reserveID(for: "Group") == g1)
+        #expect(try store.reserveID(for: "Tag") == t1)
+        #expect(try store.reserveID(for: "Contact") == c1)
+        try store.write(
+            StoreBatch(
+                inserts: [
+                    (
+                        c1,
+                        [
+                            "name": .string("Ana"), "age": .integer(30), "photo": .binary([1, 2]), "group": .object(g1),
+                            "tags": .objects([t1]),
+                        ]
+                    ),
+                    (g1, ["title": .string("Friends")]),
+                    (t1, ["label": .string("vip")]),
+                ], author: "seed"))
+    }
+
+    @Test func writesAndReadsObjectsWithRelationships() throws {
+        let scratch = try PGScratch("pgstore_rw")
+        let store = try scratch.open()
+        defer { store.close() }
+        try seed(store)
+        let c = try #require(try store.read(c1))
+        #expect(c.version == 1)
+        #expect(
+            c.values == [
+                "name": .string("Ana"), "age": .integer(30), "photo": .binary([1, 2]),
+                "group": .object(g1), "tags": .objects([t1]),
+            ])
+        #expect(try store.read(g1)?.values["members"] == .objects([c1]))
+        #expect(try store.read(t1)?.values["contacts"] == .objects([c1]))
+        #expect(try store.relatedIDs(of: t1, "contacts") == [c1])
+        try store.write(
+            StoreBatch(updates: [
+                (
+                    c1,
+                    [
+                        "name": .string("Ana B"), "age": .integer(31), "photo": .null,
+                        "group": .null, "tags": .objects([]),
+                    ]
+                )
+            ]))
+        let updated = try #require(try store.read(c1))
+        #expect(updated.version == 2)
+        #expect(try store.version(of: c1) == 2)
+        #expect(updated.values["name"] == .string("Ana B"))
+        #expect(updated.values["photo"] == .null)
+        #expect(try store.read(g1)?.values["members"] == .objects([]))
+        #expect(try store.read(t1)?.values["contacts"] == .objects([]))
+        try store.write(StoreBatch(deletes: [c1]))
+        #expect(try store.read(c1) == nil)
+        #expect(try store.version(of: c1) == nil)
+    }
+
+    static let typesModel = ObjectModel(entities: [
+        Entity(
+            name: "Item",
+            attributes: [
+                Attribute(name: "s", type: .string, optional: true),
+                Attribute(name: "i", type: .integer, optional: true),
+                Attribute(name: "d", type: .double, optional: true),
+                Attribute(name: "b", type: .boolean, optional: true),
+                Attribute(name: "t", type: .date, optional: true),
+                Attribute(name: "bin", type: .binary, optional: true),
+                Attribute(name: "u", type: .uuid, optional: true),
+            ])
+    ])
+
+    @Test func everyTypeRoundTripsExactly() throws {
+        let scratch = try PGScratch("pgstore_types")
+        let store = try scratch.open(Self.typesModel)
+        defer { store.close() }
+        let samples: [Snapshot] = [
+            [
+                "s": .string("héllo 🌍 \"q\" 'x' \\ \t\n"), "i": .integer(.max), "d": .double(0.1 + 0.2),
+                "b": .bool(true), "t": .date(1_700_000_000.123456789), "bin": .binary([0, 255, 10, 13, 92, 39]),
+                "u": .uuid("123e4567-e89b-12d3-a456-426614174000"),
+            ],
+            [
+                "s": .string(""), "i": .integer(.min), "d": .double(-0.0), "b": .bool(false), "t": .date(-1e-300),
+                "bin": .binary([]), "u": .null,
+            ],
+            ["s": .null, "i": .null, "d": .double(.greatestFiniteMagnitude), "b": .null, "t": .null, "bin": .null],
+            ["d": .double(.leastNonzeroMagnitude)], ["d": .double(.infinity)], ["d": .double(1 / 3)],
+        ]
+        var ids: [ObjectID] = []
+        for values in samples {
+            let id = try store.reserveID(for: "Item")
+            ids.append(id)
+            try store.write(StoreBatch(inserts: [(id, values)]))
+        }
+        for (id, values) in zip(ids, samples) {
+            let read = try #require(try store.read(id))
+            for a in Self.typesModel.entities[0].attributes {
+                let want = values[a.name] ?? .null
+                let got = read.values[a.name] ?? .null
+                if case .double(let x) = want, case .double(let y) = got {
+                    #expect(x.bitPattern == y.bitPattern, "\(a.name): \(x) != \(y)")
+                } else {
+                    #expect(got == want, "\(a.name)")
+                }
+            }
+        }
+        // Old values in the history are exact too.
+        let last = try #require(ids.first)
+        try store.write(StoreBatch(updates: [(last, ["d": .double(1)])]))
+        let history = try store.history(after: 0)
+        let prior = try store.priorObjects(Array(history.suffix(1)))
+        let before = try #require(prior[last] ?? nil)
+        #expect(before.version == 1)
+        for (key, value) in samples[0] {
+            #expect(before.values[key] == value, "\(key)")
+        }
+    }
+
+    @Test func reservedIDsNeverRepeatAcrossStores() throws {
+        let scratch = try PGScratch("pgstore_ids")
+        let a = try scratch.open()
+        let b = try scratch.open()
+        defer {
+            a.close()
+            b.close()
+        }
+        var seen = Set<Int64>()
+        for i in 0..<300 {
+            let id = try (i % 3 == 0 ? b : a).reserveID(for: "Contact")
+            #expect(seen.insert(id.number).inserted, "\(id) handed out twice")
+        }
+        // A plain client's insert without a number lands on a fresh one too.
+        let raw = try scratch.client()
+        let r = try raw.exec("INSERT INTO \"Contact\" (name, age) VALUES ('raw', 1) RETURNING _pk")
+        #expect(seen.insert(r.int64(0, 0)!).inserted)
+        // A number a plain client chose moves the sequence past it.
+        try raw.exec("INSERT INTO \"Contact\" (_pk, name, age) VALUES (100000, 'big', 1)")
+        let c = try scratch.open()
+        defer { c.close() }
+        #expect(try c.reserveID(for: "Contact").number > 100_000)
+    }
+
+    @Test func migrationAddsAndRemovesAttributes() throws {
+        let scratch = try PGScratch("pgstore_migrate")
+        let store = try scratch.open()
+        try seed(store)
+        store.close()
+        let added = Models.adding(
+            Models.contacts, to: "Contact", Attribute(name: "nick", type: .string, defaultValue: .string("none")))
+        let migrated = try scratch.open(added)
+        #expect(migrated.migrated)
+        #expect(migrated.modelVersion == 2)
+        #expect(try migrated.read(c1)?.values["nick"] == .string("none"))
+        #expect(try migrated.read(c1)?.values["name"] == .string("Ana"))
+        // The history records the new column.
+        try migrated.write(
+            StoreBatch(updates: [(c1, ["name": .string("Ana"), "nick": .string("A"), "age": .integer(30)])]))
+        let last = try #require(try migrated.history(after: 0).last)
+        #expect(last.changes.first?.keys?.contains("nick") == true)
+        migrated.close()
+        let back = try scratch.open()
+        defer { back.close() }
+        #expect(back.migrated)
+        #expect(try back.read(c1)?.values["nick"] == nil)
+        #expect(
+            throws: EngineError.self,
+            performing: {
+                _ = try scratch.open(
+                    Models.adding(Models.contacts, to: "Contact", Attribute(name: "must", type: .string)))
+            })
+    }
+
+    @Test func historyRecordsOwnWritesWithToken() throws {
+        let scratch = try PGScratch("pgstore_history")
+        let store = try scratch.open()
+        defer { store.close() }
+        try seed(store)
+        let seeded = try store.history(after: 0)
+        #expect(seeded.count == 1)
+        #expect(seeded[0].author == "seed")
+        #expect(seeded[0].origin == store.origin)
+        #expect(Set(seeded[0].changes.map(\.id)).isSuperset(of: [c1, g1, t1]))
+        #expect(try !store.hasExternalChanges())
+        try store.write(
+            StoreBatch(updates: [(c1, ["name": .string("Ana"), "age": .integer(31), "tags": .objects([t1])])]))
+        let update = try store.history(after: seeded[0].token)
+        #expect(update.count == 1)
+        #expect(update[0].changes == [HistoryChange(id: c1, operation: .update, keys: ["age", "photo", "group"])])
+        #expect(try store.currentToken == update[0].token)
+    }
+
+    @Test func historyRecordsPlainClientWrites() throws {
+        let scratch = try PGScratch("pgstore_plain")
+        let store = try scratch.open()
+        defer { store.close() }
+        try seed(store)
+        let start = try store.currentToken
+        let raw = try scratch.client()
+        try raw.exec("INSERT INTO \"Group\" (title) VALUES ('a'), ('b')")
+        try raw.exec("UPDATE \"Contact\" SET age = 40 WHERE _pk = 1")
+        try raw.exec("DELETE FROM \"_join_Contact_tags\"")
+        try raw.exec("DELETE FROM \"Group\" WHERE title = 'a'")
+        #expect(try store.hasExternalChanges())
+        let h = try store.history(after: start)
+        #expect(h.count == 1)
+        #expect(h[0].isExternalClient)
+        #expect(h[0].time != nil)
+        let changes = h[0].changes
+        #expect(changes.filter { $0.operation == .insert }.map(\.id.entity) == ["Group", "Group"])
+        #expect(changes.contains(HistoryChange(id: c1, operation: .update, keys: ["age"])))
+        #expect(changes.contains(HistoryChange(id: c1, operation: .update, keys: ["tags"])))
+        #expect(changes.contains(HistoryChange(id: t1, operation: .update, keys: ["contacts"])))
+        #expect(changes.last?.operation == .delete)
+        #expect(try !store.hasExternalChanges())
+        // The plain update bumped the version; the view before has the old one and values.
+        #expect(try store.version(of: c1) == 2)
+        let prior = try store.priorObjects(h)
+        #expect(prior[c1]??.version == 1)
+        #expect(prior[c1]??.values["age"] == .integer(30))
+        #expect(prior[c1]??.values["tags"] == .objects([t1]))
+        #expect(prior[t1]??.values["contacts"] == nil || prior[t1]??.values["contacts"] == .objects([c1]))
+        let inserted = changes.first { $0.operation == .insert }!.id
+        #expect(prior[inserted] == .some(nil))
+        store.overlay = prior
+        #expect(try store.read(c1)?.values["age"] == .integer(30))
+        #expect(try store.read(t1)?.values["contacts"] == .objects([c1]))
+        store.overlay = nil
+        // A rolled-back plain write leaves nothing.
+        try raw.exec("BEGIN; UPDATE \"Contact\" SET age = 50; ROLLBACK")
+        #expect(try store.history(after: h[0].token).isEmpty)
+    }
+
+    @Test func purgeLeavesAGapAndKeepsTheNewestRow() throws {
+        let scratch = try PGScratch("pgstore_purge")
+        let store = try scratch.open()
+        defer { store.close() }
+        try seed(store)
+        for age in 31...35 {
+            try store.write(StoreBatch(updates: [(c1, ["name": .string("Ana"), "age": .integer(Int64(age))])]))
+        }
+        let newest = try store.currentToken
+        #expect(try !store.historyGap(after: 0))
+        store.mergeCursor = newest
+        let deleted = try store.purgeHistory(before: newest + 10)
+        #expect(deleted > 0)
+        #expect(try store.oldestToken == newest)
+        #expect(try store.currentToken == newest)
+        #expect(try store.historyGap(after: 0))
+        #expect(try !store.historyGap(after: newest - 1))
+        #expect(try store.firstToken(notBefore: 0) == newest)
+        try store.write(StoreBatch(updates: [(c1, ["name": .string("Ana"), "age": .integer(1)])]))
+        #expect(try store.currentToken == newest + 1)
+    }
+
+    @Test func busyWhileAnotherConnectionHoldsTheLock() throws {
+        let scratch = try PGScratch("pgstore_busy")
+        let store = try scratch.open()
+        defer { store.close() }
+        try seed(store)
+        let raw = try scratch.client()
+        try raw.exec("BEGIN")
+        try raw.exec("UPDATE \"Group\" SET title = 'held'")
+        store.busyTimeout = 100
+        #expect {
+            try store.write(StoreBatch(updates: [(c1, ["name": .string("Busy"), "age": .integer(1)])]))
+        } throws: { ($0 as? EngineError)?.kind == .storeBusy }
+        #expect(!store.isWriting)
+        try raw.exec("COMMIT")
+        try store.write(StoreBatch(updates: [(c1, ["name": .string("Free"), "age": .integer(1)])]))
+        #expect(try store.read(c1)?.values["name"] == .string("Free"))
+        #expect(try store.read(g1)?.values["title"] == .string("held"))
+    }
+
+    @Test func unavailableAfterTheBackendIsTerminatedThenRecovers() throws {
+        let scratch = try PGScratch("pgstore_unavailable")
+        var logged: [String] = []
+        let store = try PGStore.open(url: scratch.url, model: Models.contacts, schema: scratch.schema) {
+            logged.append($0)
+        }
+        defer { store.close() }
+        try seed(store)
+        let raw = try scratch.client()
+        try raw.exec("SELECT pg_terminate_backend(\(store.connection!.backendPID))")
+        #expect {
+            try store.write(StoreBatch(updates: [(c1, ["name": .string("Lost"), "age": .integer(1)])]))
+        } throws: { ($0 as? EngineError)?.kind == .storeUnavailable }
+        #expect(!store.isWriting)
+        usleep(200_000)
+        #expect(try store.read(c1)?.values["name"] == .string("Ana"))
+        try store.write(StoreBatch(updates: [(c1, ["name": .string("Back"), "age": .integer(1)])]))
+        #expect(try store.read(c1)?.values["name"] == .string("Back"))
+        #expect(logged.contains { $0.contains("lost") })
+        #expect(logged.contains { $0.contains("reconnected") })
+    }
+
+    @Test func notifiesOnCommit() throws {
+        let scratch = try PGScratch("pgstore_notify")
+        let store = try scratch.open()
+        defer { store.close() }
+        let announcer = try #require(store.makeChangeAnnouncer(log: { _ in }))
+        #expect(!announcer.drain())
+        try seed(store)
+        usleep(100_000)
+        #expect(announcer.drain())
+        let raw = try scratch.client()
+        try raw.exec("UPDATE \"Group\" SET title = 'x'")
+        usleep(100_000)
+        #expect(announcer.drain())
+        #expect(!announcer.drain())
+    }
+
+    @Test func urlCarriesTheSchemaAndHidesThePassword() throws {
+        #expect(
+            PGURL.splitSchema("postgresql://u@h/db?schema=s1&sslmode=disable") == (
+                "postgresql://u@h/db?sslmode=disable", "s1"
+            ))
+        #expect(PGURL.splitSchema("postgresql:///db?schema=a%20b") == ("postgresql:///db", "a b"))
+        #expect(
+            PGURL.withoutPassword("postgresql://u:secret@h:5432/db?password=x&host=/tmp")
+                == "postgresql://u@h:5432/db?host=/tmp")
+    }
+}
