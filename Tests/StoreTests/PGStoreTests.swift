@@ -562,3 +562,118 @@ final class Counter: @unchecked Sendable {
     func add() { lock.withLock { n += 1 } }
     var value: Int { lock.withLock { n } }
 }
+
+/// Opening, plain clients' rows and the history's upkeep on PostgreSQL.
+@Suite(.serialized) struct PGStoreSchemaTests {
+    @Test func storesOpeningANewSchemaAtOnceCreateItOnce() throws {
+        let scratch = try PGScratch("pgstore_race")
+        let url = scratch.url
+        let schema = scratch.schema
+        let done = Counter()
+        let failures = Counter()
+        for _ in 0..<4 {
+            Thread.detachNewThread {
+                defer { done.add() }
+                do {
+                    let store = try PGStore.open(url: url, model: Models.contacts, schema: schema)
+                    _ = try store.reserveID(for: "Contact")
+                    store.close()
+                } catch { failures.add() }
+            }
+        }
+        while done.value < 4 { usleep(10_000) }
+        #expect(failures.value == 0)
+        let store = try scratch.open()
+        defer { store.close() }
+        #expect(!store.migrated && store.modelVersion == 1)
+        #expect(try scratch.client().exec("SELECT count(*) FROM _fetchd_metadata").int64(0, 0) == 2)
+    }
+
+    @Test func aSchemaWithOtherTablesOrATooLongNameIsRefused() throws {
+        let scratch = try PGScratch("pgstore_foreign")
+        try PGConnection(scratch.url).exec(
+            "CREATE SCHEMA \(scratch.schema); CREATE TABLE \(scratch.schema).other (x int)")
+        #expect(throws: EngineError.self) { try scratch.open() }
+        #expect(throws: EngineError.self) {
+            try PGStore.open(url: scratch.url, model: Models.contacts, schema: String(repeating: "s", count: 60))
+        }
+    }
+
+    @Test func plainClientsRowsAreCheckedAndTruncateIsRefused() throws {
+        let scratch = try PGScratch("pgstore_problems")
+        let store = try scratch.open()
+        defer { store.close() }
+        let raw = try scratch.client()
+        let n = try raw.exec("INSERT INTO \"Contact\" (name, age) VALUES (NULL, NULL) RETURNING _pk").int64(0, 0)!
+        let id = ObjectID(entity: "Contact", number: n)
+        let problems = try store.storedProblems(id)
+        #expect(
+            problems == [
+                InvalidValue(id: id, key: "name", problem: "required value missing"),
+                InvalidValue(id: id, key: "age", problem: "required value missing"),
+            ], "\(problems)")
+        #expect(try store.storedProblems(ObjectID(entity: "Contact", number: 999)) == [])
+        #expect(throws: PGError.self) { try raw.exec("TRUNCATE \"Contact\" CASCADE") }
+    }
+
+    @Test func aPlainDeleteOfALinkedObjectIsUndoneByThePriorView() throws {
+        let scratch = try PGScratch("pgstore_links")
+        let store = try scratch.open()
+        defer { store.close() }
+        let c = try store.reserveID(for: "Contact")
+        let t1 = try store.reserveID(for: "Tag")
+        let t2 = try store.reserveID(for: "Tag")
+        try store.write(
+            StoreBatch(inserts: [
+                (c, ["name": .string("Ana"), "age": .integer(1), "tags": .objects([t1, t2])]),
+                (t1, ["label": .string("a")]), (t2, ["label": .string("b")]),
+            ]))
+        // A fetchd update removing one link records only that link.
+        try store.write(
+            StoreBatch(updates: [(c, ["name": .string("Ana"), "age": .integer(1), "tags": .objects([t2])])]))
+        let own = try #require(try store.history(after: 0).last)
+        #expect(own.changes.count == 3)
+        #expect(own.changes.contains(HistoryChange(id: c, operation: .update, keys: [])))
+        #expect(own.changes.contains(HistoryChange(id: c, operation: .update, keys: ["tags"])))
+        #expect(own.changes.contains(HistoryChange(id: t1, operation: .update, keys: ["contacts"])))
+        let start = try store.currentToken
+        try scratch.client().exec("DELETE FROM \"Contact\" WHERE _pk = \(c.number)")
+        let h = try store.history(after: start)
+        #expect(h.count == 1)
+        #expect(Set(h[0].changes.map(\.id)) == [c, t2])
+        let prior = try store.priorObjects(h)
+        store.overlay = prior
+        #expect(try store.read(c)?.values["tags"] == .objects([t2]))
+        #expect(try store.read(t2)?.values["contacts"] == .objects([c]))
+        store.overlay = nil
+        #expect(try store.read(c) == nil)
+        #expect(try store.read(t2)?.values["contacts"] == .objects([]))
+    }
+
+    @Test func pruningKeepsWhatALiveCursorHasNotRead() throws {
+        let scratch = try PGScratch("pgstore_prune")
+        let reader = try scratch.open()
+        let writer = try scratch.open()
+        defer {
+            reader.close()
+            writer.close()
+        }
+        writer.retention.pruneInterval = 0
+        writer.retention.maxRows = 2
+        for i in 0..<6 {
+            writer.mergeCursor = try writer.currentToken
+            try writer.write(StoreBatch(inserts: [(try writer.reserveID(for: "Group"), ["title": .string("\(i)")])]))
+        }
+        // The reader's cursor (recorded at open, token 0) holds every row back.
+        #expect(try writer.oldestToken == 1)
+        #expect(try !reader.historyGap(after: 0))
+        reader.mergeCursor = try reader.currentToken
+        reader.recordCursorIfDue()
+        writer.mergeCursor = try writer.currentToken
+        try writer.write(StoreBatch(inserts: [(try writer.reserveID(for: "Group"), ["title": .string("last")])]))
+        let newest = try writer.currentToken
+        #expect(try writer.oldestToken == newest - 1)
+        #expect(try reader.historyGap(after: 0))
+        #expect(try !reader.historyGap(after: reader.mergeCursor))
+    }
+}

@@ -28,6 +28,13 @@ struct HistoryUpkeep {
     var cursorToken: Int64 = -1
     var cursorTime: Double = 0
     var pruneTime: Double = 0
+
+    /// Whether the cursor should be recorded now: it moved and the last record is older than
+    /// `cursorInterval`, or the heartbeat is due.
+    func cursorDue(_ mergeCursor: Int64, now: Double, _ retention: HistoryRetention) -> Bool {
+        let moved = cursorToken != mergeCursor && now - cursorTime >= retention.cursorInterval
+        return moved || now - cursorTime >= retention.heartbeatInterval
+    }
 }
 
 extension SQLiteStore {
@@ -41,10 +48,7 @@ extension SQLiteStore {
     /// and prunes when due, so neither costs a transaction of its own.
     func keepHistory(_ db: Connection) throws {
         let now = Self.now()
-        let moved = upkeep.cursorToken != mergeCursor && now - upkeep.cursorTime >= retention.cursorInterval
-        if moved || now - upkeep.cursorTime >= retention.heartbeatInterval {
-            try writeCursor(db, now)
-        }
+        if upkeep.cursorDue(mergeCursor, now: now, retention) { try writeCursor(db, now) }
         if now - upkeep.pruneTime >= retention.pruneInterval {
             upkeep.pruneTime = now
             _ = try prune(db, before: .max, now: now, force: false)
@@ -65,8 +69,7 @@ extension SQLiteStore {
     public func recordCursorIfDue() {
         guard !isWriting, isOpen, let db = try? connection else { return }
         let now = Self.now()
-        let moved = upkeep.cursorToken != mergeCursor && now - upkeep.cursorTime >= retention.cursorInterval
-        guard moved || now - upkeep.cursorTime >= retention.heartbeatInterval else { return }
+        guard upkeep.cursorDue(mergeCursor, now: now, retention) else { return }
         try? db.execute("PRAGMA busy_timeout=0")
         defer { try? db.execute("PRAGMA busy_timeout=\(max(0, busyTimeoutMilliseconds))") }
         guard (try? db.execute("BEGIN IMMEDIATE")) != nil else { return }

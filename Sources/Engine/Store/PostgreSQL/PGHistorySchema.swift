@@ -90,6 +90,11 @@ enum PGHistorySchema {
             \(functionSettings) AS $fetchd$
             BEGIN PERFORM pg_advisory_xact_lock(\(lockClass), hashtext(\(HistorySchema.literal(schema)))); RETURN NULL; END $fetchd$
             """,
+            // TRUNCATE fires no row triggers: it would change rows the history never shows.
+            """
+            CREATE OR REPLACE FUNCTION \(q(functionPrefix + "truncate"))() RETURNS trigger LANGUAGE plpgsql AS $fetchd$
+            BEGIN RAISE EXCEPTION 'TRUNCATE of a fetchd table is not recorded in its history: use DELETE'; END $fetchd$
+            """,
             """
             CREATE OR REPLACE FUNCTION \(q(functionPrefix + "version"))() RETURNS trigger LANGUAGE plpgsql AS $fetchd$
             BEGIN
@@ -106,6 +111,7 @@ enum PGHistorySchema {
                 "CREATE TRIGGER \(trigger("lock")) BEFORE INSERT OR UPDATE OR DELETE ON \(t) FOR EACH STATEMENT EXECUTE FUNCTION \(q(functionPrefix + "lock"))()",
                 "CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(t) REFERENCING NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION \(fn("insert"))()",
                 "CREATE TRIGGER \(trigger("delete")) AFTER DELETE ON \(t) REFERENCING OLD TABLE AS o FOR EACH STATEMENT EXECUTE FUNCTION \(fn("delete"))()",
+                "CREATE TRIGGER \(trigger("truncate")) BEFORE TRUNCATE ON \(t) FOR EACH STATEMENT EXECUTE FUNCTION \(q(functionPrefix + "truncate"))()",
             ]
         }
         for e in model.entities {

@@ -126,8 +126,7 @@ extension PGStore {
     /// Inside a save's transaction (holding the lock), before its COMMIT.
     func keepHistory(_ c: PGConnection) throws {
         let now = SQLiteStore.now()
-        let moved = upkeep.cursorToken != mergeCursor && now - upkeep.cursorTime >= retention.cursorInterval
-        if moved || now - upkeep.cursorTime >= retention.heartbeatInterval { try writeCursor(c, now) }
+        if upkeep.cursorDue(mergeCursor, now: now, retention) { try writeCursor(c, now) }
         if now - upkeep.pruneTime >= retention.pruneInterval {
             upkeep.pruneTime = now
             _ = try prune(c, before: .max, now: now, force: false)
@@ -148,8 +147,7 @@ extension PGStore {
     public func recordCursorIfDue() {
         guard !isWriting, let c = try? db() else { return }
         let now = SQLiteStore.now()
-        let moved = upkeep.cursorToken != mergeCursor && now - upkeep.cursorTime >= retention.cursorInterval
-        guard moved || now - upkeep.cursorTime >= retention.heartbeatInterval else { return }
+        guard upkeep.cursorDue(mergeCursor, now: now, retention) else { return }
         do { try writeCursor(c, now) } catch { _ = failure(error, "recording the history cursor") }
     }
 

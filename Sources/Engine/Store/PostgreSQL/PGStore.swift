@@ -52,6 +52,12 @@ public final class PGStore: Store, HistoryBackedStore {
         let (conninfo, urlSchema) = PGURL.splitSchema(url)
         let schema = schema ?? urlSchema ?? "fetchd"
         let shown = PGURL.withoutPassword(conninfo)
+        // The NOTIFY channel is `fetchd_` + schema, an identifier of at most 63 bytes.
+        guard !schema.isEmpty, PGChangeListener.channel(schema: schema).utf8.count <= 63 else {
+            throw EngineError(
+                .storeError, "the schema name \(schema) is empty or longer than 56 bytes",
+                [("path", .string(shown)), ("schema", .string(schema))])
+        }
         let db: PGConnection
         do { db = try PGConnection(conninfo) } catch {
             throw EngineError(
