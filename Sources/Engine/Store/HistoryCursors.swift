@@ -21,6 +21,14 @@ public struct HistoryRetention: Sendable {
     /// Pruning runs inside a save at most this often.
     public var pruneInterval: Double = 60
     public init() {}
+
+    /// The token below which an unforced prune may delete: rows older than `maxAge` (those
+    /// below `firstYoung`) or beyond the newest `maxRows` (tokens are dense), and only those
+    /// every live cursor has read.
+    func pruneLimit(before: Int64, newest: Int64, firstYoung: Int64?, oldestLiveCursor: Int64) -> Int64 {
+        let retained = max(firstYoung ?? newest + 1, newest - maxRows + 1)
+        return min(before, retained, oldestLiveCursor + 1)
+    }
 }
 
 /// What the upkeep remembers between saves.
@@ -137,10 +145,11 @@ extension SQLiteStore {
                 WHERE coalesce(h.time, t.time, 0) >= ? ORDER BY h.seq LIMIT 1
                 """)
             try young.bind(.real(now - retention.maxAge), at: 1)
-            let firstYoung = try young.step() ? young.int64(0) : maxSeq + 1
+            let firstYoung: Int64? = try young.step() ? young.int64(0) : nil
             young.reset()
-            limit = min(limit, max(firstYoung, maxSeq - retention.maxRows + 1))
-            limit = min(limit, try oldestLiveCursor(db, now: now) + 1)
+            limit = retention.pruneLimit(
+                before: limit, newest: maxSeq, firstYoung: firstYoung,
+                oldestLiveCursor: try oldestLiveCursor(db, now: now))
         }
         let delete = try db.prepare("DELETE FROM \(h) WHERE seq < ? AND seq < (SELECT max(seq) FROM \(h))")
         try delete.run([.integer(limit)])

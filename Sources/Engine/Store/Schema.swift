@@ -12,6 +12,14 @@ protocol SchemaDDL {
     static func dropTable(_ table: String) -> String
 }
 
+extension SchemaDDL {
+    /// Indexes of an entity: its `indexed` attributes and its foreign keys.
+    static func indexes(_ e: Entity) -> [String] {
+        e.attributes.filter(\.indexed).map { createIndex(e.name, $0.name) }
+            + e.relationships.filter(SchemaNaming.hasColumn).map { createIndex(e.name, $0.name) }
+    }
+}
+
 /// The DDL for a model, following `SchemaNaming`. Columns are nullable at the SQL level:
 /// required values are the engine's validation (it reports them by object and key), and a
 /// removed relationship's column can stay behind as all-NULL after a light migration.
@@ -55,12 +63,6 @@ enum Schema: SchemaDDL {
 
     static func dropIndex(_ entity: String, _ column: String) -> String {
         "DROP INDEX IF EXISTS \(SchemaNaming.quoted(indexName(entity, column)))"
-    }
-
-    /// Indexes of an entity: its `indexed` attributes and its foreign keys.
-    static func indexes(_ e: Entity) -> [String] {
-        e.attributes.filter(\.indexed).map { createIndex(e.name, $0.name) }
-            + e.relationships.filter(SchemaNaming.hasColumn).map { createIndex(e.name, $0.name) }
     }
 
     /// The join table of a many-to-many pair; created once for both sides.

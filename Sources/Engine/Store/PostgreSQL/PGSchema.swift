@@ -58,11 +58,6 @@ enum PGSchema: SchemaDDL {
         "DROP INDEX IF EXISTS \(q(Schema.indexName(entity, column)))"
     }
 
-    static func indexes(_ e: Entity) -> [String] {
-        e.attributes.filter(\.indexed).map { createIndex(e.name, $0.name) }
-            + e.relationships.filter(SchemaNaming.hasColumn).map { createIndex(e.name, $0.name) }
-    }
-
     static func createJoinTable(entity: String, _ r: Relationship) -> [String] {
         let (table, selfColumn, _) = SchemaNaming.joinTable(entity: entity, relationship: r)
         let (aEntity, bEntity) = selfColumn == "a" ? (entity, r.destination) : (r.destination, entity)

@@ -174,9 +174,9 @@ extension PGStore {
                 SELECT h.seq FROM \(Self.h) h LEFT JOIN \(Self.t) t ON t.token = h.txn
                 WHERE coalesce(h.time, t.time, 0) >= $1 ORDER BY h.seq LIMIT 1
                 """, [.double(now - retention.maxAge)])
-            let firstYoung = young.int64OrNil(0, 0) ?? maxSeq + 1
-            limit = min(limit, max(firstYoung, maxSeq - retention.maxRows + 1))
-            limit = min(limit, try oldestLiveCursor(c, now: now) + 1)
+            limit = retention.pruneLimit(
+                before: limit, newest: maxSeq, firstYoung: young.int64OrNil(0, 0),
+                oldestLiveCursor: try oldestLiveCursor(c, now: now))
         }
         let deleted =
             try c.execPrepared(

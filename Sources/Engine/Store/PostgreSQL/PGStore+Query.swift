@@ -199,7 +199,7 @@ extension PGStore {
     // MARK: Set-based batch writes
 
     public func isSingleRow(_ entity: String) -> Bool {
-        tables[entity].map { $0.entity.relationships.allSatisfy { !$0.toMany } } ?? false
+        tables[entity]?.isSingleRow ?? false
     }
 
     private func singleRow(_ entity: String) throws(EngineError) -> (EntityTable, PGEntitySQL) {
