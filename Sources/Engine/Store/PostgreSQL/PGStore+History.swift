@@ -123,6 +123,12 @@ extension PGStore {
 
     // MARK: Cursors and pruning (the rules of HistoryCursors.swift)
 
+    /// Whether `keepHistory` has anything to do now.
+    var upkeepDue: Bool {
+        let now = SQLiteStore.now()
+        return upkeep.cursorDue(mergeCursor, now: now, retention) || now - upkeep.pruneTime >= retention.pruneInterval
+    }
+
     /// Inside a save's transaction (holding the lock), before its COMMIT.
     func keepHistory(_ c: PGConnection) throws {
         let now = SQLiteStore.now()

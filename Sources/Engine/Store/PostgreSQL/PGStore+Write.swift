@@ -46,20 +46,22 @@ extension PGStore {
         guard writeToken == nil else { return }
         let c = try db()
         do {
-            try c.exec("BEGIN")
             // lock_timeout 0 would wait forever: 1 ms is the shortest wait.
-            try c.exec("SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
+            try c.exec("BEGIN; SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
             try c.execPrepared(lockSQL, [.text(schema)])
+            // Under the lock: the next token, recorded and given to the triggers, and the newest
+            // history token before this write (`commitWrite`).
             let r = try c.execPrepared(
-                "SELECT coalesce((SELECT max(token) FROM \(PGHistorySchema.transactions)), 0) + 1, coalesce((SELECT max(seq) FROM \(PGHistorySchema.history)), 0)"
-            )
-            let token = r.int64(0, 0)!
-            try c.execPrepared(
-                "INSERT INTO \(PGHistorySchema.transactions) (token, author, origin, time) VALUES ($1, $2, $3, extract(epoch FROM clock_timestamp()))",
-                [.int(token), author.map(PGValue.text), .text(origin)])
-            try c.execPrepared("SELECT set_config('fetchd.txn', $1, true)", [.int(token)])
-            writeToken = token
-            writeBase = r.int64(0, 1)!
+                """
+                WITH t AS (
+                  INSERT INTO \(PGHistorySchema.transactions) (token, author, origin, time)
+                  SELECT coalesce(max(token), 0) + 1, $1, $2, extract(epoch FROM clock_timestamp())
+                  FROM \(PGHistorySchema.transactions) RETURNING token)
+                SELECT t.token, set_config('fetchd.txn', t.token::text, true),
+                  (SELECT coalesce(max(seq), 0) FROM \(PGHistorySchema.history)) FROM t
+                """, [author.map(PGValue.text), .text(origin)])
+            writeToken = r.int64(0, 0)!
+            writeBase = r.int64(0, 2)!
         } catch {
             let e = failure(error, "the save was not written")
             if c.isConnected { _ = try? c.exec("ROLLBACK") }
@@ -75,12 +77,14 @@ extension PGStore {
         writeToken = nil
         do {
             // Upkeep (cursor, pruning) never fails a save: its savepoint undoes only itself.
-            try c.exec("SAVEPOINT fetchd_upkeep")
-            do {
-                try keepHistory(c)
-                try c.exec("RELEASE SAVEPOINT fetchd_upkeep")
-            } catch let e as PGError where !e.connectionBroken {
-                try c.exec("ROLLBACK TO SAVEPOINT fetchd_upkeep")
+            if upkeepDue {
+                try c.exec("SAVEPOINT fetchd_upkeep")
+                do {
+                    try keepHistory(c)
+                    try c.exec("RELEASE SAVEPOINT fetchd_upkeep")
+                } catch let e as PGError where !e.connectionBroken {
+                    try c.exec("ROLLBACK TO SAVEPOINT fetchd_upkeep")
+                }
             }
             let r = try c.execPrepared(
                 "SELECT pg_notify($1, t::text), t FROM (SELECT coalesce(max(seq), 0) AS t FROM \(PGHistorySchema.history)) AS h",
