@@ -338,6 +338,20 @@ final class PGScratch {
         #expect(try store.read(c1)?.values["name"] == .string("Back"))
         #expect(logged.contains { $0.contains("lost") })
         #expect(logged.contains { $0.contains("reconnected") })
+        // Lost inside an open write: the commit answers storeUnavailable and nothing of it stays.
+        try store.beginWrite(author: "lost")
+        try store.write(StoreBatch(updates: [(c1, ["name": .string("Half"), "age": .integer(2)])]))
+        try raw.exec("SELECT pg_terminate_backend(\(store.connection!.backendPID))")
+        #expect {
+            try store.commitWrite()
+        } throws: { ($0 as? EngineError)?.kind == .storeUnavailable }
+        #expect(!store.isWriting)
+        #expect {
+            try store.read(c1)
+        } throws: { ($0 as? EngineError)?.kind == .storeUnavailable }
+        usleep(200_000)
+        #expect(try store.read(c1)?.values["name"] == .string("Back"))
+        #expect(try store.history(after: 0).allSatisfy { $0.author != "lost" })
     }
 
     @Test func notifiesOnCommit() throws {
@@ -587,6 +601,13 @@ final class Counter: @unchecked Sendable {
         defer { store.close() }
         #expect(!store.migrated && store.modelVersion == 1)
         #expect(try scratch.client().exec("SELECT count(*) FROM _fetchd_metadata").int64(0, 0) == 2)
+    }
+
+    @Test func theRecordedModelIsReadWithoutOpening() throws {
+        let scratch = try PGScratch("pgstore_recorded")
+        #expect(throws: EngineError.self) { try PGStore.recordedModel(url: scratch.url, schema: scratch.schema) }
+        try scratch.open().close()
+        #expect(try PGStore.recordedModel(url: scratch.url + "&schema=\(scratch.schema)") == Models.contacts)
     }
 
     @Test func aSchemaWithOtherTablesOrATooLongNameIsRefused() throws {
