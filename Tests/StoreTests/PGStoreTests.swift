@@ -427,7 +427,8 @@ final class PGScratch {
                     id,
                     [
                         "value": .integer(Int64((i * 7) % 11)), "label": .string(labels[i % labels.count]),
-                        "price": i % 5 == 0 ? .null : .double(Double(i) * 0.25 + 0.5), "flag": .bool(i % 3 == 0),
+                        "price": i % 5 == 0 ? .null : .double(Double(i) * 0.1 + 1e-3 / Double(i + 1)),
+                        "flag": .bool(i % 3 == 0),
                     ]
                 ))
         }
@@ -467,6 +468,7 @@ final class PGScratch {
             #expect(a.map(\.1) == b.map(\.1), "\(p ?? "all")")
             let functions: [(name: String, function: AggregateFunction, keyPath: String, type: AttributeType?)] = [
                 ("n", .count, "price", .double), ("s", .sum, "price", .double), ("avg", .average, "value", .integer),
+                ("pavg", .average, "price", .double),
                 ("lo", .min, "label", .string), ("hi", .max, "price", .double), ("si", .sum, "value", .integer),
             ]
             let grouped = try pg.aggregate(

@@ -144,9 +144,9 @@ extension PGStore {
             let x = "t.\(q(f.keyPath))"
             let ft = type(f.keyPath, f.type)
             let integral = ft == .integer || ft == .boolean
-            let exact = integral ? "\(x)::bigint" : "\(x)::float8"
-            // Doubles are added in ascending order (`fetchd_fsum`), as the memory path does.
-            let total = integral ? "sum(\(exact))" : "fetchd_fsum(\(exact) ORDER BY \(exact))"
+            // SQLite's sum() adds doubles one by one in row order (id order on a table scan);
+            // `fetchd_fsum` adds the same way. Integers add exactly.
+            let total = integral ? "sum(\(x)::bigint)" : "fetchd_fsum(\(x)::float8 ORDER BY \(Self.pk))"
             switch f.function {
             case .count: selected.append("count(\(x))")
             case .sum: selected.append("CASE WHEN count(\(x)) = 0 THEN NULL ELSE \(total) END")
