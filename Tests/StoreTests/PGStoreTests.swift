@@ -700,3 +700,57 @@ final class Counter: @unchecked Sendable {
         #expect(try !reader.historyGap(after: reader.mergeCursor))
     }
 }
+
+extension PGStoreSchemaTests {
+    /// The contacts model with notes added, tags removed and the group relationship removed.
+    static let reshaped = ObjectModel(entities: [
+        Entity(
+            name: "Contact",
+            attributes: [
+                Attribute(name: "name", type: .string),
+                Attribute(name: "age", type: .integer, defaultValue: .integer(0), indexed: true),
+                Attribute(name: "photo", type: .binary, optional: true),
+            ],
+            relationships: [
+                Relationship(name: "notes", destination: "Note", toMany: true, inverse: "contact")
+            ]),
+        Entity(name: "Group", attributes: [Attribute(name: "title", type: .string)]),
+        Entity(
+            name: "Note", attributes: [Attribute(name: "text", type: .string, optional: true)],
+            relationships: [Relationship(name: "contact", destination: "Contact", toMany: false, inverse: "notes")]),
+    ])
+
+    @Test func migrationAddsAndRemovesEntitiesAndRelationships() throws {
+        let scratch = try PGScratch("pgstore_reshape")
+        let store = try scratch.open()
+        let c = try store.reserveID(for: "Contact")
+        let g = try store.reserveID(for: "Group")
+        let t = try store.reserveID(for: "Tag")
+        try store.write(
+            StoreBatch(inserts: [
+                (c, ["name": .string("Ana"), "age": .integer(3), "group": .object(g), "tags": .objects([t])]),
+                (g, ["title": .string("G")]), (t, ["label": .string("T")]),
+            ]))
+        store.close()
+        let reshaped = try scratch.open(Self.reshaped)
+        defer { reshaped.close() }
+        #expect(reshaped.migrated)
+        #expect(
+            try reshaped.read(c)?.values == [
+                "name": .string("Ana"), "age": .integer(3), "photo": .null, "notes": .objects([]),
+            ])
+        let n = try reshaped.reserveID(for: "Note")
+        try reshaped.write(StoreBatch(inserts: [(n, ["text": .string("hi"), "contact": .object(c)])]))
+        #expect(try reshaped.read(c)?.values["notes"] == .objects([n]))
+        // The new table has its history triggers and its foreign key.
+        let raw = try scratch.client()
+        let start = try reshaped.currentToken
+        try raw.exec("UPDATE \"Note\" SET text = 'plain'")
+        #expect(
+            try reshaped.history(after: start).first?.changes == [
+                HistoryChange(id: n, operation: .update, keys: ["text"])
+            ])
+        #expect(throws: PGError.self) { try raw.exec("INSERT INTO \"Note\" (text, contact) VALUES ('x', 999)") }
+        #expect(try raw.exec("SELECT to_regclass('\"Tag\"')").rows[0][0] == nil)
+    }
+}
