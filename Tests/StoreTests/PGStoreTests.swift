@@ -163,6 +163,33 @@ final class PGScratch {
         }
     }
 
+    @Test func aBulkInsertGoesInByCopyWithItsHistoryAndLinks() throws {
+        let scratch = try PGScratch("pgstore_bulk")
+        let store = try scratch.open()
+        defer { store.close() }
+        let tag = try store.reserveID(for: "Tag")
+        try store.write(StoreBatch(inserts: [(tag, ["label": .string("t")])]))
+        var batch = StoreBatch()
+        for i in 0..<1000 {
+            let values: Snapshot = [
+                "name": .string("n\t\\\(i)\n"), "age": .integer(Int64(i)), "photo": .binary([UInt8(i % 256), 0, 92]),
+                "tags": .objects(i % 100 == 0 ? [tag] : []),
+            ]
+            batch.inserts.append((try store.reserveID(for: "Contact"), values))
+        }
+        let start = try store.currentToken
+        try store.write(batch)
+        #expect(try store.count(entity: "Contact", filter: nil) == 1000)
+        for (id, values) in batch.inserts.prefix(3) + batch.inserts.suffix(1) {
+            #expect(try store.read(id)?.values == values.merging(["group": .null]) { a, _ in a })
+        }
+        #expect(try store.read(tag)?.values["contacts"]?.objectIDs.count == 10)
+        let h = try store.history(after: start)
+        #expect(h.count == 1)
+        #expect(h[0].changes.filter { $0.operation == .insert }.count == 1000)
+        #expect(h[0].rows.count < 30)
+    }
+
     @Test func reservedIDsNeverRepeatAcrossStores() throws {
         let scratch = try PGScratch("pgstore_ids")
         let a = try scratch.open()

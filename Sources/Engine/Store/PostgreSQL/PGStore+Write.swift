@@ -119,9 +119,21 @@ extension PGStore {
                 let entity = inserts[k].0.entity
                 let (t, s) = try entityTables(entity)
                 var end = k + 1
-                while end < inserts.count && end - k < 32 && inserts[end].0.entity == entity { end += 1 }
+                while end < inserts.count && inserts[end].0.entity == entity { end += 1 }
+                if end - k >= Self.copyThreshold {
+                    // Many rows: one COPY (the statement triggers record them as one run).
+                    try c.copyRows(
+                        into: entity,
+                        columns: [SchemaNaming.primaryKey] + t.attributes.map(\.name) + t.toOne.map(\.name),
+                        inserts[k..<end].lazy.map { id, values in
+                            [String(id.number)] + Self.columnParameters(t, values).map { $0?.text }
+                        })
+                    for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
+                    k = end
+                    continue
+                }
                 // 32 rows per statement, or one: two prepared statements per entity.
-                if end - k != 32 { end = k + 1 }
+                end = end - k >= 32 ? k + 32 : k + 1
                 var params: [PGValue?] = []
                 for (id, values) in inserts[k..<end] {
                     params.append(.int(id.number))
@@ -151,6 +163,9 @@ extension PGStore {
             throw e
         }
     }
+
+    /// How many consecutive new rows of one entity go in by COPY rather than INSERTs.
+    static let copyThreshold = 256
 
     func entityTables(_ entity: String) throws(EngineError) -> (EntityTable, PGEntitySQL) {
         guard let t = tables[entity], let s = sql[entity] else {
