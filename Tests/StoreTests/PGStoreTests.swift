@@ -781,3 +781,63 @@ extension PGStoreSchemaTests {
         #expect(try raw.exec("SELECT to_regclass('\"Tag\"')").rows[0][0] == nil)
     }
 }
+
+extension PGStoreSchemaTests {
+    @Test func longNamesSharingTheirStartStayApart() throws {
+        let a = "Alpha" + String(repeating: "a", count: 40)
+        let b = "Beta" + String(repeating: "b", count: 40)
+        let long = String(repeating: "r", count: 55)
+        let model = ObjectModel(entities: [
+            Entity(
+                name: a,
+                attributes: [
+                    Attribute(name: long + "One", type: .integer, indexed: true),
+                    Attribute(name: long + "Two", type: .integer, indexed: true),
+                ],
+                relationships: [
+                    Relationship(name: long + "First", destination: b, toMany: true, inverse: "firsts"),
+                    Relationship(name: long + "Second", destination: b, toMany: true, inverse: "seconds"),
+                ]),
+            Entity(
+                name: b, attributes: [],
+                relationships: [
+                    Relationship(name: "firsts", destination: a, toMany: true, inverse: long + "First"),
+                    Relationship(name: "seconds", destination: a, toMany: true, inverse: long + "Second"),
+                ]),
+        ])
+        let scratch = try PGScratch("pgstore_long")
+        let store = try scratch.open(model)
+        defer { store.close() }
+        let x = try store.reserveID(for: a)
+        let y = try store.reserveID(for: b)
+        let z = try store.reserveID(for: b)
+        try store.write(
+            StoreBatch(inserts: [
+                (
+                    x,
+                    [
+                        long + "One": .integer(1), long + "Two": .integer(2), long + "First": .objects([y]),
+                        long + "Second": .objects([z]),
+                    ]
+                ),
+                (y, [:]), (z, [:]),
+            ]))
+        let read = try #require(try store.read(x))
+        #expect(read.values[long + "First"] == .objects([y]))
+        #expect(read.values[long + "Second"] == .objects([z]))
+        #expect(try store.read(z)?.values["seconds"] == .objects([x]))
+        #expect(try store.read(z)?.values["firsts"] == .objects([]))
+        let indexes = try scratch.client().exec(
+            "SELECT count(*) FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '\\_idx\\_%'",
+            [.text(scratch.schema)])
+        // Two attribute indexes and the two join tables' (b, a) indexes.
+        #expect(indexes.int64(0, 0) == 4)
+        let start = try store.currentToken
+        try store.write(
+            StoreBatch(updates: [
+                (x, [long + "One": .integer(1), long + "Two": .integer(2), long + "First": .objects([])])
+            ]))
+        let h = try store.history(after: start)
+        #expect(h.first?.changes.contains(HistoryChange(id: y, operation: .update, keys: ["firsts"])) == true)
+    }
+}

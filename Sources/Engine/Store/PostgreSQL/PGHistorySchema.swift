@@ -69,7 +69,7 @@ enum PGHistorySchema {
 
     private static func function(_ name: String, _ body: String) -> String {
         """
-        CREATE OR REPLACE FUNCTION \(q(functionPrefix + name))() RETURNS trigger LANGUAGE plpgsql
+        CREATE OR REPLACE FUNCTION \(PGSchema.qn(functionPrefix + name))() RETURNS trigger LANGUAGE plpgsql
         \(functionSettings) AS $fetchd$
         \(declarations)
         BEGIN
@@ -86,32 +86,32 @@ enum PGHistorySchema {
         let base = "SELECT coalesce(max(seq), 0) INTO base FROM \(history);"
         var sql = [
             """
-            CREATE OR REPLACE FUNCTION \(q(functionPrefix + "lock"))() RETURNS trigger LANGUAGE plpgsql
+            CREATE OR REPLACE FUNCTION \(PGSchema.qn(functionPrefix + "lock"))() RETURNS trigger LANGUAGE plpgsql
             \(functionSettings) AS $fetchd$
             BEGIN PERFORM pg_advisory_xact_lock(\(lockClass), hashtext(\(HistorySchema.literal(schema)))); RETURN NULL; END $fetchd$
             """,
             // TRUNCATE fires no row triggers: it would change rows the history never shows.
             """
-            CREATE OR REPLACE FUNCTION \(q(functionPrefix + "truncate"))() RETURNS trigger LANGUAGE plpgsql AS $fetchd$
+            CREATE OR REPLACE FUNCTION \(PGSchema.qn(functionPrefix + "truncate"))() RETURNS trigger LANGUAGE plpgsql AS $fetchd$
             BEGIN RAISE EXCEPTION 'TRUNCATE of a fetchd table is not recorded in its history: use DELETE'; END $fetchd$
             """,
             """
-            CREATE OR REPLACE FUNCTION \(q(functionPrefix + "version"))() RETURNS trigger LANGUAGE plpgsql AS $fetchd$
+            CREATE OR REPLACE FUNCTION \(PGSchema.qn(functionPrefix + "version"))() RETURNS trigger LANGUAGE plpgsql AS $fetchd$
             BEGIN
               IF NEW.\(version) IS NOT DISTINCT FROM OLD.\(version) THEN NEW.\(version) := coalesce(OLD.\(version), 0) + 1; END IF;
               RETURN NEW;
             END $fetchd$
             """,
         ]
-        func triggers(_ table: String, _ name: String) -> [String] {
-            let t = q(table)
-            let trigger = { (suffix: String) in q(HistorySchema.triggerPrefix + name + "_" + suffix) }
-            let fn = { (suffix: String) in q(functionPrefix + name + "_" + suffix) }
+        /// `t`: the table as quoted in SQL; `name`: what the trigger names are made of.
+        func triggers(_ t: String, _ name: String) -> [String] {
+            let trigger = { (suffix: String) in PGSchema.qn(HistorySchema.triggerPrefix + name + "_" + suffix) }
+            let fn = { (suffix: String) in PGSchema.qn(functionPrefix + name + "_" + suffix) }
             return [
-                "CREATE TRIGGER \(trigger("lock")) BEFORE INSERT OR UPDATE OR DELETE ON \(t) FOR EACH STATEMENT EXECUTE FUNCTION \(q(functionPrefix + "lock"))()",
+                "CREATE TRIGGER \(trigger("lock")) BEFORE INSERT OR UPDATE OR DELETE ON \(t) FOR EACH STATEMENT EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + "lock"))()",
                 "CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(t) REFERENCING NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION \(fn("insert"))()",
                 "CREATE TRIGGER \(trigger("delete")) AFTER DELETE ON \(t) REFERENCING OLD TABLE AS o FOR EACH STATEMENT EXECUTE FUNCTION \(fn("delete"))()",
-                "CREATE TRIGGER \(trigger("truncate")) BEFORE TRUNCATE ON \(t) FOR EACH STATEMENT EXECUTE FUNCTION \(q(functionPrefix + "truncate"))()",
+                "CREATE TRIGGER \(trigger("truncate")) BEFORE TRUNCATE ON \(t) FOR EACH STATEMENT EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + "truncate"))()",
             ]
         }
         for e in model.entities {
@@ -162,13 +162,13 @@ enum PGHistorySchema {
                       FROM o;
                     \(announce(channel))
                     """))
-            sql += triggers(e.name, e.name)
+            sql += triggers(q(e.name), e.name)
             let t = q(e.name)
             sql.append(
-                "CREATE TRIGGER \(q(HistorySchema.triggerPrefix + e.name + "_update")) AFTER UPDATE ON \(t) REFERENCING OLD TABLE AS o NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION \(q(functionPrefix + e.name + "_update"))()"
+                "CREATE TRIGGER \(PGSchema.qn(HistorySchema.triggerPrefix + e.name + "_update")) AFTER UPDATE ON \(t) REFERENCING OLD TABLE AS o NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + e.name + "_update"))()"
             )
             sql.append(
-                "CREATE TRIGGER \(q(HistorySchema.triggerPrefix + e.name + "_version")) BEFORE UPDATE ON \(t) FOR EACH ROW EXECUTE FUNCTION \(q(functionPrefix + "version"))()"
+                "CREATE TRIGGER \(PGSchema.qn(HistorySchema.triggerPrefix + e.name + "_version")) BEFORE UPDATE ON \(t) FOR EACH ROW EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + "version"))()"
             )
         }
         // A join table's row: `pk` is column a, `other` column b.
@@ -189,7 +189,7 @@ enum PGHistorySchema {
                             \(announce(channel))
                             """))
                 }
-                sql += triggers(j.table, j.table)
+                sql += triggers(PGSchema.qn(j.table), j.table)
             }
         }
         return sql

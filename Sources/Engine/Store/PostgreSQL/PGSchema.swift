@@ -10,7 +10,24 @@ enum PGSchema: SchemaDDL {
 
     /// The sequence handing out an entity's numbers (`reserveID`, and a plain client's
     /// insert that leaves `_pk` out).
-    static func sequence(_ entity: String) -> String { "_fetchd_id_" + entity }
+    static func sequence(_ entity: String) -> String { name("_fetchd_id_" + entity) }
+
+    /// PostgreSQL keeps 63 bytes of an identifier: a longer name of the store's own (join
+    /// table, sequence, index, constraint, trigger, function) keeps its start and gets a hash
+    /// of the whole, so two long names never become one. Model names are at most 64
+    /// characters; an entity or attribute named with all 64 is cut by PostgreSQL alike
+    /// wherever it is used.
+    static func name(_ full: String) -> String {
+        guard full.utf8.count > 63 else { return full }
+        var hash: UInt32 = 2_166_136_261
+        for b in full.utf8 { hash = (hash ^ UInt32(b)) &* 16_777_619 }
+        let hex = String(hash, radix: 16)
+        return String(decoding: full.utf8.prefix(54), as: UTF8.self) + "_"
+            + String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
+    /// `name(full)` quoted.
+    static func qn(_ full: String) -> String { q(name(full)) }
 
     static func columnDefinition(_ a: Attribute) -> String {
         "\(q(a.name)) \(PGValueEncoding.columnType(a.type))"
@@ -25,7 +42,7 @@ enum PGSchema: SchemaDDL {
     static func foreignKeys(_ model: ObjectModel) -> [String] {
         model.entities.flatMap { e in
             e.relationships.filter(SchemaNaming.hasColumn).map { r in
-                let name = "_fk_\(e.name)_\(r.name)"
+                let name = Self.name("_fk_\(e.name)_\(r.name)")
                 return """
                     DO $fetchd$ BEGIN
                       IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = \(HistorySchema.literal(name))
@@ -51,11 +68,11 @@ enum PGSchema: SchemaDDL {
     }
 
     static func createIndex(_ entity: String, _ column: String) -> String {
-        "CREATE INDEX IF NOT EXISTS \(q(Schema.indexName(entity, column))) ON \(q(entity)) (\(q(column)))"
+        "CREATE INDEX IF NOT EXISTS \(qn(Schema.indexName(entity, column))) ON \(q(entity)) (\(q(column)))"
     }
 
     static func dropIndex(_ entity: String, _ column: String) -> String {
-        "DROP INDEX IF EXISTS \(q(Schema.indexName(entity, column)))"
+        "DROP INDEX IF EXISTS \(qn(Schema.indexName(entity, column)))"
     }
 
     static func createJoinTable(entity: String, _ r: Relationship) -> [String] {
@@ -64,16 +81,17 @@ enum PGSchema: SchemaDDL {
         func ref(_ e: String) -> String {
             "bigint NOT NULL REFERENCES \(q(e))(\(q(SchemaNaming.primaryKey))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
         }
-        let t = q(table)
+        let t = qn(table)
         return [
             "CREATE TABLE IF NOT EXISTS \(t) (\"a\" \(ref(aEntity)), \"b\" \(ref(bEntity)), PRIMARY KEY (\"a\", \"b\"))",
-            "CREATE INDEX IF NOT EXISTS \(q("_idx\(table)_b")) ON \(t) (\"b\", \"a\")",
+            "CREATE INDEX IF NOT EXISTS \(qn("_idx\(table)_b")) ON \(t) (\"b\", \"a\")",
         ]
     }
 
     /// CASCADE: foreign keys of other tables pointing at it go with it (SQLite keeps them dangling).
     static func dropTable(_ table: String) -> String {
-        "DROP TABLE IF EXISTS \(q(table)) CASCADE; DROP SEQUENCE IF EXISTS \(q(sequence(table)))"
+        // Join tables (`_join_…`; model names never start with `_`) may carry a shortened name.
+        "DROP TABLE IF EXISTS \(table.hasPrefix("_join_") ? qn(table) : q(table)) CASCADE; DROP SEQUENCE IF EXISTS \(q(sequence(table)))"
     }
 
     /// Everything a fresh store needs for `model` (history and triggers: `PGHistorySchema`).

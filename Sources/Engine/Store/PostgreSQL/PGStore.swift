@@ -256,7 +256,7 @@ struct PGEntitySQL {
         for r in e.relationships where r.toMany {
             if SchemaNaming.isManyToMany(r, in: model) {
                 let j = SchemaNaming.joinTable(entity: e.name, relationship: r)
-                let (t, me, other) = (q(j.table), q(j.selfColumn), q(j.otherColumn))
+                let (t, me, other) = (PGSchema.qn(j.table), q(j.selfColumn), q(j.otherColumn))
                 toMany.append((r, "SELECT \(other) FROM \(t) WHERE \(me) = $1 ORDER BY 1"))
                 unlinkOthers.append(
                     (r.name, "DELETE FROM \(t) WHERE \(me) = $1 AND NOT (\(other) = ANY ($2::bigint[]))"))
