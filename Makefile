@@ -34,7 +34,9 @@ format:
 
 # The suites that need a PostgreSQL server run only in test-postgres (they fail, never skip,
 # when run without its cluster). Extend the pattern (a regular expression over test names);
-# PredicatesTests.PG* are the predicate compiler's PostgreSQL suites.
+# PredicatesTests.PG* are the predicate compiler's PostgreSQL suites; StoreTests.PG*,
+# ContextsTests.PG* and ControllersTests.PG* run the PostgreSQL store (PGStore) and the
+# contexts and controllers on it.
 POSTGRES_TEST_FILTER ?= PostgresTests|PGWatchTests|PredicatesTests\.PG|StoreTests\.PG|ContextsTests\.PG|ControllersTests\.PG
 export POSTGRES_TEST_FILTER
 

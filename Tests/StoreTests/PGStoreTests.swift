@@ -841,3 +841,24 @@ extension PGStoreSchemaTests {
         #expect(h.first?.changes.contains(HistoryChange(id: y, operation: .update, keys: ["firsts"])) == true)
     }
 }
+
+extension PGStoreSchemaTests {
+    @Test func aSchemaNameNeedingQuotesWorksThroughout() throws {
+        let schema = "Fetchd \"Q\" s\(getpid())"
+        let url = try TestPostgres.url()
+        try PGScratch.drop(url, schema)
+        defer { try? PGScratch.drop(url, schema) }
+        let store = try PGStore.open(url: url, model: Models.contacts, schema: schema)
+        defer { store.close() }
+        let announcer = try #require(store.makeChangeAnnouncer(log: { _ in }))
+        let g = try store.reserveID(for: "Group")
+        try store.write(StoreBatch(inserts: [(g, ["title": .string("t")])]))
+        let raw = try PGConnection(url)
+        try raw.exec("UPDATE \(SchemaNaming.quoted(schema)).\"Group\" SET title = 'u'")
+        #expect(try store.hasExternalChanges())
+        #expect(try store.history(after: 0).map(\.isExternalClient) == [false, true])
+        usleep(100_000)
+        #expect(announcer.drain())
+        #expect(try PGStore.recordedModel(url: url, schema: schema) == Models.contacts)
+    }
+}
