@@ -35,7 +35,7 @@ format:
 # The suites that need a PostgreSQL server run only in test-postgres (they fail, never skip,
 # when run without its cluster). Extend the pattern (a regular expression over test names);
 # PredicatesTests.PG* are the predicate compiler's PostgreSQL suites.
-POSTGRES_TEST_FILTER ?= PostgresTests|PGWatchTests|PredicatesTests\.PG|EndToEndTests\.PG
+POSTGRES_TEST_FILTER ?= PostgresTests|PGWatchTests|PredicatesTests\.PG|StoreTests\.PG|ContextsTests\.PG|ControllersTests\.PG|EndToEndTests\.PG
 export POSTGRES_TEST_FILTER
 
 test-swift:

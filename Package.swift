@@ -47,7 +47,8 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"], path: "Sources/Postgres"),
         .target(name: "Model", path: "Sources/Engine/Model"),
         .target(name: "Predicates", dependencies: ["Model", "SQLite"], path: "Sources/Engine/Predicates"),
-        .target(name: "Store", dependencies: ["Model", "SQLite", "Predicates"], path: "Sources/Engine/Store"),
+        .target(
+            name: "Store", dependencies: ["Model", "SQLite", "Predicates", "Postgres"], path: "Sources/Engine/Store"),
         .target(
             name: "Contexts", dependencies: ["Model", "Predicates", "Store"],
             path: "Sources/Engine/Contexts"),
@@ -82,13 +83,15 @@ let package = Package(
             name: "PredicatesTests", dependencies: ["TestSupport", "Predicates", "Model", "SQLite", "Postgres"],
             path: "Tests/PredicatesTests"),
         .testTarget(
-            name: "StoreTests", dependencies: ["TestSupport", "Store", "Model", "SQLite"], path: "Tests/StoreTests"),
+            name: "StoreTests", dependencies: ["TestSupport", "Store", "Model", "SQLite", "Predicates", "Postgres"],
+            path: "Tests/StoreTests"),
         .testTarget(
-            name: "ContextsTests", dependencies: ["TestSupport", "Contexts", "Store", "Model", "Predicates"],
+            name: "ContextsTests",
+            dependencies: ["TestSupport", "Contexts", "Store", "Model", "Predicates", "Postgres"],
             path: "Tests/ContextsTests"),
         .testTarget(
             name: "ControllersTests",
-            dependencies: ["TestSupport", "Controllers", "Contexts", "Store", "Model", "Predicates"],
+            dependencies: ["TestSupport", "Controllers", "Contexts", "Store", "Model", "Predicates", "Postgres"],
             path: "Tests/ControllersTests"),
         .testTarget(
             name: "ServerTests",

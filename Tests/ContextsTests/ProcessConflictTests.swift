@@ -6,21 +6,26 @@ import Testing
 
 @testable import Contexts
 
-/// Saves when other writers share the file: a plain SQLite connection (a script) and a
-/// second store, as another fetchd process would be.
-@Suite struct ProcessConflictTests {
-    let dir = TempDir()
-    var file: String { dir.file("shared.sqlite") }
+/// A store shared with other writers: a plain SQL client (a script) and further stores, as
+/// other fetchd processes would open it. The cases below run on each kind of store.
+protocol SharedStoreFixture {
+    func open() throws -> any Store
+    /// One statement of the plain client, committed at once.
+    func plain(_ sql: String) throws
+    /// The plain client takes the writers' lock and keeps it until `release` runs.
+    func holdLock() throws -> () throws -> Void
+    /// A plain client's insert of a contact, leaving the number to the store; returns it.
+    func plainInsertContact(_ name: String) throws -> Int64
+    func plainCount(_ table: String) throws -> Int64
+}
 
-    func plain() throws -> Connection {
-        let db = try Connection(path: file)
-        try db.execute("PRAGMA busy_timeout=2000; PRAGMA foreign_keys=ON")
-        return db
-    }
-
-    /// A graph on the file with one saved contact.
-    func seeded(policy: MergePolicy = .error) throws -> (ObjectGraph, Context, ObjectID) {
-        let graph = ObjectGraph(store: try SQLiteStore.open(path: file, model: Fixture.model))
+/// Saves when other writers share the store.
+enum ProcessConflictCases {
+    /// A graph on the store with one saved contact.
+    static func seeded(_ f: any SharedStoreFixture, policy: MergePolicy = .error) throws -> (
+        ObjectGraph, Context, ObjectID
+    ) {
+        let graph = ObjectGraph(store: try f.open())
         let main = try graph.context("main")
         let c = try main.insert("Contact", ["name": .string("Ana"), "age": .integer(30)])
         try main.save()
@@ -28,10 +33,10 @@ import Testing
         return (graph, editor, c)
     }
 
-    @Test func scriptCommitSinceTheReadIsAMergeConflict() throws {
-        let (graph, editor, c) = try seeded()
+    static func scriptCommitSinceTheReadIsAMergeConflict(_ f: any SharedStoreFixture) throws {
+        let (graph, editor, c) = try seeded(f)
         try editor.update(c, ["name": .string("Ana B")])
-        try plain().execute("UPDATE \"Contact\" SET age = 31 WHERE _pk = \(c.number)")
+        try f.plain("UPDATE \"Contact\" SET age = 31 WHERE _pk = \(c.number)")
         let error = engineError { try editor.save() }
         #expect(error?.kind == .mergeConflict)
         // Nothing written; the context keeps its change and can save once it rolled back.
@@ -45,60 +50,110 @@ import Testing
         #expect(try graph.store.read(c)?.values["age"] == .integer(31))
     }
 
-    @Test func objectTrumpKeepsTheScriptsKeyAndOurs() throws {
-        let (graph, editor, c) = try seeded(policy: .objectTrump)
+    static func objectTrumpKeepsTheScriptsKeyAndOurs(_ f: any SharedStoreFixture) throws {
+        let (graph, editor, c) = try seeded(f, policy: .objectTrump)
         try editor.update(c, ["name": .string("Ana B")])
-        try plain().execute("UPDATE \"Contact\" SET age = 31 WHERE _pk = \(c.number)")
+        try f.plain("UPDATE \"Contact\" SET age = 31 WHERE _pk = \(c.number)")
         try editor.save()
         let row = try #require(try graph.store.read(c))
         #expect(row.values["name"] == .string("Ana B") && row.values["age"] == .integer(31))
     }
 
-    @Test func anotherStoresSaveIsAConflictToo() throws {
-        let (_, editor, c) = try seeded()
-        let other = ObjectGraph(store: try SQLiteStore.open(path: file, model: Fixture.model))
+    static func anotherStoresSaveIsAConflictToo(_ f: any SharedStoreFixture) throws {
+        let (_, editor, c) = try seeded(f)
+        let other = ObjectGraph(store: try f.open())
         try editor.update(c, ["name": .string("mine")])
         try other.context("main").update(c, ["age": .integer(40)])
         try other.context("main").save()
         #expect(engineError { try editor.save() }?.kind == .mergeConflict)
     }
 
-    @Test func heldLockIsStoreBusyAndTheContextStaysIntact() throws {
-        let (graph, editor, c) = try seeded()
+    static func heldLockIsStoreBusyAndTheContextStaysIntact(_ f: any SharedStoreFixture) throws {
+        let (graph, editor, c) = try seeded(f)
         graph.store.busyTimeout = 50
         try editor.update(c, ["name": .string("Ana B")])
         let n = try editor.insert("Contact", ["name": .string("New")])
-        let raw = try plain()
-        try raw.execute("BEGIN IMMEDIATE")
+        let release = try f.holdLock()
         let error = engineError { try editor.save() }
         #expect(error?.kind == .storeBusy)
         #expect(editor.hasChanges)
         #expect(try editor.object(c)?["name"] == .string("Ana B"))
         #expect(try editor.object(n)?["name"] == .string("New"))
-        try raw.execute("COMMIT")
+        try release()
         try editor.save()
         #expect(try graph.store.read(c)?.values["name"] == .string("Ana B"))
         #expect(try graph.store.read(n)?.values["name"] == .string("New"))
     }
 
-    @Test func insertsOfScriptsAndStoresNeverCollide() throws {
-        let a = ObjectGraph(store: try SQLiteStore.open(path: file, model: Fixture.model))
-        let b = ObjectGraph(store: try SQLiteStore.open(path: file, model: Fixture.model))
-        let raw = try plain()
+    static func insertsOfScriptsAndStoresNeverCollide(_ f: any SharedStoreFixture) throws {
+        let a = ObjectGraph(store: try f.open())
+        let b = ObjectGraph(store: try f.open())
         // A script first, then fetchd; then fetchd reserves first and the script inserts.
-        try raw.execute("INSERT INTO \"Contact\" (name, age) VALUES ('script', 1)")
+        let first = try f.plainInsertContact("script")
         let x = try a.context("main").insert("Contact", ["name": .string("a")])
         let y = try b.context("main").insert("Contact", ["name": .string("b")])
-        try raw.execute("INSERT INTO \"Contact\" (name, age) VALUES ('script 2', 2)")
-        let scripted: Set<Int64> = [1, raw.lastInsertRowID]
-        #expect(Set([x.number, y.number]).isDisjoint(with: scripted) && x != y)
+        let second = try f.plainInsertContact("script 2")
+        #expect(Set([x.number, y.number]).isDisjoint(with: [first, second]) && x != y)
         try a.context("main").save()
         try b.context("main").save()
         // Saves keep working afterwards (no wedged context).
         try a.context("main").insert("Contact", ["name": .string("a2")])
         try a.context("main").save()
-        let count = try raw.prepareUncached("SELECT count(*) FROM \"Contact\"")
+        #expect(try f.plainCount("Contact") == 5)
+    }
+}
+
+/// The cases on a SQLite file shared with a plain SQLite connection.
+struct SQLiteSharedFile: SharedStoreFixture {
+    let dir = TempDir()
+    var file: String { dir.file("shared.sqlite") }
+
+    func connection() throws -> Connection {
+        let db = try Connection(path: file)
+        try db.execute("PRAGMA busy_timeout=2000; PRAGMA foreign_keys=ON")
+        return db
+    }
+
+    func open() throws -> any Store { try SQLiteStore.open(path: file, model: Fixture.model) }
+    func plain(_ sql: String) throws { try connection().execute(sql) }
+
+    func holdLock() throws -> () throws -> Void {
+        let raw = try connection()
+        try raw.execute("BEGIN IMMEDIATE")
+        return { try raw.execute("COMMIT") }
+    }
+
+    func plainInsertContact(_ name: String) throws -> Int64 {
+        let raw = try connection()
+        try raw.execute("INSERT INTO \"Contact\" (name, age) VALUES ('\(name)', 1)")
+        return raw.lastInsertRowID
+    }
+
+    func plainCount(_ table: String) throws -> Int64 {
+        let count = try connection().prepareUncached("SELECT count(*) FROM \"\(table)\"")
         _ = try count.step()
-        #expect(count.int64(0) == 5)
+        return count.int64(0)
+    }
+}
+
+@Suite struct ProcessConflictTests {
+    @Test func scriptCommitSinceTheReadIsAMergeConflict() throws {
+        try ProcessConflictCases.scriptCommitSinceTheReadIsAMergeConflict(SQLiteSharedFile())
+    }
+
+    @Test func objectTrumpKeepsTheScriptsKeyAndOurs() throws {
+        try ProcessConflictCases.objectTrumpKeepsTheScriptsKeyAndOurs(SQLiteSharedFile())
+    }
+
+    @Test func anotherStoresSaveIsAConflictToo() throws {
+        try ProcessConflictCases.anotherStoresSaveIsAConflictToo(SQLiteSharedFile())
+    }
+
+    @Test func heldLockIsStoreBusyAndTheContextStaysIntact() throws {
+        try ProcessConflictCases.heldLockIsStoreBusyAndTheContextStaysIntact(SQLiteSharedFile())
+    }
+
+    @Test func insertsOfScriptsAndStoresNeverCollide() throws {
+        try ProcessConflictCases.insertsOfScriptsAndStoresNeverCollide(SQLiteSharedFile())
     }
 }

@@ -18,8 +18,13 @@ import Testing
 
     @Test(arguments: [UInt64(41), 42, 43])
     func batchesReachEveryControllerAsOneCycle(seed: UInt64) throws {
+        try Self.batchCycles(
+            seed: seed, store: try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) })
+    }
+
+    /// The oracle over any (empty) store.
+    static func batchCycles(seed: UInt64, store: any Store) throws {
         var rng = SeededRandom(seed: seed)
-        let store = try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) }
         let graph = ObjectGraph(store: store)
         let main = try graph.context(ObjectGraph.mainContext)
         _ = try graph.createContext("edit", parent: ObjectGraph.mainContext)
@@ -110,15 +115,18 @@ import Testing
     /// brings every controller here to a fresh fetch's answer.
     @Test(arguments: [UInt64(44), 45])
     func anotherProcesssBatchesMergeExactly(seed: UInt64) throws {
-        var rng = SeededRandom(seed: seed)
         let dir = TempDir()
         let file = dir.file("shared.sqlite")
-        let open = { () throws in
-            ObjectGraph(
-                store: try SQLiteStore.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
+        try Self.otherProcessBatches(seed: seed) {
+            try SQLiteStore.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) }
         }
-        let here = try open()
-        let there = try open()
+    }
+
+    /// The oracle over any shared store: `open` opens one more store on it.
+    static func otherProcessBatches(seed: UInt64, open: () throws -> any Store) throws {
+        var rng = SeededRandom(seed: seed)
+        let here = ObjectGraph(store: try open())
+        let there = ObjectGraph(store: try open())
         let main = try here.context(ObjectGraph.mainContext)
         for _ in 0..<4 {
             _ = try main.insert(

@@ -143,8 +143,13 @@ import Testing
 
     @Test(arguments: [UInt64(21), 22])
     func randomCyclesOverContextsMatchFreshFetch(seed: UInt64) throws {
+        try Self.randomCycles(
+            seed: seed, store: try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) })
+    }
+
+    /// The oracle over any (empty) store.
+    static func randomCycles(seed: UInt64, store: any Store) throws {
         var rng = SeededRandom(seed: seed)
-        let store = try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) }
         let graph = ObjectGraph(store: store)
         let main = try graph.context(ObjectGraph.mainContext)
         let edit = try graph.createContext("edit", parent: ObjectGraph.mainContext)

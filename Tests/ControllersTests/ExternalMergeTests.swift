@@ -14,18 +14,30 @@ import Testing
 @Suite struct ExternalMergeTests {
     static let specs: [ContextOracleTests.Spec] = ContextOracleTests.specs.filter { $0.context != "other" }
 
-    /// One random write by a plain client: a statement or a few in one transaction.
-    static func rawWrite(_ db: Connection, _ rng: inout SeededRandom) throws {
-        func ids(_ table: String) throws -> [Int64] {
-            let s = try db.prepareUncached("SELECT _pk FROM \"\(table)\" ORDER BY _pk")
-            var out: [Int64] = []
-            while try s.step() { out.append(s.int64(0)) }
-            return out
+    /// A plain SQL client of the shared store (a script), in its SQL dialect.
+    struct RawClient {
+        var postgres = false
+        var execute: (String) throws -> Void
+        var ids: (String) throws -> [Int64]
+
+        static func sqlite(_ raw: Connection) -> RawClient {
+            RawClient(
+                execute: { try raw.execute($0) },
+                ids: { table in
+                    let s = try raw.prepareUncached("SELECT _pk FROM \"\(table)\" ORDER BY _pk")
+                    var out: [Int64] = []
+                    while try s.step() { out.append(s.int64(0)) }
+                    return out
+                })
         }
-        let books = try ids("Book")
-        let authors = try ids("Author")
+    }
+
+    /// One random write by a plain client: a statement or a few in one transaction.
+    static func rawWrite(_ db: RawClient, _ rng: inout SeededRandom) throws {
+        let books = try db.ids("Book")
+        let authors = try db.ids("Author")
         let statements = rng.int(1..<4)
-        try db.execute("BEGIN IMMEDIATE")
+        try db.execute(db.postgres ? "BEGIN" : "BEGIN IMMEDIATE")
         for _ in 0..<statements {
             let author = authors.isEmpty || rng.chance(0.1) ? "NULL" : String(authors[rng.int(0..<authors.count)])
             switch rng.int(0..<10) {
@@ -34,14 +46,15 @@ import Testing
                 try db.execute(
                     """
                     INSERT INTO "Book" (title, price, year, flag, note, author)
-                    VALUES ('\(title)', \(rng.int(0..<30)), \(2000 + rng.int(0..<5)), \(rng.int(0..<2)), 'n\(rng.int(0..<3))', \(author))
+                    VALUES ('\(title)', \(rng.int(0..<30)), \(2000 + rng.int(0..<5)), '\(rng.int(0..<2))', 'n\(rng.int(0..<3))', \(author))
                     """)
             case 3 where !books.isEmpty:
                 try db.execute("DELETE FROM \"Book\" WHERE _pk = \(books[rng.int(0..<books.count)])")
             case 4..<8 where !books.isEmpty:
                 let id = books[rng.int(0..<books.count)]
                 let set = [
-                    "price = \(rng.int(0..<30))", "year = \(2000 + rng.int(0..<5))", "flag = 1 - flag",
+                    "price = \(rng.int(0..<30))", "year = \(2000 + rng.int(0..<5))",
+                    db.postgres ? "flag = NOT flag" : "flag = 1 - flag",
                     "author = \(author)", "title = '\(Library.titles[rng.int(0..<Library.titles.count)])'",
                 ][rng.int(0..<5)]
                 try db.execute("UPDATE \"Book\" SET \(set) WHERE _pk = \(id)")
@@ -50,9 +63,11 @@ import Testing
                     "UPDATE \"Author\" SET rank = \(rng.int(0..<10)), name = '\(Library.names[rng.int(0..<Library.names.count)])' WHERE _pk = \(authors[rng.int(0..<authors.count)])"
                 )
             default:
+                let values = "(\(authors.first ?? 1), 'Zed', \(rng.int(0..<10)))"
                 try db.execute(
-                    "INSERT OR REPLACE INTO \"Author\" (_pk, name, rank) VALUES (\(authors.first ?? 1), 'Zed', \(rng.int(0..<10)))"
-                )
+                    db.postgres
+                        ? "INSERT INTO \"Author\" (_pk, name, rank) VALUES \(values) ON CONFLICT (_pk) DO UPDATE SET name = excluded.name, rank = excluded.rank"
+                        : "INSERT OR REPLACE INTO \"Author\" (_pk, name, rank) VALUES \(values)")
             }
         }
         // Some scripts give up: nothing of theirs may show.
@@ -63,13 +78,19 @@ import Testing
     func controllersFollowOtherWritersExactlyOnce(seed: UInt64) throws {
         let dir = TempDir()
         let file = dir.file("shared.sqlite")
-        var rng = SeededRandom(seed: seed)
         let a = ObjectGraph(
             store: try SQLiteStore.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
         let b = ObjectGraph(
             store: try SQLiteStore.open(path: file, model: Library.model) { try SQLFunctions.register(on: $0) })
         let raw = try Connection(path: file)
         try raw.execute("PRAGMA busy_timeout=2000; PRAGMA foreign_keys=ON")
+        try Self.followOtherWriters(seed: seed, a, b, .sqlite(raw))
+    }
+
+    /// The oracle over any store: `a`'s controllers, while `b` (another fetchd on the same
+    /// store) and `raw` write, after every merge equal a fresh fetch.
+    static func followOtherWriters(seed: UInt64, _ a: ObjectGraph, _ b: ObjectGraph, _ raw: RawClient) throws {
+        var rng = SeededRandom(seed: seed)
         let main = try a.context(ObjectGraph.mainContext)
         _ = try a.createContext("edit", parent: ObjectGraph.mainContext)
         for _ in 0..<4 {
@@ -81,7 +102,7 @@ import Testing
         try main.save()
         a.processPendingChanges()
         let compiler = RequestCompiler(model: Library.model)
-        let harnesses = try Self.specs.map { try ContextOracleTests.Harness($0, a, compiler) }
+        let harnesses = try specs.map { try ContextOracleTests.Harness($0, a, compiler) }
         var cycle = 0
         a.onChangeSet = { changeSet in
             for h in harnesses where h.context.name == changeSet.context {
@@ -98,7 +119,7 @@ import Testing
             cycle = c
             switch rng.int(0..<10) {
             case 0..<4:
-                try Self.rawWrite(raw, &rng)
+                try rawWrite(raw, &rng)
             case 4..<7:
                 let other = try b.context(ObjectGraph.mainContext)
                 for _ in 0..<rng.int(1..<4) { try? ContextOracleTests.mutate(other, &rng) }

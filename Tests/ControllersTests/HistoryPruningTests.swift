@@ -58,7 +58,7 @@ import Testing
             let other = try writer.context(ObjectGraph.mainContext)
             for _ in 0..<n {
                 if rng.chance(0.5) {
-                    try ExternalMergeTests.rawWrite(raw, &rng)
+                    try ExternalMergeTests.rawWrite(.sqlite(raw), &rng)
                 } else {
                     for _ in 0..<rng.int(1..<3) { try? ContextOracleTests.mutate(other, &rng) }
                     if (try? other.save()) == nil { try other.rollback() }

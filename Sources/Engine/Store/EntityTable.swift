@@ -59,6 +59,10 @@ final class EntityTable {
         recordDelete = HistorySchema.recordDelete(e)
     }
 
+    /// Whether the entity keeps everything in its own row (no to-many relationship): set-based
+    /// batch writes need nothing but that row.
+    var isSingleRow: Bool { entity.relationships.allSatisfy { !$0.toMany } }
+
     /// The bound values of `insert`/`update` columns (without the primary key), from a snapshot.
     func columnValues(_ values: Snapshot) -> [SQLValue] {
         var out: [SQLValue] = []

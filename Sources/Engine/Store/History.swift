@@ -103,51 +103,17 @@ extension SQLiteStore {
                 """)
             defer { s.reset() }
             try s.bind(.integer(token), at: 1)
-            let joins = self.joins
-            var out: [HistoryTransaction] = []
-            var currentTxn: Int64? = nil
+            var assembler = HistoryAssembler(limit: limit, entities: tables, joins: joins)
             while try s.step() {
-                let txn: Int64? = s.isNull(1) ? nil : s.int64(1)
-                if out.isEmpty || txn != currentTxn {
-                    if out.count == limit { break }
-                    currentTxn = txn
-                    let time = txn == nil ? (s.isNull(2) ? nil : s.double(2)) : (s.isNull(9) ? nil : s.double(9))
-                    out.append(
-                        HistoryTransaction(
-                            token: s.int64(0), author: s.isNull(7) ? nil : s.text(7),
-                            origin: s.isNull(8) ? nil : s.text(8), time: time, changes: []))
-                }
-                out[out.count - 1].token = s.int64(0)
-                let entity = s.text(3)
-                guard let op = HistoryChange.Operation(rawValue: s.text(5)) else { continue }
-                let row = HistoryRow(
-                    seq: s.int64(0), table: entity, pk: s.int64(4), op: op,
-                    version: s.isNull(10) ? nil : s.int64(10), old: s.isNull(11) ? nil : s.text(11),
-                    other: s.isNull(12) ? nil : s.int64(12))
-                if tables[entity] != nil {
-                    let keys = s.isNull(6) ? nil : s.text(6).split(separator: ",").map(String.init)
-                    for n in row.numbers {
-                        out[out.count - 1].changes.append(
-                            HistoryChange(
-                                id: ObjectID(entity: entity, number: n),
-                                operation: op, keys: keys))
-                    }
-                } else if let join = joins[entity], let other = row.other {
-                    // A link added or removed: both objects' to-many relationships changed.
-                    out[out.count - 1].changes.append(
-                        HistoryChange(
-                            id: ObjectID(entity: join.a.entity, number: row.pk),
-                            operation: .update, keys: [join.a.relationship]))
-                    out[out.count - 1].changes.append(
-                        HistoryChange(
-                            id: ObjectID(entity: join.b.entity, number: other),
-                            operation: .update, keys: [join.b.relationship]))
-                } else {
-                    out[out.count - 1].unknown.append(ObjectID(entity: entity, number: row.pk))
-                    continue
-                }
-                out[out.count - 1].rows.append(row)
+                let recorded = RecordedHistoryRow(
+                    seq: s.int64(0), txn: s.isNull(1) ? nil : s.int64(1), time: s.isNull(2) ? nil : s.double(2),
+                    table: s.text(3), pk: s.int64(4), op: s.text(5), keys: s.isNull(6) ? nil : s.text(6),
+                    author: s.isNull(7) ? nil : s.text(7), origin: s.isNull(8) ? nil : s.text(8),
+                    txnTime: s.isNull(9) ? nil : s.double(9), version: s.isNull(10) ? nil : s.int64(10),
+                    old: s.isNull(11) ? nil : s.text(11), other: s.isNull(12) ? nil : s.int64(12))
+                guard assembler.add(recorded) else { break }
             }
+            let out = assembler.transactions
             if out.count < limit { seenDataVersion = version }
             return out
         } catch { throw Self.storeError(error, "reading the history") }
@@ -158,5 +124,80 @@ extension SQLiteStore {
         var t = timespec()
         clock_gettime(CLOCK_REALTIME, &t)
         return "\(getpid())-\(t.tv_sec)-\(t.tv_nsec)-\(UInt32.random(in: 0...UInt32.max))"
+    }
+}
+
+/// One `_fetchd_history` row joined with its `_fetchd_transactions` row, as either store reads it.
+struct RecordedHistoryRow {
+    var seq: Int64
+    var txn: Int64?
+    var time: Double?
+    var table: String
+    var pk: Int64
+    var op: String
+    var keys: String?
+    var author: String?
+    var origin: String?
+    var txnTime: Double?
+    var version: Int64?
+    var old: String?
+    var other: Int64?
+}
+
+/// Groups history rows (in `seq` order) into transactions, as `history(after:limit:)` answers
+/// them: one per fetchd transaction, one per run of plain-client rows; never splits one.
+struct HistoryAssembler {
+    let limit: Int
+    let entities: [String: EntityTable]
+    let joins: [String: (a: (entity: String, relationship: String), b: (entity: String, relationship: String))]
+    private(set) var transactions: [HistoryTransaction] = []
+    private var currentTxn: Int64? = nil
+
+    init(
+        limit: Int, entities: [String: EntityTable],
+        joins: [String: (a: (entity: String, relationship: String), b: (entity: String, relationship: String))]
+    ) {
+        self.limit = limit
+        self.entities = entities
+        self.joins = joins
+    }
+
+    /// Adds one row; false when it starts a transaction beyond `limit` (stop reading).
+    mutating func add(_ r: RecordedHistoryRow) -> Bool {
+        if transactions.isEmpty || r.txn != currentTxn {
+            if transactions.count == limit { return false }
+            currentTxn = r.txn
+            transactions.append(
+                HistoryTransaction(
+                    token: r.seq, author: r.author, origin: r.origin, time: r.txn == nil ? r.time : r.txnTime,
+                    changes: []))
+        }
+        let last = transactions.count - 1
+        transactions[last].token = r.seq
+        guard let op = HistoryChange.Operation(rawValue: r.op) else { return true }
+        let row = HistoryRow(
+            seq: r.seq, table: r.table, pk: r.pk, op: op, version: r.version, old: r.old, other: r.other)
+        if entities[r.table] != nil {
+            let keys = r.keys?.split(separator: ",").map(String.init)
+            for n in row.numbers {
+                transactions[last].changes.append(
+                    HistoryChange(id: ObjectID(entity: r.table, number: n), operation: op, keys: keys))
+            }
+        } else if let join = joins[r.table], let other = row.other {
+            // A link added or removed: both objects' to-many relationships changed.
+            transactions[last].changes.append(
+                HistoryChange(
+                    id: ObjectID(entity: join.a.entity, number: row.pk), operation: .update,
+                    keys: [join.a.relationship]))
+            transactions[last].changes.append(
+                HistoryChange(
+                    id: ObjectID(entity: join.b.entity, number: other), operation: .update,
+                    keys: [join.b.relationship]))
+        } else {
+            transactions[last].unknown.append(ObjectID(entity: r.table, number: row.pk))
+            return true
+        }
+        transactions[last].rows.append(row)
+        return true
     }
 }

@@ -21,6 +21,14 @@ public struct HistoryRetention: Sendable {
     /// Pruning runs inside a save at most this often.
     public var pruneInterval: Double = 60
     public init() {}
+
+    /// The token below which an unforced prune may delete: rows older than `maxAge` (those
+    /// below `firstYoung`) or beyond the newest `maxRows` (tokens are dense), and only those
+    /// every live cursor has read.
+    func pruneLimit(before: Int64, newest: Int64, firstYoung: Int64?, oldestLiveCursor: Int64) -> Int64 {
+        let retained = max(firstYoung ?? newest + 1, newest - maxRows + 1)
+        return min(before, retained, oldestLiveCursor + 1)
+    }
 }
 
 /// What the upkeep remembers between saves.
@@ -28,6 +36,13 @@ struct HistoryUpkeep {
     var cursorToken: Int64 = -1
     var cursorTime: Double = 0
     var pruneTime: Double = 0
+
+    /// Whether the cursor should be recorded now: it moved and the last record is older than
+    /// `cursorInterval`, or the heartbeat is due.
+    func cursorDue(_ mergeCursor: Int64, now: Double, _ retention: HistoryRetention) -> Bool {
+        let moved = cursorToken != mergeCursor && now - cursorTime >= retention.cursorInterval
+        return moved || now - cursorTime >= retention.heartbeatInterval
+    }
 }
 
 extension SQLiteStore {
@@ -41,10 +56,7 @@ extension SQLiteStore {
     /// and prunes when due, so neither costs a transaction of its own.
     func keepHistory(_ db: Connection) throws {
         let now = Self.now()
-        let moved = upkeep.cursorToken != mergeCursor && now - upkeep.cursorTime >= retention.cursorInterval
-        if moved || now - upkeep.cursorTime >= retention.heartbeatInterval {
-            try writeCursor(db, now)
-        }
+        if upkeep.cursorDue(mergeCursor, now: now, retention) { try writeCursor(db, now) }
         if now - upkeep.pruneTime >= retention.pruneInterval {
             upkeep.pruneTime = now
             _ = try prune(db, before: .max, now: now, force: false)
@@ -65,8 +77,7 @@ extension SQLiteStore {
     public func recordCursorIfDue() {
         guard !isWriting, isOpen, let db = try? connection else { return }
         let now = Self.now()
-        let moved = upkeep.cursorToken != mergeCursor && now - upkeep.cursorTime >= retention.cursorInterval
-        guard moved || now - upkeep.cursorTime >= retention.heartbeatInterval else { return }
+        guard upkeep.cursorDue(mergeCursor, now: now, retention) else { return }
         try? db.execute("PRAGMA busy_timeout=0")
         defer { try? db.execute("PRAGMA busy_timeout=\(max(0, busyTimeoutMilliseconds))") }
         guard (try? db.execute("BEGIN IMMEDIATE")) != nil else { return }
@@ -134,10 +145,11 @@ extension SQLiteStore {
                 WHERE coalesce(h.time, t.time, 0) >= ? ORDER BY h.seq LIMIT 1
                 """)
             try young.bind(.real(now - retention.maxAge), at: 1)
-            let firstYoung = try young.step() ? young.int64(0) : maxSeq + 1
+            let firstYoung: Int64? = try young.step() ? young.int64(0) : nil
             young.reset()
-            limit = min(limit, max(firstYoung, maxSeq - retention.maxRows + 1))
-            limit = min(limit, try oldestLiveCursor(db, now: now) + 1)
+            limit = retention.pruneLimit(
+                before: limit, newest: maxSeq, firstYoung: firstYoung,
+                oldestLiveCursor: try oldestLiveCursor(db, now: now))
         }
         let delete = try db.prepare("DELETE FROM \(h) WHERE seq < ? AND seq < (SELECT max(seq) FROM \(h))")
         try delete.run([.integer(limit)])

@@ -10,6 +10,9 @@ import Model
 /// required without default, a required attribute or relationship added without default,
 /// a relationship whose destination, cardinality or inverse changed.
 struct MigrationPlan {
+    /// The SQL dialect of the steps: SQLite's `Schema` or PostgreSQL's `PGSchema`.
+    let ddl: any SchemaDDL.Type
+
     enum Step: Equatable {
         case sql(String)
         /// `UPDATE entity SET column = value WHERE column IS NULL`
@@ -18,18 +21,22 @@ struct MigrationPlan {
 
     var steps: [Step] = []
 
-    init(from old: ObjectModel, to new: ObjectModel, existingColumns: [String: Set<String>]) throws(EngineError) {
+    init(
+        from old: ObjectModel, to new: ObjectModel, existingColumns: [String: Set<String>],
+        ddl: any SchemaDDL.Type = Schema.self
+    ) throws(EngineError) {
+        self.ddl = ddl
         for e in new.entities {
             guard let before = old.entity(e.name) else {
-                steps.append(.sql(Schema.createTable(e)))
-                steps += Schema.indexes(e).map(Step.sql)
+                steps.append(.sql(ddl.createTable(e)))
+                steps += ddl.indexes(e).map(Step.sql)
                 continue
             }
             try plan(before, e, columns: existingColumns[e.name] ?? [])
         }
         for e in new.entities {
             for r in e.relationships where SchemaNaming.isManyToMany(r, in: new) {
-                steps += Schema.createJoinTable(entity: e.name, r).map(Step.sql)
+                steps += ddl.createJoinTable(entity: e.name, r).map(Step.sql)
             }
         }
         // Removals last: a relationship's column is cleared before its destination table goes.
@@ -38,16 +45,16 @@ struct MigrationPlan {
             for r in e.relationships where survivor?.relationship(r.name) == nil {
                 if SchemaNaming.isManyToMany(r, in: old) {
                     let table = SchemaNaming.joinTable(entity: e.name, relationship: r).table
-                    steps.append(.sql("DROP TABLE IF EXISTS \(SchemaNaming.quoted(table))"))
+                    steps.append(.sql(ddl.dropTable(table)))
                 } else if SchemaNaming.hasColumn(r), survivor != nil {
-                    steps.append(.sql(Schema.dropIndex(e.name, r.name)))
+                    steps.append(.sql(ddl.dropIndex(e.name, r.name)))
                     steps.append(
                         .sql("UPDATE \(SchemaNaming.quoted(e.name)) SET \(SchemaNaming.quoted(r.name)) = NULL"))
                 }
             }
         }
         for e in old.entities where new.entity(e.name) == nil {
-            steps.append(.sql("DROP TABLE IF EXISTS \(SchemaNaming.quoted(e.name))"))
+            steps.append(.sql(ddl.dropTable(e.name)))
         }
     }
 
@@ -61,11 +68,11 @@ struct MigrationPlan {
                     throw refused(
                         new.name, a.name, "added attribute \(new.name).\(a.name) is required and has no default")
                 }
-                steps.append(.sql("ALTER TABLE \(table) ADD COLUMN \(Schema.columnDefinition(a))"))
+                steps.append(.sql("ALTER TABLE \(table) ADD COLUMN \(ddl.columnDefinition(a))"))
                 if hasDefault, let d = a.defaultValue {
                     steps.append(.fill(entity: new.name, column: a.name, value: d))
                 }
-                if a.indexed { steps.append(.sql(Schema.createIndex(new.name, a.name))) }
+                if a.indexed { steps.append(.sql(ddl.createIndex(new.name, a.name))) }
                 continue
             }
             guard was.type == a.type else {
@@ -81,12 +88,12 @@ struct MigrationPlan {
             }
             if was.indexed != a.indexed {
                 steps.append(
-                    .sql(a.indexed ? Schema.createIndex(new.name, a.name) : Schema.dropIndex(new.name, a.name)))
+                    .sql(a.indexed ? ddl.createIndex(new.name, a.name) : ddl.dropIndex(new.name, a.name)))
             }
             _ = column
         }
         for a in old.attributes where new.attribute(a.name) == nil {
-            steps.append(.sql(Schema.dropIndex(new.name, a.name)))
+            steps.append(.sql(ddl.dropIndex(new.name, a.name)))
             steps.append(.sql("ALTER TABLE \(table) DROP COLUMN \(SchemaNaming.quoted(a.name))"))
         }
         for r in new.relationships {
@@ -97,9 +104,9 @@ struct MigrationPlan {
                 if SchemaNaming.hasColumn(r) {
                     // A column left behind by a removed relationship of the same name is reused (it is all NULL).
                     if !columns.contains(r.name.lowercased()) {
-                        steps.append(.sql("ALTER TABLE \(table) ADD COLUMN \(Schema.columnDefinition(r))"))
+                        steps.append(.sql("ALTER TABLE \(table) ADD COLUMN \(ddl.columnDefinition(r))"))
                     }
-                    steps.append(.sql(Schema.createIndex(new.name, r.name)))
+                    steps.append(.sql(ddl.createIndex(new.name, r.name)))
                 }
                 continue
             }

@@ -5,8 +5,23 @@ import SQLite
 /// The store as it was before some transactions of the history: what a context showed
 /// before merging them, so the change cycle carries exact before values. Built from the
 /// rows' recorded old values (attributes, to-one references, versions) and by undoing their
-/// link changes; to-many sides read backwards from a to-one are derived from those.
-extension SQLiteStore {
+/// link changes; to-many sides read backwards from a to-one are derived from those. Shared
+/// by both stores: each reads its current rows and decodes its recorded old values.
+protocol HistoryBackedStore: Store {
+    var tables: [String: EntityTable] { get }
+    func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject?
+    func relatedCurrent(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID]
+    /// A history row's recorded old values, by column name.
+    func decodeOld(_ old: String?, _ t: EntityTable) throws(EngineError) -> Snapshot
+}
+
+extension SQLiteStore: HistoryBackedStore {
+    public func priorObjects(_ transactions: [HistoryTransaction]) throws(EngineError) -> [ObjectID: StoredObject?] {
+        try priorObjectsFromHistory(transactions)
+    }
+}
+
+extension HistoryBackedStore {
     /// Join table name -> its two sides (column a's entity and relationship, then b's).
     var joins: [String: (a: (entity: String, relationship: String), b: (entity: String, relationship: String))] {
         var out: [String: (a: (entity: String, relationship: String), b: (entity: String, relationship: String))] = [:]
@@ -22,7 +37,8 @@ extension SQLiteStore {
     /// Every object the transactions touched, as the store held it before the first of them
     /// (nil: it did not exist), without the to-many sides read backwards from a to-one
     /// (`read` derives those while the result is the `overlay`).
-    public func priorObjects(_ transactions: [HistoryTransaction]) throws(EngineError) -> [ObjectID: StoredObject?] {
+    func priorObjectsFromHistory(_ transactions: [HistoryTransaction]) throws(EngineError) -> [ObjectID: StoredObject?]
+    {
         let rows = transactions.flatMap(\.rows)
         let joins = self.joins
         var firstRow: [ObjectID: HistoryRow] = [:]
@@ -75,8 +91,55 @@ extension SQLiteStore {
         return out
     }
 
+    // MARK: Reads through the overlay
+
+    func readBefore(_ id: ObjectID, _ overlay: [ObjectID: StoredObject?]) throws(EngineError) -> StoredObject? {
+        guard let t = tables[id.entity] else { return nil }
+        var object: StoredObject
+        if let entry = overlay[id] {
+            guard let entry else { return nil }
+            object = entry
+            for (r, _) in t.toMany where SchemaNaming.isManyToMany(r, in: model) && object.values[r.name] == nil {
+                object.values[r.name] = .objects(try relatedCurrent(id, r.name))
+            }
+        } else {
+            guard let current = try readCurrent(id) else { return nil }
+            object = current
+        }
+        for (r, _) in t.toMany where !SchemaNaming.isManyToMany(r, in: model) {
+            object.values[r.name] = .objects(try derivedBefore(id, r, overlay))
+        }
+        return object
+    }
+
+    func relatedBefore(_ id: ObjectID, _ relationship: String, _ overlay: [ObjectID: StoredObject?]) throws(EngineError)
+        -> [ObjectID]
+    {
+        guard let t = tables[id.entity],
+            let r = t.toMany.first(where: { $0.relationship.name == relationship })?.relationship
+        else { return [] }
+        if SchemaNaming.isManyToMany(r, in: model) {
+            return (try readBefore(id, overlay)?.values[relationship] ?? .objects([])).objectIDs
+        }
+        return try derivedBefore(id, r, overlay)
+    }
+
+    /// A to-many side read backwards from its inverse to-one: the current rows, with the
+    /// overlay's objects counted as they were.
+    private func derivedBefore(_ id: ObjectID, _ r: Relationship, _ overlay: [ObjectID: StoredObject?])
+        throws(EngineError) -> [ObjectID]
+    {
+        var ids = Set(try relatedCurrent(id, r.name)).filter { overlay.index(forKey: $0) == nil }
+        for (other, entry) in overlay where other.entity == r.destination {
+            if let entry, entry.values[r.inverse] == .object(id) { ids.insert(other) }
+        }
+        return ids.sorted()
+    }
+}
+
+extension SQLiteStore {
     /// A row's recorded old values (`HistorySchema.oldValues`).
-    private func decodeOld(_ json: String?, _ t: EntityTable) throws(EngineError) -> Snapshot {
+    func decodeOld(_ json: String?, _ t: EntityTable) throws(EngineError) -> Snapshot {
         var values: Snapshot = [:]
         guard let json else { return values }
         do {
@@ -122,50 +185,5 @@ extension SQLiteStore {
             }
         }
         return out
-    }
-
-    // MARK: Reads through the overlay
-
-    func readBefore(_ id: ObjectID, _ overlay: [ObjectID: StoredObject?]) throws(EngineError) -> StoredObject? {
-        guard let t = tables[id.entity] else { return nil }
-        var object: StoredObject
-        if let entry = overlay[id] {
-            guard let entry else { return nil }
-            object = entry
-            for (r, _) in t.toMany where SchemaNaming.isManyToMany(r, in: model) && object.values[r.name] == nil {
-                object.values[r.name] = .objects(try relatedCurrent(id, r.name))
-            }
-        } else {
-            guard let current = try readCurrent(id) else { return nil }
-            object = current
-        }
-        for (r, _) in t.toMany where !SchemaNaming.isManyToMany(r, in: model) {
-            object.values[r.name] = .objects(try derivedBefore(id, r, overlay))
-        }
-        return object
-    }
-
-    func relatedBefore(_ id: ObjectID, _ relationship: String, _ overlay: [ObjectID: StoredObject?]) throws(EngineError)
-        -> [ObjectID]
-    {
-        guard let t = tables[id.entity],
-            let r = t.toMany.first(where: { $0.relationship.name == relationship })?.relationship
-        else { return [] }
-        if SchemaNaming.isManyToMany(r, in: model) {
-            return (try readBefore(id, overlay)?.values[relationship] ?? .objects([])).objectIDs
-        }
-        return try derivedBefore(id, r, overlay)
-    }
-
-    /// A to-many side read backwards from its inverse to-one: the current rows, with the
-    /// overlay's objects counted as they were.
-    private func derivedBefore(_ id: ObjectID, _ r: Relationship, _ overlay: [ObjectID: StoredObject?])
-        throws(EngineError) -> [ObjectID]
-    {
-        var ids = Set(try relatedCurrent(id, r.name)).filter { overlay.index(forKey: $0) == nil }
-        for (other, entry) in overlay where other.entity == r.destination {
-            if let entry, entry.values[r.inverse] == .object(id) { ids.insert(other) }
-        }
-        return ids.sorted()
     }
 }

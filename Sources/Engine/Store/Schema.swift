@@ -1,9 +1,29 @@
 import Model
 
+/// The DDL a light migration (`MigrationPlan`) writes, per SQL dialect.
+protocol SchemaDDL {
+    static func createTable(_ e: Entity) -> String
+    static func indexes(_ e: Entity) -> [String]
+    static func createIndex(_ entity: String, _ column: String) -> String
+    static func dropIndex(_ entity: String, _ column: String) -> String
+    static func createJoinTable(entity: String, _ r: Relationship) -> [String]
+    static func columnDefinition(_ a: Attribute) -> String
+    static func columnDefinition(_ r: Relationship) -> String
+    static func dropTable(_ table: String) -> String
+}
+
+extension SchemaDDL {
+    /// Indexes of an entity: its `indexed` attributes and its foreign keys.
+    static func indexes(_ e: Entity) -> [String] {
+        e.attributes.filter(\.indexed).map { createIndex(e.name, $0.name) }
+            + e.relationships.filter(SchemaNaming.hasColumn).map { createIndex(e.name, $0.name) }
+    }
+}
+
 /// The DDL for a model, following `SchemaNaming`. Columns are nullable at the SQL level:
 /// required values are the engine's validation (it reports them by object and key), and a
 /// removed relationship's column can stay behind as all-NULL after a light migration.
-enum Schema {
+enum Schema: SchemaDDL {
     static func sqlType(_ type: AttributeType) -> String {
         switch type {
         case .string, .uuid: return "TEXT"
@@ -45,12 +65,6 @@ enum Schema {
         "DROP INDEX IF EXISTS \(SchemaNaming.quoted(indexName(entity, column)))"
     }
 
-    /// Indexes of an entity: its `indexed` attributes and its foreign keys.
-    static func indexes(_ e: Entity) -> [String] {
-        e.attributes.filter(\.indexed).map { createIndex(e.name, $0.name) }
-            + e.relationships.filter(SchemaNaming.hasColumn).map { createIndex(e.name, $0.name) }
-    }
-
     /// The join table of a many-to-many pair; created once for both sides.
     static func createJoinTable(entity: String, _ r: Relationship) -> [String] {
         let (table, selfColumn, otherColumn) = SchemaNaming.joinTable(entity: entity, relationship: r)
@@ -66,6 +80,8 @@ enum Schema {
             "CREATE INDEX IF NOT EXISTS \(SchemaNaming.quoted("_idx\(table)_b")) ON \(t)(\"b\", \"a\")",
         ]
     }
+
+    static func dropTable(_ table: String) -> String { "DROP TABLE IF EXISTS \(SchemaNaming.quoted(table))" }
 
     /// Everything a fresh store needs for `model`.
     static func create(_ model: ObjectModel) -> [String] {

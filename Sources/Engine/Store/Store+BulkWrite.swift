@@ -9,7 +9,7 @@ import SQLite
 extension SQLiteStore {
     /// Whether `entity` keeps everything in its own row.
     public func isSingleRow(_ entity: String) -> Bool {
-        tables[entity].map { $0.entity.relationships.allSatisfy { !$0.toMany } } ?? false
+        tables[entity]?.isSingleRow ?? false
     }
 
     /// The saved rows of a single-row entity that `filter` matches (all without one), by id number.

@@ -1,0 +1,93 @@
+import Model
+import Predicates
+
+/// The DDL of a model in a PostgreSQL schema: the same tables, columns and indexes as
+/// SQLite's `Schema` (names from `SchemaNaming`), with PostgreSQL types laid out as
+/// `PGValueEncoding` reads them, and one sequence per entity for its ids. Statements run
+/// with the store's schema first in the search path.
+enum PGSchema: SchemaDDL {
+    static let q = SchemaNaming.quoted
+
+    /// The sequence handing out an entity's numbers (`reserveID`, and a plain client's
+    /// insert that leaves `_pk` out).
+    static func sequence(_ entity: String) -> String { "_fetchd_id_" + entity }
+
+    static func columnDefinition(_ a: Attribute) -> String {
+        "\(q(a.name)) \(PGValueEncoding.columnType(a.type))"
+    }
+
+    /// The column alone: its foreign key comes from `foreignKeys` once every table exists.
+    static func columnDefinition(_ r: Relationship) -> String { "\(q(r.name)) bigint" }
+
+    /// The foreign key of every to-one column that lacks one (after creating or migrating).
+    /// No ON DELETE action, as in SQLite: the contexts apply delete rules themselves; the
+    /// check waits for COMMIT so one save may insert objects pointing at each other.
+    static func foreignKeys(_ model: ObjectModel) -> [String] {
+        model.entities.flatMap { e in
+            e.relationships.filter(SchemaNaming.hasColumn).map { r in
+                let name = "_fk_\(e.name)_\(r.name)"
+                return """
+                    DO $fetchd$ BEGIN
+                      IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = \(HistorySchema.literal(name))
+                        AND connamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())) THEN
+                        ALTER TABLE \(q(e.name)) ADD CONSTRAINT \(q(name)) FOREIGN KEY (\(q(r.name)))
+                          REFERENCES \(q(r.destination))(\(q(SchemaNaming.primaryKey))) DEFERRABLE INITIALLY DEFERRED;
+                      END IF;
+                    END $fetchd$
+                    """
+            }
+        }
+    }
+
+    static func createTable(_ e: Entity) -> String {
+        let seq = q(sequence(e.name))
+        var columns = [
+            "\(q(SchemaNaming.primaryKey)) bigint PRIMARY KEY DEFAULT nextval(\(HistorySchema.literal(seq)))",
+            "\(q(SchemaNaming.version)) bigint NOT NULL DEFAULT 1",
+        ]
+        columns += e.attributes.map(columnDefinition)
+        columns += e.relationships.filter(SchemaNaming.hasColumn).map(columnDefinition)
+        return "CREATE SEQUENCE IF NOT EXISTS \(seq); CREATE TABLE \(q(e.name)) (\(columns.joined(separator: ", ")))"
+    }
+
+    static func createIndex(_ entity: String, _ column: String) -> String {
+        "CREATE INDEX IF NOT EXISTS \(q(Schema.indexName(entity, column))) ON \(q(entity)) (\(q(column)))"
+    }
+
+    static func dropIndex(_ entity: String, _ column: String) -> String {
+        "DROP INDEX IF EXISTS \(q(Schema.indexName(entity, column)))"
+    }
+
+    static func createJoinTable(entity: String, _ r: Relationship) -> [String] {
+        let (table, selfColumn, _) = SchemaNaming.joinTable(entity: entity, relationship: r)
+        let (aEntity, bEntity) = selfColumn == "a" ? (entity, r.destination) : (r.destination, entity)
+        func ref(_ e: String) -> String {
+            "bigint NOT NULL REFERENCES \(q(e))(\(q(SchemaNaming.primaryKey))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
+        }
+        let t = q(table)
+        return [
+            "CREATE TABLE IF NOT EXISTS \(t) (\"a\" \(ref(aEntity)), \"b\" \(ref(bEntity)), PRIMARY KEY (\"a\", \"b\"))",
+            "CREATE INDEX IF NOT EXISTS \(q("_idx\(table)_b")) ON \(t) (\"b\", \"a\")",
+        ]
+    }
+
+    /// CASCADE: foreign keys of other tables pointing at it go with it (SQLite keeps them dangling).
+    static func dropTable(_ table: String) -> String {
+        "DROP TABLE IF EXISTS \(q(table)) CASCADE; DROP SEQUENCE IF EXISTS \(q(sequence(table)))"
+    }
+
+    /// Everything a fresh store needs for `model` (history and triggers: `PGHistorySchema`).
+    static func create(_ model: ObjectModel) -> [String] {
+        var sql = ["CREATE TABLE \(q(SchemaNaming.metadataTable)) (key text PRIMARY KEY, value text)"]
+        for e in model.entities {
+            sql.append(createTable(e))
+            sql += indexes(e)
+        }
+        for e in model.entities {
+            for r in e.relationships where SchemaNaming.isManyToMany(r, in: model) {
+                sql += createJoinTable(entity: e.name, r)
+            }
+        }
+        return sql + foreignKeys(model)
+    }
+}

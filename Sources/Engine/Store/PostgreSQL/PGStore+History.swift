@@ -1,0 +1,246 @@
+import Model
+import Postgres
+import Predicates
+
+/// The change history of the schema (PGHistorySchema.swift), read as `SQLiteStore` reads its
+/// own: the same transactions, tokens, gaps, cursors and pruning.
+extension PGStore {
+    private static let h = PGHistorySchema.history
+    private static let t = PGHistorySchema.transactions
+
+    public var currentToken: Int64 {
+        get throws(EngineError) {
+            try run("reading the history") { c in
+                try c.execPrepared("SELECT coalesce(max(seq), 0) FROM \(Self.h)").int64(0, 0) ?? 0
+            }
+        }
+    }
+
+    public var oldestToken: Int64? {
+        get throws(EngineError) {
+            try run("reading the history") { c in try c.execPrepared("SELECT min(seq) FROM \(Self.h)").int64(0, 0) }
+        }
+    }
+
+    /// One `max(seq)` on the history's primary key: cheap enough to poll. Own commits do not
+    /// count (`commitWrite`).
+    public func hasExternalChanges() throws(EngineError) -> Bool { try currentToken != seenToken }
+
+    public func history(after token: Int64, limit: Int = .max) throws(EngineError) -> [HistoryTransaction] {
+        let newest = try currentToken
+        let out = try run("reading the history") { c in
+            let r = try c.execPrepared(
+                """
+                SELECT h.seq, h.txn, h.time, h.entity, h.pk, h.op, h.keys, t.author, t.origin, t.time, h.version, h.old, h.other
+                FROM \(Self.h) h LEFT JOIN \(Self.t) t ON t.token = h.txn
+                WHERE h.seq > $1 AND h.seq <= $2 ORDER BY h.seq
+                """, [.int(token), .int(newest)])
+            var assembler = HistoryAssembler(limit: limit, entities: tables, joins: joins)
+            for row in r.rows {
+                let recorded = RecordedHistoryRow(
+                    seq: Int64(row[0]!)!, txn: row[1].flatMap { Int64($0) }, time: row[2].flatMap { Double($0) },
+                    table: row[3] ?? "", pk: Int64(row[4]!)!, op: row[5] ?? "", keys: row[6], author: row[7],
+                    origin: row[8], txnTime: row[9].flatMap { Double($0) }, version: row[10].flatMap { Int64($0) },
+                    old: row[11], other: row[12].flatMap { Int64($0) })
+                guard assembler.add(recorded) else { break }
+            }
+            return assembler.transactions
+        }
+        if out.count < limit { seenToken = newest }
+        return out
+    }
+
+    public func readHistory(after token: Int64, limit: Int) throws(EngineError) -> [HistoryTransaction] {
+        let seen = seenToken
+        defer { seenToken = seen }
+        return try history(after: token, limit: limit)
+    }
+
+    /// Tokens are dense (`max + 1` under the writers' lock, the newest row never pruned), so
+    /// a hole shows at the start.
+    public func historyGap(after token: Int64) throws(EngineError) -> Bool {
+        guard let oldest = try oldestToken else { return false }
+        return oldest > token + 1
+    }
+
+    public func priorObjects(_ transactions: [HistoryTransaction]) throws(EngineError) -> [ObjectID: StoredObject?] {
+        try priorObjectsFromHistory(transactions)
+    }
+
+    /// `old` is a JSON array of text, each value in PostgreSQL's output format.
+    func decodeOld(_ old: String?, _ t: EntityTable) throws(EngineError) -> Snapshot {
+        guard let old else { return [:] }
+        let texts = try run("reading the history") { c in
+            try c.execPrepared(
+                "SELECT value FROM json_array_elements_text($1::json) WITH ORDINALITY AS e(value, n) ORDER BY n",
+                [.text(old)]
+            ).rows.map { $0[0] }
+        }
+        var values: Snapshot = [:]
+        for (i, (name, type)) in HistorySchema.columns(t.entity).enumerated() where i < texts.count {
+            if let type {
+                values[name] = PGValueEncoding.value(texts[i], as: .attribute(type))
+            } else if let r = t.toOne.first(where: { $0.name == name }) {
+                values[name] = PGValueEncoding.value(texts[i], as: .object(r.destination))
+            }
+        }
+        return values
+    }
+
+    public func firstToken(notBefore time: Double) throws(EngineError) -> Int64 {
+        let first = try run("reading the history") { c in
+            try c.execPrepared(
+                """
+                SELECT h.seq FROM \(Self.h) h LEFT JOIN \(Self.t) t ON t.token = h.txn
+                WHERE coalesce(h.time, t.time, 0) >= $1 ORDER BY h.seq LIMIT 1
+                """, [.double(time)]
+            ).int64OrNil(0, 0)
+        }
+        if let first { return first }
+        return try currentToken + 1
+    }
+
+    public func purgeHistory(before token: Int64, force: Bool = false) throws(EngineError) -> Int {
+        guard !isWriting else {
+            throw EngineError(.storeError, "a save is in progress", [("path", .string(path))])
+        }
+        let c = try db()
+        do {
+            try c.exec("BEGIN")
+            try c.exec("SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
+            try c.execPrepared(lockSQL, [.text(schema)])
+            var limit = token
+            if !force { limit = min(limit, try oldestLiveCursor(c, now: SQLiteStore.now()) + 1) }
+            let deleted = try prune(c, before: limit, now: SQLiteStore.now(), force: true)
+            try c.exec("COMMIT")
+            return deleted
+        } catch {
+            let e = failure(error, "purging the history")
+            if c.isConnected { _ = try? c.exec("ROLLBACK") }
+            throw e
+        }
+    }
+
+    // MARK: Cursors and pruning (the rules of HistoryCursors.swift)
+
+    /// Inside a save's transaction (holding the lock), before its COMMIT.
+    func keepHistory(_ c: PGConnection) throws {
+        let now = SQLiteStore.now()
+        if upkeep.cursorDue(mergeCursor, now: now, retention) { try writeCursor(c, now) }
+        if now - upkeep.pruneTime >= retention.pruneInterval {
+            upkeep.pruneTime = now
+            _ = try prune(c, before: .max, now: now, force: false)
+        }
+    }
+
+    private func writeCursor(_ c: PGConnection, _ now: Double) throws {
+        try c.execPrepared(
+            """
+            INSERT INTO \(PGHistorySchema.cursors) (consumer, token, heartbeat) VALUES ($1, $2, $3)
+            ON CONFLICT (consumer) DO UPDATE SET token = excluded.token, heartbeat = excluded.heartbeat
+            """, [.text(origin), .int(mergeCursor), .double(now)])
+        upkeep.cursorToken = mergeCursor
+        upkeep.cursorTime = now
+    }
+
+    /// A cursor row is this store's own: it needs no writers' lock.
+    public func recordCursorIfDue() {
+        guard !isWriting, let c = try? db() else { return }
+        let now = SQLiteStore.now()
+        guard upkeep.cursorDue(mergeCursor, now: now, retention) else { return }
+        do { try writeCursor(c, now) } catch { _ = failure(error, "recording the history cursor") }
+    }
+
+    func dropCursor() {
+        guard upkeep.cursorToken >= 0, !isWriting, let c = connection, c.isConnected else { return }
+        _ = try? c.execPrepared("DELETE FROM \(PGHistorySchema.cursors) WHERE consumer = $1", [.text(origin)])
+    }
+
+    func oldestLiveCursor(_ c: PGConnection, now: Double) throws -> Int64 {
+        let r = try c.execPrepared(
+            "SELECT min(token) FROM \(PGHistorySchema.cursors) WHERE heartbeat >= $1 AND consumer <> $2",
+            [.double(now - retention.staleAfter), .text(origin)])
+        return min(mergeCursor, r.int64(0, 0) ?? .max)
+    }
+
+    /// Deletes history rows below `before` that the retention lets go and, unless `force`,
+    /// that every live cursor has read; the newest row always stays. Holds the writers' lock.
+    func prune(_ c: PGConnection, before: Int64, now: Double, force: Bool) throws -> Int {
+        var limit = before
+        if !force {
+            let maxSeq = try c.execPrepared("SELECT coalesce(max(seq), 0) FROM \(Self.h)").int64(0, 0) ?? 0
+            let young = try c.execPrepared(
+                """
+                SELECT h.seq FROM \(Self.h) h LEFT JOIN \(Self.t) t ON t.token = h.txn
+                WHERE coalesce(h.time, t.time, 0) >= $1 ORDER BY h.seq LIMIT 1
+                """, [.double(now - retention.maxAge)])
+            limit = retention.pruneLimit(
+                before: limit, newest: maxSeq, firstYoung: young.int64OrNil(0, 0),
+                oldestLiveCursor: try oldestLiveCursor(c, now: now))
+        }
+        let deleted =
+            try c.execPrepared(
+                "DELETE FROM \(Self.h) WHERE seq < $1 AND seq < (SELECT max(seq) FROM \(Self.h))", [.int(limit)]
+            ).affectedRows ?? 0
+        if deleted > 0 {
+            try c.execPrepared(
+                """
+                DELETE FROM \(Self.t) WHERE token < (SELECT max(token) FROM \(Self.t))
+                AND NOT EXISTS (SELECT 1 FROM \(Self.h) h WHERE h.txn = \(Self.t).token)
+                """)
+        }
+        return deleted
+    }
+
+    // MARK: Rows written by plain clients
+
+    /// What the model forbids in the row of `id`: columns are typed, so only a missing
+    /// required value or a reference to a row that does not exist (a plain client that
+    /// dropped the foreign key) can be wrong.
+    public func storedProblems(_ id: ObjectID) throws(EngineError) -> [InvalidValue] {
+        guard let t = tables[id.entity] else {
+            return [InvalidValue(id: id, key: nil, problem: "entity \(id.entity) is not in the model")]
+        }
+        let q = SchemaNaming.quoted
+        let pk = q(SchemaNaming.primaryKey)
+        var items = t.attributes.map { "\(q($0.name)) IS NULL" }
+        for r in t.toOne {
+            let c = q(r.name)
+            items += ["\(c) IS NULL", "\(c)", "EXISTS (SELECT 1 FROM \(q(r.destination)) d WHERE d.\(pk) = x.\(c))"]
+        }
+        let query =
+            "SELECT \(items.isEmpty ? "1" : items.joined(separator: ", ")) FROM \(q(id.entity)) x WHERE \(pk) = $1"
+        let r = try run("checking \(id)") { c in try c.execPrepared(query, [.int(id.number)]) }
+        guard r.count == 1 else { return [] }
+        let row = r.rows[0]
+        var out: [InvalidValue] = []
+        var column = 0
+        for a in t.attributes {
+            if row[column] == "t" && !a.optional {
+                out.append(InvalidValue(id: id, key: a.name, problem: "required value missing"))
+            }
+            column += 1
+        }
+        for r in t.toOne {
+            if row[column] == "t" {
+                if !r.optional {
+                    out.append(InvalidValue(id: id, key: r.name, problem: "required relationship missing"))
+                }
+            } else if row[column + 2] != "t" {
+                out.append(
+                    InvalidValue(
+                        id: id, key: r.name,
+                        problem: "refers to \(r.destination)/\(row[column + 1] ?? ""), which does not exist"))
+            }
+            column += 3
+        }
+        return out
+    }
+
+    /// A LISTEN connection on the schema's channel; nil when it cannot connect now.
+    public func makeChangeAnnouncer(log: @escaping (String) -> Void) -> (any ChangeAnnouncer)? {
+        try? PGChangeListener(conninfo: conninfo, channel: channel, log: log)
+    }
+}
+
+extension PGChangeListener: ChangeAnnouncer {}

@@ -1,0 +1,177 @@
+import Model
+import Postgres
+import Predicates
+
+/// Numbers of one entity taken from its sequence and not yet handed out. Taken in blocks
+/// (16, doubling to 4096, as `IDBlock`), each number by `nextval`, so concurrent writers
+/// never get the same one even when their blocks interleave.
+struct PGIDQueue {
+    var numbers: [Int64] = []
+    var next = 0
+    var nextSize = IDBlock.firstSize
+}
+
+/// Writes: `beginWrite` takes the schema's advisory lock (every writer does, plain clients
+/// through a trigger), so what a save reads inside it cannot change before its COMMIT and
+/// history tokens follow commit order; `SET LOCAL fetchd.txn` gives the triggers its token.
+extension PGStore {
+    public var isWriting: Bool { writeToken != nil }
+
+    /// `SELECT pg_advisory_xact_lock(...)` for this schema.
+    var lockSQL: String { "SELECT pg_advisory_xact_lock(\(PGHistorySchema.lockClass), hashtext($1))" }
+
+    public func reserveID(for entity: String) throws(EngineError) -> ObjectID {
+        guard tables[entity] != nil else {
+            throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
+        }
+        var queue = idQueues[entity] ?? PGIDQueue()
+        if queue.next == queue.numbers.count {
+            let size = queue.nextSize
+            let sequence = HistorySchema.literal(SchemaNaming.quoted(PGSchema.sequence(entity)))
+            queue.numbers = try run("reserving ids of \(entity)") { c in
+                try c.execPrepared(
+                    "SELECT nextval(\(sequence)) FROM generate_series(1, $1::int)", [.int(size)]
+                ).rows.map { Int64($0[0]!)! }
+            }
+            queue.next = 0
+            queue.nextSize = min(size * 2, IDBlock.maxSize)
+        }
+        let number = queue.numbers[queue.next]
+        queue.next += 1
+        idQueues[entity] = queue
+        return ObjectID(entity: entity, number: number)
+    }
+
+    public func beginWrite(author: String?) throws(EngineError) {
+        guard writeToken == nil else { return }
+        let c = try db()
+        do {
+            try c.exec("BEGIN")
+            // lock_timeout 0 would wait forever: 1 ms is the shortest wait.
+            try c.exec("SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
+            try c.execPrepared(lockSQL, [.text(schema)])
+            let r = try c.execPrepared(
+                "SELECT coalesce((SELECT max(token) FROM \(PGHistorySchema.transactions)), 0) + 1, coalesce((SELECT max(seq) FROM \(PGHistorySchema.history)), 0)"
+            )
+            let token = r.int64(0, 0)!
+            try c.execPrepared(
+                "INSERT INTO \(PGHistorySchema.transactions) (token, author, origin, time) VALUES ($1, $2, $3, extract(epoch FROM clock_timestamp()))",
+                [.int(token), author.map(PGValue.text), .text(origin)])
+            try c.execPrepared("SELECT set_config('fetchd.txn', $1, true)", [.int(token)])
+            writeToken = token
+            writeBase = r.int64(0, 1)!
+        } catch {
+            let e = failure(error, "the save was not written")
+            if c.isConnected { _ = try? c.exec("ROLLBACK") }
+            throw e
+        }
+    }
+
+    /// Announces the commit (NOTIFY, delivered at COMMIT) and commits; on failure (a deferred
+    /// foreign key, a lost connection) nothing was written.
+    public func commitWrite() throws(EngineError) {
+        guard writeToken != nil else { return }
+        let c = try db()
+        writeToken = nil
+        do {
+            // Upkeep (cursor, pruning) never fails a save: its savepoint undoes only itself.
+            try c.exec("SAVEPOINT fetchd_upkeep")
+            do {
+                try keepHistory(c)
+                try c.exec("RELEASE SAVEPOINT fetchd_upkeep")
+            } catch let e as PGError where !e.connectionBroken {
+                try c.exec("ROLLBACK TO SAVEPOINT fetchd_upkeep")
+            }
+            let r = try c.execPrepared(
+                "SELECT pg_notify($1, t::text), t FROM (SELECT coalesce(max(seq), 0) AS t FROM \(PGHistorySchema.history)) AS h",
+                [.text(channel)])
+            try c.exec("COMMIT")
+            // Own commits are not news: unless someone committed before this write began.
+            if seenToken == writeBase { seenToken = r.int64(0, 1) ?? seenToken }
+        } catch {
+            let e = failure(error, "the save was not written")
+            if c.isConnected && c.inTransaction { _ = try? c.exec("ROLLBACK") }
+            throw e
+        }
+    }
+
+    public func rollbackWrite() {
+        guard writeToken != nil else { return }
+        writeToken = nil
+        if let c = connection, c.isConnected { _ = try? c.exec("ROLLBACK") }
+    }
+
+    /// Writes the batch in one transaction (or as part of the one `beginWrite` opened): all
+    /// of it or nothing. The triggers record the history.
+    public func write(_ batch: StoreBatch) throws(EngineError) {
+        guard !batch.isEmpty else { return }
+        let own = !isWriting
+        if own { try beginWrite(author: batch.author) }
+        let c = try db()
+        do {
+            var k = 0
+            let inserts = batch.inserts
+            while k < inserts.count {
+                let entity = inserts[k].0.entity
+                let (t, s) = try entityTables(entity)
+                var end = k + 1
+                while end < inserts.count && end - k < 32 && inserts[end].0.entity == entity { end += 1 }
+                // 32 rows per statement, or one: two prepared statements per entity.
+                if end - k != 32 { end = k + 1 }
+                var params: [PGValue?] = []
+                for (id, values) in inserts[k..<end] {
+                    params.append(.int(id.number))
+                    params += Self.columnParameters(t, values)
+                }
+                try c.execPrepared(s.insert(rows: end - k), params)
+                for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
+                k = end
+            }
+            for (id, values) in batch.updates {
+                let (t, s) = try entityTables(id.entity)
+                let r = try c.execPrepared(s.update, [.int(id.number)] + Self.columnParameters(t, values))
+                guard r.affectedRows == 1 else {
+                    throw EngineError(.storeError, "\(id) is not in the store", [("id", .string(id.description))])
+                }
+                try writeLinks(c, s, id, values)
+            }
+            for id in batch.deletes {
+                let (_, s) = try entityTables(id.entity)
+                for sql in s.unlinkAll { try c.execPrepared(sql, [.int(id.number)]) }
+                try c.execPrepared(s.delete, [.int(id.number)])
+            }
+            if own { try commitWrite() }
+        } catch {
+            let e = failure(error, "the save was not written")
+            rollbackWrite()
+            throw e
+        }
+    }
+
+    func entityTables(_ entity: String) throws(EngineError) -> (EntityTable, PGEntitySQL) {
+        guard let t = tables[entity], let s = sql[entity] else {
+            throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
+        }
+        return (t, s)
+    }
+
+    /// The attribute and to-one values of a snapshot as parameters, in column order.
+    static func columnParameters(_ t: EntityTable, _ values: Snapshot) -> [PGValue?] {
+        var out: [PGValue?] = []
+        out.reserveCapacity(t.attributes.count + t.toOne.count)
+        for a in t.attributes { out.append(PGValueEncoding.parameter(values[a.name] ?? .null).map(PGValue.text)) }
+        for r in t.toOne { out.append(PGValueEncoding.parameter(values[r.name] ?? .null).map(PGValue.text)) }
+        return out
+    }
+
+    /// An object's links become exactly the snapshot's: links no longer there are removed,
+    /// new ones added (unchanged ones stay, so they leave no history).
+    private func writeLinks(_ c: PGConnection, _ s: PGEntitySQL, _ id: ObjectID, _ values: Snapshot) throws {
+        for (i, (relationship, unlink)) in s.unlinkOthers.enumerated() {
+            guard case .objects(let targets)? = values[relationship] else { continue }
+            let array = PGValue.text("{" + targets.map { String($0.number) }.joined(separator: ",") + "}")
+            try c.execPrepared(unlink, [.int(id.number), array])
+            if !targets.isEmpty { try c.execPrepared(s.link[i].sql, [.int(id.number), array]) }
+        }
+    }
+}
