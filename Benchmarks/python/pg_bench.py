@@ -40,7 +40,7 @@ def store_url(url, schema):
 
 
 def psql(url, schema, sql):
-    env = dict(os.environ, PGOPTIONS="-c search_path=%s" % schema)
+    env = dict(os.environ, PGOPTIONS="-c search_path=%s -c client_min_messages=warning" % schema)
     out = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql],
                          env=env, check=True, capture_output=True, text=True).stdout
     return [line for line in out.splitlines() if line]

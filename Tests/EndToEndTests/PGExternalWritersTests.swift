@@ -14,7 +14,7 @@ import Testing
         p.arguments =
             ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url] + statements.flatMap { ["-c", $0] }
         var environment = ProcessInfo.processInfo.environment
-        environment["PGOPTIONS"] = "-c search_path=\(schema)"
+        environment["PGOPTIONS"] = "-c search_path=\(schema) -c client_min_messages=warning"
         p.environment = environment
         let out = Pipe()
         p.standardOutput = out

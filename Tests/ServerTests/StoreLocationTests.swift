@@ -3,23 +3,8 @@ import Testing
 
 @testable import Server
 
-/// `--store` and `store/open`'s `url`: a server URL's `schema` parameter is fetchd's, not libpq's.
+/// `--store` and `store/open`'s `url`: which values name a PostgreSQL server, and how they are checked.
 @Suite struct StoreLocationTests {
-    @Test func theSchemaParameterIsTakenOutOfTheURL() {
-        let cases: [(String, String, String?)] = [
-            ("postgresql:///db", "postgresql:///db", nil),
-            ("postgresql:///db?schema=notes", "postgresql:///db", "notes"),
-            ("postgresql:///db?host=/run/pg&schema=notes", "postgresql:///db?host=/run/pg", "notes"),
-            ("postgres://u@h/db?schema=a%20b&sslmode=off", "postgres://u@h/db?sslmode=off", "a b"),
-            ("postgresql:///db?host=/tmp&user=postgres", "postgresql:///db?host=/tmp&user=postgres", nil),
-        ]
-        for (url, plain, schema) in cases {
-            let split = StoreLocation.splitSchema(url)
-            #expect(split.url == plain, "\(url)")
-            #expect(split.schema == schema, "\(url)")
-        }
-    }
-
     @Test func onlyPostgreSQLURLsNameAServer() {
         #expect(StoreLocation.isServerURL("postgresql:///db"))
         #expect(StoreLocation.isServerURL("postgres://h/db"))

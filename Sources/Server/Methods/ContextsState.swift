@@ -44,8 +44,7 @@ public final class ContextsState: ServerObserver {
         case .file(let path):
             store = try SQLiteStore.open(path: path, model: model, configure: { try SQLFunctions.register(on: $0) })
         case .server(let url, let schema):
-            _ = (url, schema, log)
-            throw EngineError(.storeError, "PostgreSQL stores are not built yet")
+            store = try PGStore.open(url: url, model: model, schema: schema, log: log)
         }
         graph?.close()
         let graph = ObjectGraph(store: store)

@@ -43,8 +43,7 @@ public struct OpenStoreParams: PlainParams {
             guard StoreLocation.isServerURL(url) else {
                 throw RPCError.invalidParams(param: "url", expected: "a postgresql:// URL", got: "\"\(url)\"")
             }
-            let (plain, inURL) = StoreLocation.splitSchema(url)
-            location = .server(url: plain, schema: schema ?? inURL)
+            location = .server(url: url, schema: schema)
         } else {
             if schema != nil {
                 throw RPCError.invalidParams(param: "schema", expected: "schema only with url", got: "no url")
