@@ -62,4 +62,32 @@ import Testing
         try ExternalWritersTests.oracle(
             dir: TempDir(), store: Self.storeURL(url, schema: schema), watch: "auto", plain: plain)
     }
+
+    /// The command line on a dataset: `exec --model` creates and fills it, `query` reads it
+    /// back with the model the schema records (no `--model`), as for a file.
+    @Test func execCreatesAndQueryReadsWithTheRecordedModel() throws {
+        let url = try TestPostgres.url()
+        let schema = Self.freshSchema("e2e_cli")
+        defer { _ = try? Self.psql(url, schema: "public", ["DROP SCHEMA IF EXISTS \(schema) CASCADE"]) }
+        let store = Self.storeURL(url, schema: schema)
+        let dir = TempDir()
+        let model = dir.file("model.json")
+        try CLIStore.model.write(toFile: model, atomically: true, encoding: .utf8)
+        let seeded = try FetchdProcess.run(
+            ["exec", "-", "--store", store, "--model", model], input: CLIStore.seed.joined(separator: "\n") + "\n")
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        let (output, stderr, status) = try FetchdProcess.run(
+            ["query", "--store", store, "--entity", "Contact", "--sort", "-age", "--keys", "name,age"], input: "")
+        #expect(status == 0, "\(stderr)")
+        #expect(
+            output == """
+                {"id":"Contact/3","name":"Zoë","age":40}
+                {"id":"Contact/1","name":"Ana","age":31}
+                {"id":"Contact/2","name":"Bob \\"B\\"","age":25}
+
+                """)
+        let missing = try FetchdProcess.run(
+            ["query", "--store", Self.storeURL(url, schema: schema + "_none"), "--entity", "Contact"], input: "")
+        #expect(missing.status == 65, "a schema without a store is not a fetchd store: \(missing.stderr)")
+    }
 }
