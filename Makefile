@@ -36,8 +36,8 @@ format:
 # when run without its cluster). Extend the pattern (a regular expression over test names);
 # PredicatesTests.PG* are the predicate compiler's PostgreSQL suites; StoreTests.PG*,
 # ContextsTests.PG* and ControllersTests.PG* run the PostgreSQL store (PGStore) and the
-# contexts and controllers on it.
-POSTGRES_TEST_FILTER ?= PostgresTests|PGWatchTests|PredicatesTests\.PG|StoreTests\.PG|ContextsTests\.PG|ControllersTests\.PG
+# contexts and controllers on it; EndToEndTests.PG* the fetchd binary on it.
+POSTGRES_TEST_FILTER ?= PostgresTests|PGWatchTests|PredicatesTests\.PG|StoreTests\.PG|ContextsTests\.PG|ControllersTests\.PG|EndToEndTests\.PG
 export POSTGRES_TEST_FILTER
 
 test-swift:

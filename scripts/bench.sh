@@ -160,7 +160,7 @@ if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
 fi
 # PostgreSQL floors (raw libpq): COPY and ordered SELECT of BENCH_PG_ROWS rows, another
 # process's commit -> notification read, on a throwaway cluster (scripts/pg-cluster.sh).
-# Printed beside the table until fetchd's PostgreSQL store has figures to pair them with.
+# Printed beside the table with fetchd's own figures on the same cluster.
 PG_BASELINE=$ROOT/Benchmarks/.build/release/pg-baseline
 if [[ ${BENCH_POSTGRES:-1} == 0 ]]; then
   :
@@ -173,7 +173,15 @@ elif [[ -x $PG_BASELINE ]]; then
     echo
     echo "# PostgreSQL floors (pg-baseline, $PG_ROWS rows; us)"
     "$PG_BASELINE" --url "$PG_URL" --rows "$PG_ROWS" --iterations "${BENCH_PG_ITERATIONS:-5}" \
-      | sed 's/^/# /' || { log "pg-baseline failed"; STATUS=1; }
+      >"$SCRATCH/pg-raw.jsonl" || { log "pg-baseline failed"; STATUS=1; }
+    sed 's/^/# /' "$SCRATCH/pg-raw.jsonl"
+    # fetchd's PostgreSQL store against those floors (Benchmarks/python/pg_bench.py).
+    if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
+      echo "# fetchd on PostgreSQL (pg_bench.py, $PG_ROWS rows)"
+      "$PY" "$BENCH_PY/pg_bench.py" --fetchd "$FETCHD" --url "$PG_URL" --baseline "$SCRATCH/pg-raw.jsonl" \
+        --rows "$PG_ROWS" --iterations "${BENCH_PG_ITERATIONS:-5}" --dir "$SCRATCH" \
+        | sed 's/^/# /' || { log "pg bench failed"; STATUS=1; }
+    fi
   else
     log "could not start a PostgreSQL cluster"; STATUS=1
   fi

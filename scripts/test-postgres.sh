@@ -19,3 +19,7 @@ FETCHD_TEST_POSTGRES_URL=$("$here/pg-cluster.sh" start "$dir")
 export FETCHD_TEST_POSTGRES_URL
 echo "PostgreSQL test cluster: $FETCHD_TEST_POSTGRES_URL" >&2
 ${SWIFT:-swift} test --skip-build --filter "$filter"
+# The PostgreSQL benchmark's smoke run: a few rows, its own mirror check (make bench runs it
+# at full size against pg-baseline's floors).
+"${PYTHON:-python3}" "$here/../Benchmarks/python/pg_bench.py" --fetchd "$here/../.build/debug/fetchd" \
+    --url "$FETCHD_TEST_POSTGRES_URL" --rows 2000 --iterations 1 --notifies 5 >/dev/null

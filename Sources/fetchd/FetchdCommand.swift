@@ -101,7 +101,7 @@ struct FetchdCommand: ParsableCommand {
     /// The `--store/--model` hook: opens the store through the `store/open` method, exactly as
     /// a client would, so both paths share one implementation.
     private func openAtStartup(_ server: Server, model: JSON, logger: Logger) throws {
-        let params: JSON = ["path": .string(store ?? ":memory:"), "model": model]
+        let params = StoreLocation.openParams(store: store ?? ":memory:", model: model)
         switch server.call(StoreDeclarations.open.name, params) {
         case .success:
             break

@@ -14,8 +14,9 @@ import Server
 struct StoreOptions: ParsableArguments {
     @Option(
         help: """
-            SQLite store file. The server and exec create it with --model; query and watch need an \
-            existing one.
+            SQLite store file, or a PostgreSQL server's URL (postgresql://...; schema=NAME picks \
+            the schema, fetchd by default). The server and exec create it with --model; query and \
+            watch need an existing one.
             """)
     var store: String?
 
@@ -58,7 +59,7 @@ struct StoreOptions: ParsableArguments {
             try call(server, command: command, model: json, path: ":memory:")
             return json
         }
-        let exists = access(store, F_OK) == 0
+        let exists = StoreLocation.isServerURL(store) || access(store, F_OK) == 0
         if !exists, !(create && model != nil) {
             Stderr.line("fetchd \(command): no such store: \(store)")
             throw ExitCode(CLIExit.noInput)
@@ -77,7 +78,7 @@ struct StoreOptions: ParsableArguments {
     }
 
     private func call(_ server: Server, command: String, model: JSON, path: String) throws {
-        let params: JSON = ["path": .string(path), "model": model]
+        let params = StoreLocation.openParams(store: path, model: model)
         if case .failure(let error) = server.call(StoreDeclarations.open.name, params) {
             throw CLIExit.fail(command, error, code: CLIExit.badStore)
         }

@@ -77,14 +77,33 @@ import Testing
         return (parts[0], parts[1])
     }
 
+    /// A plain client of the shared store (no fetchd code): each write commits and answers
+    /// the newest history token (and an insert's new row number).
+    struct PlainClient {
+        var insert: (_ title: String, _ rank: String) throws -> (token: Int64, row: Int64)
+        var updateRank: (_ rank: String, _ pk: Int64) throws -> Int64
+        var delete: (_ pk: Int64) throws -> Int64
+    }
+
     @Test func twoFetchdsAndAPlainClientOnOneFile() throws {
         let dir = TempDir()
         let path = dir.file("shared.sqlite")
+        let plain = PlainClient(
+            insert: { try Self.plainWrite(path, "INSERT INTO Note (title, rank) VALUES (?, ?)", [$0, $1]) },
+            updateRank: { try Self.plainWrite(path, "UPDATE Note SET rank = ? WHERE _pk = ?", [$0, "\($1)"]).0 },
+            delete: { try Self.plainWrite(path, "DELETE FROM Note WHERE _pk = ?", ["\($0)"]).0 })
+        try Self.oracle(dir: dir, store: path, watch: "poll", plain: plain)
+    }
+
+    /// Two fetchd processes and a plain client take turns writing to `store`; A (watching
+    /// with `watch`) keeps a controller whose mirror must equal a fresh fetch after each
+    /// write, and must announce every external transaction exactly once, in order.
+    static func oracle(dir: TempDir, store: String, watch: String, plain: PlainClient) throws {
         let modelFile = dir.file("model.json")
         try Self.model.write(toFile: modelFile, atomically: true, encoding: .utf8)
-        let a = try Client(["--store", path, "--model", modelFile, "--watch", "poll"])
+        let a = try Client(["--store", store, "--model", modelFile, "--watch", watch])
         defer { a.stop() }
-        let b = try Client(["--store", path, "--model", modelFile, "--watch", "off"])
+        let b = try Client(["--store", store, "--model", modelFile, "--watch", "off"])
         defer { b.stop() }
 
         _ = try a.request("controller/create", #"{"context":"main","name":"notes","request":\#(Self.request)}"#)
@@ -122,16 +141,11 @@ import Testing
                 live.append(Int64(o["object"]?["id"]?.stringValue?.split(separator: "/").last ?? "0") ?? 0)
                 wrote(try b.token())
             case (0..<2, _):
-                let (token, row) = try Self.plainWrite(
-                    path, "INSERT INTO Note (title, rank) VALUES (?, ?)",
-                    [title, rank])
+                let (token, row) = try plain.insert(title, rank)
                 live.append(row)
                 wrote(token)
             case (2..<4, _):
-                let (token, _) = try Self.plainWrite(
-                    path, "UPDATE Note SET rank = ? WHERE _pk = ?",
-                    [rank, "\(target)"])
-                wrote(token)
+                wrote(try plain.updateRank(rank, target))
             case (4, _):
                 _ = try b.request(
                     "context/update",
@@ -139,7 +153,7 @@ import Testing
                 _ = try b.request("context/save", #"{"context":"main"}"#)
                 wrote(try b.token())
             default:
-                let (token, _) = try Self.plainWrite(path, "DELETE FROM Note WHERE _pk = ?", ["\(target)"])
+                let token = try plain.delete(target)
                 live.removeAll { $0 == target }
                 wrote(token)
             }

@@ -134,10 +134,14 @@ export interface ServerEchoParams {
   value: JSONValue;
 }
 export type ServerEchoResult = JSONValue;
-/** store/open: Opens (or creates, or migrates) the SQLite store for a model; replaces the open one. */
+/** store/open: Opens (or creates, or migrates) the store for a model: a SQLite file, or a schema on a PostgreSQL server; replaces the open one. */
 export interface StoreOpenParams {
   /** The SQLite file; ":memory:" by default. */
   path?: string;
+  /** A PostgreSQL server instead of a file: a libpq URL (postgresql://...; a schema=NAME query parameter sets schema); not with path. */
+  url?: string;
+  /** The PostgreSQL schema holding the dataset; "fetchd" by default (url only). */
+  schema?: string;
   model: Model;
   /** Merging of other processes' commits continues after this token (one saved before a restart). */
   historyToken?: number;
@@ -1014,7 +1018,11 @@ export class Client extends EventEmitter {
   /** `shutdown` then `exit`; resolves to the exit code when we spawned the process. */
   shutdown(): Promise<number | string | null>;
   close(timeoutMs?: number): Promise<number | string | null>;
-  openStore(model: Model, path?: string, options?: { historyToken?: number }): Promise<StoreOpenResult>;
+  openStore(
+    model: Model,
+    path?: string,
+    options?: { historyToken?: number; url?: string; schema?: string },
+  ): Promise<StoreOpenResult>;
   /** Merges other processes' commits now; their notifications are emitted first. */
   checkExternalChanges(): Promise<StoreCheckExternalChangesResult>;
   historyToken(): Promise<StoreHistoryTokenResult>;

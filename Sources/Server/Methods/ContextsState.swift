@@ -36,8 +36,16 @@ public final class ContextsState: ServerObserver {
 
     /// Opens a store; an open one is closed only once the new one opened (a failed open
     /// leaves everything as it was).
-    func open(path: String, model: ObjectModel) throws(EngineError) -> Store {
-        let store = try SQLiteStore.open(path: path, model: model, configure: { try SQLFunctions.register(on: $0) })
+    func open(_ location: OpenStoreParams.Location, model: ObjectModel, log: @escaping (String) -> Void)
+        throws(EngineError) -> any Store
+    {
+        let store: any Store
+        switch location {
+        case .file(let path):
+            store = try SQLiteStore.open(path: path, model: model, configure: { try SQLFunctions.register(on: $0) })
+        case .server(let url, let schema):
+            store = try PGStore.open(url: url, model: model, schema: schema, log: log)
+        }
         graph?.close()
         let graph = ObjectGraph(store: store)
         graph.onChangeSet = { [unowned self] set in for observer in observers { observer.contextDidChange(set) } }

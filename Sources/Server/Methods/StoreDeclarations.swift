@@ -1,26 +1,55 @@
 import JSON
+import JSONRPC
 import Model
 
 /// The store (protocol.md §5).
 public enum StoreDeclarations {
     public static let open = MethodDeclaration<OpenStoreParams, OpenStoreResult>(
-        "store/open", "Opens (or creates, or migrates) the SQLite store for a model; replaces the open one.",
-        errors: [.invalidParams, .engine(.invalidModel), .engine(.migrationRefused), .engine(.storeError)])
+        "store/open",
+        "Opens (or creates, or migrates) the store for a model: a SQLite file, or a schema on a PostgreSQL server; replaces the open one.",
+        errors: [
+            .invalidParams, .engine(.invalidModel), .engine(.migrationRefused), .engine(.storeError),
+            .engine(.storeUnavailable),
+        ])
 }
 
 public struct OpenStoreParams: PlainParams {
     public static let params: [ParamSpec] = [
         .optional("path", .string, "The SQLite file; \":memory:\" by default."),
+        .optional(
+            "url", .string,
+            "A PostgreSQL server instead of a file: a libpq URL (postgresql://...; a schema=NAME query parameter sets schema); not with path."
+        ),
+        .optional("schema", .string, "The PostgreSQL schema holding the dataset; \"fetchd\" by default (url only)."),
         .required("model", .ref("Model")),
         .optional(
             "historyToken", .integer,
             "Merging of other processes' commits continues after this token (one saved before a restart)."),
     ]
-    let path: String
+    /// Where the store is: a SQLite file or a PostgreSQL schema.
+    enum Location {
+        case file(String)
+        case server(url: String, schema: String?)
+    }
+    let location: Location
     let model: JSON
     let historyToken: Int64?
     public init(params: ParamReader) throws {
-        path = try params.optionalString("path") ?? ":memory:"
+        let path = try params.optionalString("path")
+        let url = try params.optionalString("url")
+        let schema = try params.optionalString("schema")
+        if let url {
+            if path != nil { throw RPCError.invalidParams(param: "path", expected: "no path with url", got: "both") }
+            guard StoreLocation.isServerURL(url) else {
+                throw RPCError.invalidParams(param: "url", expected: "a postgresql:// URL", got: "\"\(url)\"")
+            }
+            location = .server(url: url, schema: schema)
+        } else {
+            if schema != nil {
+                throw RPCError.invalidParams(param: "schema", expected: "schema only with url", got: "no url")
+            }
+            location = .file(path ?? ":memory:")
+        }
         model = try params.json("model")
         historyToken = try params.optionalInt("historyToken").map(Int64.init)
     }

@@ -5,7 +5,7 @@ extension Server {
         return [
             StoreDeclarations.open.handle { [unowned self] request in
                 let model = try WireModel.decode(request.model)
-                let store = try state.open(path: request.path, model: model)
+                let store = try state.open(request.location, model: model, log: { [logger] in logger.warning("\($0)") })
                 // The next merge takes every transaction after it (its own too: another run's).
                 watchState.mergeOwed = request.historyToken != nil
                 if let token = request.historyToken { store.mergeCursor = min(token, try store.currentToken) }

@@ -15,7 +15,7 @@ export const METHODS = Object.freeze({
   'server/echo': { api: 'Client.echo', args: ['value'] },
   initialize: { api: 'Client.initialize', args: ['clientInfo'] },
   shutdown: { api: 'Client.shutdown', args: [] },
-  'store/open': { api: 'Client.openStore', args: ['model', 'path'], options: ['historyToken'] },
+  'store/open': { api: 'Client.openStore', args: ['model', 'path'], options: ['historyToken', 'url', 'schema'] },
   'store/checkExternalChanges': { api: 'Client.checkExternalChanges', args: [] },
   'store/historyToken': { api: 'Client.historyToken', args: [] },
   'store/history': { api: 'Client.history', args: ['after'], options: ['limit', 'authors', 'entities'] },

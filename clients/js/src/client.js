@@ -137,9 +137,12 @@ export class Client extends EventEmitter {
   }
 
   // -- store, contexts, controllers ----------------------------------------------------------
-  /** store/open. options: {historyToken} (merging resumes after it, protocol.md §5). */
-  openStore(model, path, { historyToken } = {}) {
-    return this.request(...wire('store/open', { model, path, historyToken }));
+  /**
+   * store/open. options: {historyToken} (merging resumes after it, protocol.md §5), {url,
+   * schema} (a PostgreSQL server instead of the file `path`).
+   */
+  openStore(model, path, { historyToken, url, schema } = {}) {
+    return this.request(...wire('store/open', { model, path, url, schema, historyToken }));
   }
 
   context(name = 'main') {

@@ -164,8 +164,9 @@ class AsyncClient(AsyncMethods):
 
     # -- handles --------------------------------------------------------------------------
     async def open_store(self, model: Model, path: Optional[str] = None,
-                         history_token: Optional[int] = None) -> StoreOpenResult:
-        return await self.store_open(model, path=path, history_token=history_token)
+                         history_token: Optional[int] = None, url: Optional[str] = None,
+                         schema: Optional[str] = None) -> StoreOpenResult:
+        return await self.store_open(model, path=path, url=url, schema=schema, history_token=history_token)
 
     def context(self, name: str = "main") -> "AsyncContext":
         return AsyncContext(self, name)

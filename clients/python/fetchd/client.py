@@ -201,10 +201,12 @@ class Client(SyncMethods):
 
     # -- handles --------------------------------------------------------------------------
     def open_store(self, model: Model, path: Optional[str] = None,
-                   history_token: Optional[int] = None) -> StoreOpenResult:
+                   history_token: Optional[int] = None, url: Optional[str] = None,
+                   schema: Optional[str] = None) -> StoreOpenResult:
         """``store/open`` (as ``store_open``); the context "main" exists afterwards.
-        ``history_token``: merging resumes after it (protocol.md §5)."""
-        return self.store_open(model, path=path, history_token=history_token)
+        ``history_token``: merging resumes after it (protocol.md §5); ``url`` and
+        ``schema``: a PostgreSQL server instead of the file ``path``."""
+        return self.store_open(model, path=path, url=url, schema=schema, history_token=history_token)
 
     def context(self, name: str = "main") -> Context:
         """A handle on an existing context (no request is sent)."""

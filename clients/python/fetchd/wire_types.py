@@ -178,6 +178,8 @@ class _StoreOpenParamsRequired(TypedDict):
 class StoreOpenParams(_StoreOpenParamsRequired, total=False):
     """Params of store/open."""
     path: str
+    url: str
+    schema: str
     historyToken: int
 
 

@@ -102,31 +102,3 @@ enum PGSchemaSetup {
         }
     }
 }
-
-extension PGStore {
-    /// The model a schema's store records, read without opening the store (the PostgreSQL
-    /// counterpart of `SQLiteStore.recordedModel(path:)`).
-    public static func recordedModel(url: String, schema: String? = nil) throws(EngineError) -> ObjectModel {
-        let (conninfo, urlSchema) = PGURL.splitSchema(url)
-        let schema = schema ?? urlSchema ?? "fetchd"
-        let shown = PGURL.withoutPassword(conninfo)
-        let notAStore = EngineError(
-            .storeError, "schema \(schema) of \(shown) is not a fetchd store (it records no model)",
-            [("path", .string(shown)), ("schema", .string(schema))])
-        let text: String?
-        do {
-            let db = try PGConnection(conninfo)
-            defer { db.close() }
-            let table = "\(SchemaNaming.quoted(schema)).\(SchemaNaming.quoted(SchemaNaming.metadataTable))"
-            guard try db.exec("SELECT to_regclass($1)", [.text(table)]).rows.first?[0] != nil else { throw notAStore }
-            text = try db.exec("SELECT value FROM \(table) WHERE key = 'model'").rows.first?[0] ?? nil
-        } catch let e as EngineError {
-            throw e
-        } catch {
-            throw EngineError(
-                .storeUnavailable, "cannot read the model of \(shown): \(error)", [("path", .string(shown))])
-        }
-        guard let text, let model = ModelArchive.decode(text) else { throw notAStore }
-        return model
-    }
-}
