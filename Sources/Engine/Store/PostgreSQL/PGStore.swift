@@ -175,13 +175,23 @@ public final class PGStore: Store, HistoryBackedStore {
         return try run("reading \(id)") { c in
             let r = try c.execPrepared(s.selectByID, [.int(id.number)])
             guard r.count == 1 else { return nil }
-            var values = Self.rowValues(r.rows[0], t, from: 1)
-            for (rel, query) in s.toMany {
-                let m = try c.execPrepared(query, [.int(id.number)])
-                values[rel.name] = .objects(m.rows.map { ObjectID(entity: rel.destination, number: Int64($0[0]!)!) })
+            let row = r.rows[0]
+            var values = Self.rowValues(row, t, from: 1)
+            // The to-many sides come as arrays after the columns: one round trip per object.
+            var column = 1 + s.columns.count
+            for (rel, _) in s.toMany {
+                values[rel.name] = .objects(
+                    Self.numbers(row[column]).map { ObjectID(entity: rel.destination, number: $0) })
+                column += 1
             }
             return StoredObject(values: values, version: Int64(r.rows[0][0]!) ?? 1)
         }
+    }
+
+    /// A bigint[] in text form (`{1,2,3}`).
+    static func numbers(_ text: String?) -> [Int64] {
+        guard let text, text.count > 2 else { return [] }
+        return text.dropFirst().dropLast().split(separator: ",").compactMap { Int64($0) }
     }
 
     /// The attribute and to-one columns of a row (in `EntityTable` order), from `column` on.
@@ -274,7 +284,9 @@ struct PGEntitySQL {
         self.unlinkOthers = unlinkOthers.map { (relationship: $0.0, sql: $0.1) }
         self.link = link.map { (relationship: $0.0, sql: $0.1) }
         self.unlinkAll = unlinkAll
-        selectByID = "SELECT \(([version] + columns).joined(separator: ", ")) FROM \(table) WHERE \(pk) = $1"
+        let arrays = self.toMany.map { "ARRAY(\($0.sql.replacingOccurrences(of: "$1", with: "x.\(pk)")))" }
+        selectByID =
+            "SELECT \(([version] + columns.map { "x.\($0)" } + arrays).joined(separator: ", ")) FROM \(table) AS x WHERE x.\(pk) = $1"
         selectVersion = "SELECT \(version) FROM \(table) WHERE \(pk) = $1"
         let sets =
             columns.enumerated().map { "\($0.element) = $\($0.offset + 2)" } + ["\(version) = \(version) + 1"]
