@@ -862,3 +862,31 @@ extension PGStoreSchemaTests {
         #expect(try PGStore.recordedModel(url: url, schema: schema) == Models.contacts)
     }
 }
+
+extension PGStoreSchemaTests {
+    @Test func readingTheHistoryForAClientLeavesTheWatcherItsNews() throws {
+        let scratch = try PGScratch("pgstore_readhistory")
+        let store = try scratch.open()
+        let other = try scratch.open()
+        defer {
+            store.close()
+            other.close()
+        }
+        let before = SQLiteStore.now()
+        try other.write(StoreBatch(inserts: [(try other.reserveID(for: "Group"), ["title": .string("x")])]))
+        #expect(try store.hasExternalChanges())
+        let read = try store.readHistory(after: 0, limit: 10)
+        #expect(read.count == 1 && read[0].origin == other.origin)
+        #expect(try store.hasExternalChanges())
+        #expect(try store.firstToken(notBefore: before - 1) == read[0].token)
+        #expect(try store.firstToken(notBefore: SQLiteStore.now() + 60) == read[0].token + 1)
+        _ = try store.history(after: 0)
+        #expect(try !store.hasExternalChanges())
+        // Own commits are not news; another's commit before an own one still is.
+        try store.write(StoreBatch(inserts: [(try store.reserveID(for: "Group"), ["title": .string("mine")])]))
+        #expect(try !store.hasExternalChanges())
+        try other.write(StoreBatch(inserts: [(try other.reserveID(for: "Group"), ["title": .string("theirs")])]))
+        try store.write(StoreBatch(inserts: [(try store.reserveID(for: "Group"), ["title": .string("mine 2")])]))
+        #expect(try store.hasExternalChanges())
+    }
+}
