@@ -28,10 +28,24 @@ extension PGStore {
         if queue.next == queue.numbers.count {
             let size = queue.nextSize
             let sequence = HistorySchema.literal(SchemaNaming.quoted(PGSchema.sequence(entity)))
-            queue.numbers = try run("reserving ids of \(entity)") { c in
-                try c.execPrepared(
+            // Under the writers' lock, as every other taker of numbers (a plain client's insert
+            // through its statement trigger): the insert trigger's move of the sequence past a
+            // number a plain client chose then never goes back below one handed out here.
+            let own = !isWriting
+            let c = try db()
+            do {
+                if own {
+                    try c.exec("BEGIN; SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
+                    try c.execPrepared(lockSQL, [.text(schema)])
+                }
+                queue.numbers = try c.execPrepared(
                     "SELECT nextval(\(sequence)) FROM generate_series(1, $1::int)", [.int(size)]
                 ).rows.map { Int64($0[0]!)! }
+                if own { try c.exec("COMMIT") }
+            } catch {
+                let e = failure(error, "reserving ids of \(entity)")
+                if own && c.isConnected && c.inTransaction { _ = try? c.exec("ROLLBACK") }
+                throw e
             }
             queue.next = 0
             queue.nextSize = min(size * 2, IDBlock.maxSize)
