@@ -890,3 +890,24 @@ extension PGStoreSchemaTests {
         #expect(try store.hasExternalChanges())
     }
 }
+
+extension PGStoreSchemaTests {
+    @Test func anIndexedStringServesTheOrderQueriesSortBy() throws {
+        let model = ObjectModel(entities: [
+            Entity(name: "Word", attributes: [Attribute(name: "text", type: .string, indexed: true)])
+        ])
+        let scratch = try PGScratch("pgstore_textindex")
+        let store = try scratch.open(model)
+        defer { store.close() }
+        let compiled = try RequestCompiler(model: model).compile(
+            FetchRequest(entity: "Word", sortDescriptors: [SortDescriptor(key: "text")]))
+        let order = try PGQuery.orderBy(compiled.ordering, alias: "t").text
+        let raw = try scratch.client()
+        for direction in [order, order.replacingOccurrences(of: "ASC NULLS FIRST", with: "DESC NULLS LAST")] {
+            let plan = try raw.exec(
+                "SET enable_seqscan = off; EXPLAIN SELECT t._pk FROM \"Word\" AS t ORDER BY \(direction)")
+            let text = plan.rows.map { $0[0] ?? "" }.joined(separator: "\n")
+            #expect(text.contains("Index Scan") && !text.contains("Sort"), "\(direction): \(text)")
+        }
+    }
+}

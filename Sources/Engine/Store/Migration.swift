@@ -72,7 +72,7 @@ struct MigrationPlan {
                 if hasDefault, let d = a.defaultValue {
                     steps.append(.fill(entity: new.name, column: a.name, value: d))
                 }
-                if a.indexed { steps.append(.sql(ddl.createIndex(new.name, a.name))) }
+                if a.indexed { steps.append(.sql(ddl.createIndex(new.name, a))) }
                 continue
             }
             guard was.type == a.type else {
@@ -88,7 +88,7 @@ struct MigrationPlan {
             }
             if was.indexed != a.indexed {
                 steps.append(
-                    .sql(a.indexed ? ddl.createIndex(new.name, a.name) : ddl.dropIndex(new.name, a.name)))
+                    .sql(a.indexed ? ddl.createIndex(new.name, a) : ddl.dropIndex(new.name, a.name)))
             }
             _ = column
         }

@@ -5,6 +5,8 @@ protocol SchemaDDL {
     static func createTable(_ e: Entity) -> String
     static func indexes(_ e: Entity) -> [String]
     static func createIndex(_ entity: String, _ column: String) -> String
+    /// An attribute's index (a dialect may index text in the order its queries sort by).
+    static func createIndex(_ entity: String, _ attribute: Attribute) -> String
     static func dropIndex(_ entity: String, _ column: String) -> String
     static func createJoinTable(entity: String, _ r: Relationship) -> [String]
     static func columnDefinition(_ a: Attribute) -> String
@@ -13,9 +15,11 @@ protocol SchemaDDL {
 }
 
 extension SchemaDDL {
+    static func createIndex(_ entity: String, _ attribute: Attribute) -> String { createIndex(entity, attribute.name) }
+
     /// Indexes of an entity: its `indexed` attributes and its foreign keys.
     static func indexes(_ e: Entity) -> [String] {
-        e.attributes.filter(\.indexed).map { createIndex(e.name, $0.name) }
+        e.attributes.filter(\.indexed).map { createIndex(e.name, $0) }
             + e.relationships.filter(SchemaNaming.hasColumn).map { createIndex(e.name, $0.name) }
     }
 }

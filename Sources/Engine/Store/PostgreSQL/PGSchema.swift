@@ -67,6 +67,14 @@ enum PGSchema: SchemaDDL {
         return "CREATE SEQUENCE IF NOT EXISTS \(seq); CREATE TABLE \(q(e.name)) (\(columns.joined(separator: ", ")))"
     }
 
+    /// In the order `PGQuery` sorts by (text in `COLLATE "C"`, nil first ascending and last
+    /// descending), so an ordered fetch walks the index either way instead of sorting.
+    static func createIndex(_ entity: String, _ attribute: Attribute) -> String {
+        let text = attribute.type == .string || attribute.type == .uuid
+        let key = q(attribute.name) + (text ? " COLLATE \"C\"" : "") + " NULLS FIRST"
+        return "CREATE INDEX IF NOT EXISTS \(qn(Schema.indexName(entity, attribute.name))) ON \(q(entity)) (\(key))"
+    }
+
     static func createIndex(_ entity: String, _ column: String) -> String {
         "CREATE INDEX IF NOT EXISTS \(qn(Schema.indexName(entity, column))) ON \(q(entity)) (\(q(column)))"
     }
