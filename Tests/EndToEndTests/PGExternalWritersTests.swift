@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import TestSupport
 import Testing
 
@@ -89,5 +90,83 @@ import Testing
         let missing = try FetchdProcess.run(
             ["query", "--store", Self.storeURL(url, schema: schema + "_none"), "--entity", "Contact"], input: "")
         #expect(missing.status == 65, "a schema without a store is not a fetchd store: \(missing.stderr)")
+    }
+
+    /// The server drops every connection of a watching fetchd, and a commit lands meanwhile
+    /// (its NOTIFY reaches nobody): requests answer `storeUnavailable` until the store
+    /// reconnects, then the listener's reconnect makes fetchd read the history from its token,
+    /// so the controller still gets the commit; both losses and reconnects are logged.
+    @Test func aDroppedConnectionAnswersUnavailableThenResumesFromItsToken() throws {
+        let url = try TestPostgres.url()
+        let schema = Self.freshSchema("e2e_drop")
+        defer { _ = try? Self.psql(url, schema: "public", ["DROP SCHEMA IF EXISTS \(schema) CASCADE"]) }
+        let dir = TempDir()
+        let modelFile = dir.file("model.json")
+        try ExternalWritersTests.model.write(toFile: modelFile, atomically: true, encoding: .utf8)
+        let a = try ExternalWritersTests.Client(
+            ["--store", Self.storeURL(url, schema: schema), "--model", modelFile, "--watch", "auto"])
+        defer { a.stop() }
+        let request = ExternalWritersTests.request
+        _ = try a.request("controller/create", #"{"context":"main","name":"notes","request":\#(request)}"#)
+        var mirror = TableMirror(sections: [.init(name: "", rows: [])])
+        func applyPending() throws {
+            var batch: [(method: String, params: JSON)] = []
+            for n in a.pending {
+                switch n.method {
+                case "controller/willChangeContent": batch = []
+                case "controller/didChangeContent": try mirror.apply(batch)
+                case "store/didChangeExternally": break
+                default: batch.append(n)
+                }
+            }
+            a.pending.removeAll()
+        }
+        func fresh() throws -> [JSON] {
+            try a.request("context/fetch", #"{"context":"main","request":\#(request)}"#)["objects"]?.arrayValue ?? []
+        }
+        let insert = #"INSERT INTO "Note" ("title", "rank") VALUES ('before', 1)"#
+        _ = try Self.psql(url, schema: schema, [insert])
+        _ = try a.request("server/ping")
+        try applyPending()
+        #expect(mirror.sections.flatMap(\.rows).count == 1)
+
+        let cut = try Self.psql(
+            url, schema: schema,
+            [
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() "
+                    + "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+            ])
+        #expect(cut.first.flatMap { Int($0) } ?? 0 >= 2, "the store's and the listener's connections: \(cut)")
+        _ = try Self.psql(url, schema: schema, [insert.replacingOccurrences(of: "'before', 1", with: "'meanwhile', 2")])
+
+        // Until the store is back: only storeUnavailable, never another error.
+        var unavailable = 0
+        var objects: [JSON]? = nil
+        for _ in 0..<200 where objects == nil {
+            do { objects = try fresh() } catch {
+                #expect("\(error)".contains("-32016"), "\(error)")
+                unavailable += 1
+                usleep(20_000)
+            }
+        }
+        // Whether a request lands inside the reconnect's backoff (and answers storeUnavailable)
+        // depends on timing; PGStoreTests checks the answer itself at a known point.
+        #expect(objects != nil, "the store reconnected (after \(unavailable) storeUnavailable answers)")
+        // The listener reconnects on its own backoff; its reconnect makes fetchd read the history.
+        for _ in 0..<200 {
+            _ = try a.request("server/ping")
+            try applyPending()
+            if mirror.sections.flatMap(\.rows).count == 2 { break }
+            usleep(20_000)
+        }
+        #expect(
+            mirror.sections.flatMap(\.rows) == (try fresh()), "the commit made while cut off reached the controller")
+        #expect(mirror.sections.flatMap(\.rows).count == 2)
+        a.process.closeInput()
+        let end = a.process.finish()
+        #expect(end.status == 0)
+        #expect(end.stderr.contains("lost the connection"), "\(end.stderr)")
+        #expect(end.stderr.contains("reconnected"), "\(end.stderr)")
+        #expect(end.stderr.contains("notification connection"), "\(end.stderr)")
     }
 }
