@@ -35,56 +35,14 @@ enum Models {
 }
 
 @Suite struct StoreTests {
-    let c1 = ObjectID(entity: "Contact", number: 1)
-    let g1 = ObjectID(entity: "Group", number: 1)
-    let t1 = ObjectID(entity: "Tag", number: 1)
+    let c1 = StoreRoundTrip.c1
+    let g1 = StoreRoundTrip.g1
+    let t1 = StoreRoundTrip.t1
 
-    private func seed(_ store: SQLiteStore) throws {
-        #expect(try store.reserveID(for: "Group") == g1)
-        #expect(try store.reserveID(for: "Tag") == t1)
-        #expect(try store.reserveID(for: "Contact") == c1)
-        try store.write(
-            StoreBatch(inserts: [
-                (
-                    c1,
-                    [
-                        "name": .string("Ana"), "age": .integer(30), "photo": .binary([1, 2]), "group": .object(g1),
-                        "tags": .objects([t1]),
-                    ]
-                ),
-                (g1, ["title": .string("Friends")]),
-                (t1, ["label": .string("vip")]),
-            ]))
-    }
+    private func seed(_ store: SQLiteStore) throws { try StoreRoundTrip.seed(store) }
 
     @Test func writesAndReadsObjectsWithRelationships() throws {
-        let store = try SQLiteStore.open(model: Models.contacts)
-        try seed(store)
-        let c = try #require(try store.read(c1))
-        #expect(c.version == 1)
-        #expect(
-            c.values == [
-                "name": .string("Ana"), "age": .integer(30), "photo": .binary([1, 2]),
-                "group": .object(g1), "tags": .objects([t1]),
-            ])
-        #expect(try store.read(g1)?.values["members"] == .objects([c1]))
-        #expect(try store.read(t1)?.values["contacts"] == .objects([c1]))
-        try store.write(
-            StoreBatch(updates: [
-                (
-                    c1,
-                    [
-                        "name": .string("Ana B"), "age": .integer(31), "photo": .null,
-                        "group": .null, "tags": .objects([]),
-                    ]
-                )
-            ]))
-        #expect(try store.version(of: c1) == 2)
-        #expect(try store.read(g1)?.values["members"] == .objects([]))
-        #expect(try store.read(t1)?.values["contacts"] == .objects([]))
-        try store.write(StoreBatch(deletes: [c1]))
-        #expect(try store.read(c1) == nil)
-        #expect(try store.version(of: c1) == nil)
+        try StoreRoundTrip.writesAndReadsObjectsWithRelationships(try SQLiteStore.open(model: Models.contacts))
     }
 
     @Test func createsTablesIndexesAndWALFile() throws {
