@@ -265,12 +265,13 @@ public final class Context {
             let recorded = cycleBefore
             cycleBefore.removeAll()
             var changes: [ChangeSet.Change] = []
-            for id in recorded.keys.sorted() {
-                let before = recorded[id]!
+            changes.reserveCapacity(recorded.count)
+            var keys = DifferingKeys()
+            // Sorted with their values: no second lookup per object.
+            for (id, before) in recorded.sorted(by: { $0.key < $1.key }) {
                 let after = snapshot(of: id)
                 guard before != after else { continue }
-                changes.append(
-                    ChangeSet.Change(id: id, before: before, after: after, changedKeys: differingKeys(before, after)))
+                changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: keys(before, after)))
             }
             if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes, reason: reason)) }
         }
