@@ -319,12 +319,15 @@ extension ObjectGraph {
     {
         var out: [(key: String, reason: String)] = []
         // In any order: `refuse` sorts the list.
+        var known = 0
         for (key, v) in values {
-            do throws(EngineError) { try entity.check(key, v) } catch {
+            let kind = entity.key(key)
+            if kind != nil { known += 1 }
+            do throws(EngineError) { try entity.check(key, kind, v) } catch {
                 out.append((key, error.message))
                 continue
             }
-            switch entity.key(key) {
+            switch kind {
             case .attribute(let a)?:
                 if !a.optional && v.isNull { out.append((key, "required value missing")) }
             case .relationship(let r)?:
@@ -337,7 +340,8 @@ extension ObjectGraph {
             case nil: break
             }
         }
-        guard required else { return out }
+        // A row that gives every key of the entity leaves nothing required out.
+        guard required, known != entity.attributes.count + entity.relationships.count else { return out }
         for a in entity.attributes where !a.optional && values[a.name] == nil && (a.defaultValue ?? .null).isNull {
             out.append((a.name, "required value missing"))
         }
