@@ -213,6 +213,8 @@ public final class Context {
     func noteCurrent(_ id: ObjectID, next: Snapshot?) throws(EngineError) {
         if isBatch { return }
         try noteCurrent(id)
+        // Without references there is nothing more to note (and no second read of the object).
+        guard !model.referencingRelationships(of: id.entity).isEmpty else { return }
         for t in referencedTargets(try object(id), of: id.entity) + referencedTargets(next, of: id.entity) {
             try noteCurrent(t)
         }
