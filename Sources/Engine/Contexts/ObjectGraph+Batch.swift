@@ -154,9 +154,10 @@ extension ObjectGraph {
             values.keys.allSatisfy({ entity.attribute($0) != nil || simple.contains($0) })
         else { return nil }
         return try writeMatching(entity, filter) { prior in
+            // Unchanged unless a value differs: a lookup per value, not a comparison of rows.
+            guard values.contains(where: { prior.values[$0.key] != $0.value }) else { return .some(prior) }
             var next = prior
             for (key, value) in values { next.values[key] = value }
-            guard next.values != prior.values else { return .some(prior) }
             next.version += 1
             return next
         } write: { () throws(EngineError) in
