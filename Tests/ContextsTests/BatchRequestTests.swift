@@ -74,6 +74,28 @@ import Testing
         #expect(recorder.take().isEmpty)
     }
 
+    /// A row with as many keys as the entity has, one of them unknown, still leaves a
+    /// required one out: both are listed (a row is only taken as complete when every key it
+    /// gives is the entity's).
+    @Test func anUnknownKeyDoesNotCountTowardsAFullRow() throws {
+        let (graph, _) = try Fixture.graph()
+        let row: Snapshot = [
+            "age": .integer(1), "group": .null, "tags": .objects([]), "notes": .objects([]), "badge": .null,
+            "nope": .string("x"),
+        ]
+        let error = engineError { try graph.batchInsert("Contact", rows: [row]) }
+        guard case .list(let items)? = error?.detail("errors") else {
+            Issue.record("no errors list: \(String(describing: error))")
+            return
+        }
+        let keys = items.compactMap { item -> String? in
+            guard case .record(let fields) = item, case .string(let k)? = fields.first(where: { $0.0 == "key" })?.1
+            else { return nil }
+            return k
+        }
+        #expect(keys == ["name", "nope"])
+    }
+
     /// An unsaved edit keeps its keys and takes the batch's others (a merge's rebase), and a
     /// later save writes both.
     @Test func updateMergesUnderUnsavedEdits() throws {

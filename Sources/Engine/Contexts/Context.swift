@@ -213,6 +213,8 @@ public final class Context {
     func noteCurrent(_ id: ObjectID, next: Snapshot?) throws(EngineError) {
         if isBatch { return }
         try noteCurrent(id)
+        // Without references there is nothing more to note (and no second read of the object).
+        guard !model.referencingRelationships(of: id.entity).isEmpty else { return }
         for t in referencedTargets(try object(id), of: id.entity) + referencedTargets(next, of: id.entity) {
             try noteCurrent(t)
         }
@@ -265,12 +267,13 @@ public final class Context {
             let recorded = cycleBefore
             cycleBefore.removeAll()
             var changes: [ChangeSet.Change] = []
-            for id in recorded.keys.sorted() {
-                let before = recorded[id]!
+            changes.reserveCapacity(recorded.count)
+            var keys = DifferingKeys()
+            // Sorted with their values: no second lookup per object.
+            for (id, before) in recorded.sorted(by: { $0.key < $1.key }) {
                 let after = snapshot(of: id)
                 guard before != after else { continue }
-                changes.append(
-                    ChangeSet.Change(id: id, before: before, after: after, changedKeys: differingKeys(before, after)))
+                changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: keys(before, after)))
             }
             if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes, reason: reason)) }
         }

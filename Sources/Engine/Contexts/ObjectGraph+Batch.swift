@@ -154,9 +154,10 @@ extension ObjectGraph {
             values.keys.allSatisfy({ entity.attribute($0) != nil || simple.contains($0) })
         else { return nil }
         return try writeMatching(entity, filter) { prior in
+            // Unchanged unless a value differs: a lookup per value, not a comparison of rows.
+            guard values.contains(where: { prior.values[$0.key] != $0.value }) else { return .some(prior) }
             var next = prior
             for (key, value) in values { next.values[key] = value }
-            guard next.values != prior.values else { return .some(prior) }
             next.version += 1
             return next
         } write: { () throws(EngineError) in
@@ -319,12 +320,15 @@ extension ObjectGraph {
     {
         var out: [(key: String, reason: String)] = []
         // In any order: `refuse` sorts the list.
+        var known = 0
         for (key, v) in values {
-            do throws(EngineError) { try entity.check(key, v) } catch {
+            let kind = entity.key(key)
+            if kind != nil { known += 1 }
+            do throws(EngineError) { try entity.check(key, kind, v) } catch {
                 out.append((key, error.message))
                 continue
             }
-            switch entity.key(key) {
+            switch kind {
             case .attribute(let a)?:
                 if !a.optional && v.isNull { out.append((key, "required value missing")) }
             case .relationship(let r)?:
@@ -337,7 +341,8 @@ extension ObjectGraph {
             case nil: break
             }
         }
-        guard required else { return out }
+        // A row that gives every key of the entity leaves nothing required out.
+        guard required, known != entity.attributes.count + entity.relationships.count else { return out }
         for a in entity.attributes where !a.optional && values[a.name] == nil && (a.defaultValue ?? .null).isNull {
             out.append((a.name, "required value missing"))
         }

@@ -35,3 +35,29 @@ func differingKeys(_ a: Snapshot?, _ b: Snapshot?) -> Set<String> {
         return keys
     }
 }
+
+/// `differingKeys` for the objects of one cycle: a set equal to the one before shares its
+/// storage, so a batch of a million inserts (or of updates to one key) builds one set, not a
+/// million.
+struct DifferingKeys {
+    private var last: Set<String> = []
+
+    mutating func callAsFunction(_ a: Snapshot?, _ b: Snapshot?) -> Set<String> {
+        switch (a, b) {
+        case (nil, nil): return []
+        case (let x?, nil), (nil, let x?): return shared(x.keys, count: x.count)
+        case (let x?, let y?):
+            var keys: [String] = []
+            for (k, v) in x where y[k] != v { keys.append(k) }
+            for k in y.keys where x[k] == nil { keys.append(k) }
+            return shared(keys, count: keys.count)
+        }
+    }
+
+    /// `keys` (distinct) as a set, the previous one when equal.
+    private mutating func shared<C: Collection<String>>(_ keys: C, count: Int) -> Set<String> {
+        if count == last.count && keys.allSatisfy(last.contains) { return last }
+        last = Set(keys)
+        return last
+    }
+}

@@ -11,14 +11,25 @@ extension FetchedResultsController {
         // the local's root and counts are current until it is stored back.)
         var results = self.results
         defer { self.results = results }
-        var leaving = affected.indices.filter { affected[$0].oldRank != nil }
+        // A row held before and after at the same key (an update of other values) keeps its
+        // entry, which is where removing and re-inserting it would put it; its rank is read
+        // back once the others have moved.
+        var staying: [Int] = []
+        var stays = [Bool](repeating: false, count: affected.count)
+        for i in affected.indices where affected[i].oldRank != nil && affected[i].newKey != nil {
+            if affected[i].newKey == affected[i].oldKey {
+                stays[i] = true
+                staying.append(i)
+            }
+        }
+        var leaving = affected.indices.filter { affected[$0].oldRank != nil && !stays[$0] }
         leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
         for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
         var keys: [SortKey] = []
         var entering: [Int] = []
         keys.reserveCapacity(affected.count)
         entering.reserveCapacity(affected.count)
-        for i in affected.indices {
+        for i in affected.indices where !stays[i] {
             if let key = affected[i].newKey {
                 keys.append(key)
                 entering.append(i)
@@ -40,7 +51,10 @@ extension FetchedResultsController {
         for j in order {
             affected[entering[j]].newRank = results.insert(keys[j], affected[entering[j]].id.number, scratch: &scratch)
         }
-        return order.map { entering[$0] }
+        for i in staying {
+            affected[i].newRank = results.rows.find(affected[i].newKey!, id: affected[i].id.number, scratch: &scratch)
+        }
+        return order.map { entering[$0] } + staying
     }
 
     /// Each key's first component as a plain number, when every one is an integer, double or

@@ -51,10 +51,14 @@ extension FetchedResultsController {
             rebuiltThisCycle = true
             rebuilt = fresh
             cost.fetchNanos = CycleCost.now() - started
+            // Nothing held (a bulk fill): every row is an insert, nothing to compare.
+            if results.count == 0 {
+                lastCycleRebuilt = true
+                return allInserted(fresh)
+            }
             moved = rowsThatDiffer(from: fresh)
         }
         lastCycleRebuilt = rebuiltThisCycle
-        if let rebuilt, results.count == 0 { return allInserted(rebuilt) }
         var affected = collectAffected(changeSet.changes, changes, evaluate: rebuilt == nil)
         if let rebuilt { locateInBothTrees(&affected, moved: moved, rebuilt: rebuilt) }
         guard !affected.isEmpty else { return [] }

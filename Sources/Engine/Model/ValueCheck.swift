@@ -15,7 +15,12 @@ extension Entity {
     /// Throws `unknownKey` or `typeMismatch` (naming entity and key). Whether a referenced
     /// object exists is for the context to say; here only its entity is checked.
     public func check(_ key: String, _ value: Value) throws(EngineError) {
-        switch self.key(key) {
+        try check(key, self.key(key), value)
+    }
+
+    /// `check` with the key already looked up (`kind`: what `key(key)` answers).
+    public func check(_ key: String, _ kind: Key?, _ value: Value) throws(EngineError) {
+        switch kind {
         case nil:
             throw EngineError(
                 .unknownKey, "\(name) has no key \(key)", [("entity", .string(name)), ("key", .string(key))])

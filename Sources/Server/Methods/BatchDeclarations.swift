@@ -72,7 +72,7 @@ public struct BatchInsertParams: RPCParams {
         // The objects first, then the rows: row numbers count on through both.
         for object in objects {
             var values = Snapshot(minimumCapacity: object.count)
-            for (key, json) in object { read(json, key, into: &values) }
+            for (key, json) in object { read(json, key, entity.key(key), into: &values) }
             rows.append(values)
         }
         guard let keys, let columns else { return }
@@ -80,22 +80,25 @@ public struct BatchInsertParams: RPCParams {
         for key in keys where !seen.insert(key).inserted {
             rejected.append(.init(key: key, reason: "listed twice in keys"))
         }
+        // Each key looked up once, not once per row.
+        let kinds = keys.map { entity.key($0) }
         for items in columns {
             var values = Snapshot(minimumCapacity: keys.count)
             if items.count != keys.count {
                 rejected.append(
                     .init(row: rows.count, reason: "\(items.count) value(s) for \(keys.count) key(s)"))
             } else {
-                for (key, json) in zip(keys, items) { read(json, key, into: &values) }
+                for i in items.indices { read(items[i], keys[i], kinds[i], into: &values) }
             }
             rows.append(values)
         }
     }
 
-    /// One value typed by its key; a problem is noted against the current row.
-    private mutating func read(_ json: JSON, _ key: String, into values: inout Snapshot) {
+    /// One value typed by its key (`kind`, what the entity says `key` is); a problem is
+    /// noted against the current row.
+    private mutating func read(_ json: JSON, _ key: String, _ kind: Entity.Key?, into values: inout Snapshot) {
         do throws(EngineError) {
-            switch entity.key(key) {
+            switch kind {
             case nil:
                 rejected.append(.init(row: rows.count, key: key, reason: "\(entity.name) has no key \(key)"))
             case .attribute(let a):
