@@ -103,8 +103,12 @@ import Testing
         let dir = TempDir()
         let modelFile = dir.file("model.json")
         try ExternalWritersTests.model.write(toFile: modelFile, atomically: true, encoding: .utf8)
+        // Its connections carry the schema's name, so only they are cut (other suites share the cluster).
         let a = try ExternalWritersTests.Client(
-            ["--store", Self.storeURL(url, schema: schema), "--model", modelFile, "--watch", "auto"])
+            [
+                "--store", Self.storeURL(url, schema: schema) + "&application_name=\(schema)", "--model", modelFile,
+                "--watch", "auto",
+            ])
         defer { a.stop() }
         let request = ExternalWritersTests.request
         _ = try a.request("controller/create", #"{"context":"main","name":"notes","request":\#(request)}"#)
@@ -133,8 +137,7 @@ import Testing
         let cut = try Self.psql(
             url, schema: schema,
             [
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() "
-                    + "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(schema)'"
             ])
         #expect(cut.first.flatMap { Int($0) } ?? 0 >= 2, "the store's and the listener's connections: \(cut)")
         _ = try Self.psql(url, schema: schema, [insert.replacingOccurrences(of: "'before', 1", with: "'meanwhile', 2")])
