@@ -226,6 +226,18 @@ public final class PGConnection {
     /// number of rows copied.
     @discardableResult
     public func copyIn(_ sql: String, _ body: (_ send: (String) throws(PGError) -> Void) throws -> Void) throws -> Int {
+        try copyInBytes(sql) { sendBytes in
+            try withoutActuallyEscaping(sendBytes) { sendBytes in
+                try body { (chunk: String) throws(PGError) in try sendBytes(Array(chunk.utf8)) }
+            }
+        }
+    }
+
+    /// `copyIn` with the data as UTF-8 bytes, so callers can build it without strings.
+    @discardableResult
+    public func copyInBytes(_ sql: String, _ body: (_ send: ([UInt8]) throws(PGError) -> Void) throws -> Void) throws
+        -> Int
+    {
         let handle = try liveHandle()
         let start = PQexec(handle, sql)
         guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
@@ -233,10 +245,9 @@ public final class PGConnection {
             throw PGError.from(result: start, connection: handle)
         }
         PQclear(start)
-        let send: (String) throws(PGError) -> Void = { (chunk: String) throws(PGError) in
-            var chunk = chunk
-            let rc = chunk.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
+        let send: ([UInt8]) throws(PGError) -> Void = { (chunk: [UInt8]) throws(PGError) in
+            let rc = chunk.withUnsafeBytes { bytes in
+                PQputCopyData(handle, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
             }
             guard rc == 1 else {
                 throw PGError(

@@ -3,25 +3,75 @@
 public enum PGCopyText {
     /// One row as a line, ready for the `send` closure of `PGConnection.copyIn`.
     public static func line(_ values: [String?]) -> String {
-        var line = ""
-        for (i, value) in values.enumerated() {
-            if i > 0 { line.append("\t") }
-            if let value { escape(value, into: &line) } else { line.append("\\N") }
+        var buffer = PGCopyBuffer()
+        for value in values { buffer.field(value) }
+        buffer.endRow()
+        return String(decoding: buffer.bytes, as: UTF8.self)
+    }
+}
+
+/// COPY text built as UTF-8 bytes, field by field: no per-row strings or arrays. Escaping
+/// works on bytes because the four special characters are ASCII, and ASCII bytes never occur
+/// inside a multi-byte UTF-8 sequence.
+public struct PGCopyBuffer {
+    public internal(set) var bytes: [UInt8] = []
+    private var rowStarted = false
+
+    public init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    /// The next column of the current row; nil is NULL.
+    public mutating func field(_ value: String?) {
+        separate()
+        guard var value else {
+            bytes.append(0x5C) // \N
+            bytes.append(0x4E)
+            return
         }
-        line.append("\n")
-        return line
+        value.withUTF8 { append(escaping: $0) }
     }
 
-    static func escape(_ value: String, into out: inout String) {
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\\": out.append("\\\\")
-            case "\t": out.append("\\t")
-            case "\n": out.append("\\n")
-            case "\r": out.append("\\r")
-            default: out.unicodeScalars.append(scalar)
+    /// The next column, an integer (never needs escaping).
+    public mutating func field(_ value: Int64) {
+        separate()
+        var v = value.magnitude
+        if value < 0 { bytes.append(0x2D) }
+        let start = bytes.count
+        repeat {
+            bytes.append(0x30 + UInt8(v % 10))
+            v /= 10
+        } while v > 0
+        bytes[start...].reverse()
+    }
+
+    public mutating func endRow() {
+        bytes.append(0x0A)
+        rowStarted = false
+    }
+
+    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    private mutating func separate() {
+        if rowStarted { bytes.append(0x09) } else { rowStarted = true }
+    }
+
+    /// Copies runs without special bytes whole (the common case is one run).
+    private mutating func append(escaping src: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for (i, b) in src.enumerated() {
+            let escaped: UInt8
+            switch b {
+            case 0x5C: escaped = 0x5C // backslash
+            case 0x09: escaped = 0x74 // t
+            case 0x0A: escaped = 0x6E // n
+            case 0x0D: escaped = 0x72 // r
+            default: continue
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: src[runStart..<i]))
+            bytes.append(0x5C)
+            bytes.append(escaped)
+            runStart = i + 1
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: src[runStart...]))
     }
 }
 
@@ -30,18 +80,31 @@ extension PGConnection {
     /// `table` and `columns` are quoted as identifiers. Returns the number of rows copied.
     @discardableResult
     public func copyRows(into table: String, columns: [String], _ rows: some Sequence<[String?]>) throws -> Int {
+        try copyRows(into: table, columns: columns, rows) { row, buffer in
+            for value in row { buffer.field(value) }
+        }
+    }
+
+    /// Copies `rows`, each written by `fields` as the columns in order (the row's end is
+    /// added here). Returns the number of rows copied.
+    @discardableResult
+    public func copyRows<Row>(
+        into table: String, columns: [String], _ rows: some Sequence<Row>,
+        fields: (Row, inout PGCopyBuffer) throws -> Void
+    ) throws -> Int {
         let list = columns.map(quoteIdentifier).joined(separator: ", ")
-        return try copyIn("COPY \(quoteIdentifier(table)) (\(list)) FROM STDIN") { send in
+        return try copyInBytes("COPY \(quoteIdentifier(table)) (\(list)) FROM STDIN") { send in
             // Sent in chunks of about 64 KiB: one call per row costs more than the copying.
-            var chunk = ""
+            var buffer = PGCopyBuffer(capacity: 72_000)
             for row in rows {
-                chunk += PGCopyText.line(row)
-                if chunk.utf8.count >= 65_536 {
-                    try send(chunk)
-                    chunk = ""
+                try fields(row, &buffer)
+                buffer.endRow()
+                if buffer.bytes.count >= 65_536 {
+                    try send(buffer.bytes)
+                    buffer.removeAll()
                 }
             }
-            if !chunk.isEmpty { try send(chunk) }
+            if !buffer.bytes.isEmpty { try send(buffer.bytes) }
         }
     }
 }

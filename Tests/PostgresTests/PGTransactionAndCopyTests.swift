@@ -67,6 +67,15 @@ import Testing
                 == "tab\\there\tline\\nbreak\\r\tback\\\\slash\n")
     }
 
+    @Test func integersAreWrittenAsTheirDecimalDigits() {
+        var buffer = PGCopyBuffer()
+        for v: Int64 in [0, 7, -7, 10, -100, .max, .min] { buffer.field(v) }
+        buffer.field(nil as String?)
+        buffer.endRow()
+        let want = "0\t7\t-7\t10\t-100\t\(Int64.max)\t\(Int64.min)\t\\N\n"
+        #expect(String(decoding: buffer.bytes, as: UTF8.self) == want)
+    }
+
     @Test func copiedRowsReadBackExactly() throws {
         let db = try PGTestDatabase.connect()
         try PGTestDatabase.freshSchema(db, "wrapper_copy_rows")

@@ -139,9 +139,8 @@ extension PGStore {
                     try c.copyRows(
                         into: entity,
                         columns: [SchemaNaming.primaryKey] + t.attributes.map(\.name) + t.toOne.map(\.name),
-                        inserts[k..<end].lazy.map { id, values in
-                            [String(id.number)] + Self.columnParameters(t, values).map { $0?.text }
-                        })
+                        inserts[k..<end]
+                    ) { row, buffer in Self.copyFields(t, row.0, row.1, into: &buffer) }
                     for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
                     k = end
                     continue
@@ -195,6 +194,23 @@ extension PGStore {
         for a in t.attributes { out.append(PGValueEncoding.parameter(values[a.name] ?? .null).map(PGValue.text)) }
         for r in t.toOne { out.append(PGValueEncoding.parameter(values[r.name] ?? .null).map(PGValue.text)) }
         return out
+    }
+
+    /// A new row's columns in COPY order (key, attributes, to-ones) straight into the COPY
+    /// text: integers without an intermediate string, the rest as their parameter text.
+    static func copyFields(_ t: EntityTable, _ id: ObjectID, _ values: Snapshot, into buffer: inout PGCopyBuffer) {
+        buffer.field(id.number)
+        for a in t.attributes { copyField(values[a.name] ?? .null, into: &buffer) }
+        for r in t.toOne { copyField(values[r.name] ?? .null, into: &buffer) }
+    }
+
+    private static func copyField(_ v: Value, into buffer: inout PGCopyBuffer) {
+        switch v {
+        case .integer(let i): buffer.field(i)
+        case .object(let id): buffer.field(id.number)
+        case .string(let s), .uuid(let s): buffer.field(s)
+        default: buffer.field(PGValueEncoding.parameter(v))
+        }
     }
 
     /// An object's links become exactly the snapshot's: links no longer there are removed,
