@@ -368,7 +368,7 @@ public final class SQLiteStore: Store {
         return out
     }
 
-    /// How many new rows of one entity make rebuilding its indexes worth it.
+    /// How many new rows of one entity make rebuilding its indexes worth it (both stores).
     static let bulkIndexRebuild = 20_000
 
     private func table(_ id: ObjectID) throws(EngineError) -> EntityTable {

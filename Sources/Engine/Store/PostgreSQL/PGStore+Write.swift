@@ -129,12 +129,14 @@ extension PGStore {
         do {
             var k = 0
             let inserts = batch.inserts
+            var rebuilt: [Entity] = []
             while k < inserts.count {
                 let entity = inserts[k].0.entity
                 let (t, s) = try entityTables(entity)
                 var end = k + 1
                 while end < inserts.count && inserts[end].0.entity == entity { end += 1 }
                 if end - k >= Self.copyThreshold {
+                    if try dropIndexesForBulkLoad(c, t.entity, rows: end - k) { rebuilt.append(t.entity) }
                     // Many rows: one COPY (the statement triggers record them as one run).
                     try c.copyRows(
                         into: entity,
@@ -155,6 +157,13 @@ extension PGStore {
                 try c.execPrepared(s.insert(rows: end - k), params)
                 for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
                 k = end
+            }
+            if !rebuilt.isEmpty {
+                // CREATE INDEX refuses a table with foreign-key checks still pending: they run
+                // now (every row of the batch is in by here), then checks wait for COMMIT again.
+                _ = try c.exec("SET CONSTRAINTS ALL IMMEDIATE")
+                for e in rebuilt { for sql in PGSchema.indexes(e) { _ = try c.exec(sql) } }
+                _ = try c.exec("SET CONSTRAINTS ALL DEFERRED")
             }
             for (id, values) in batch.updates {
                 let (t, s) = try entityTables(id.entity)
@@ -215,6 +224,24 @@ extension PGStore {
 
     /// An object's links become exactly the snapshot's: links no longer there are removed,
     /// new ones added (unchanged ones stay, so they leave no history).
+    /// A load of at least as many rows as the table holds (and many) drops the entity's
+    /// indexes before its COPY; `write` builds them again after its inserts, in the same
+    /// transaction. One sort of the whole table costs a fraction of keeping a B-tree up row by
+    /// row in random key order. Other sessions' reads of the entity wait until the commit
+    /// (DROP INDEX locks the table), as a file's readers never do: the price of a bulk load.
+    private func dropIndexesForBulkLoad(_ c: PGConnection, _ e: Entity, rows: Int) throws -> Bool {
+        guard rows >= SQLiteStore.bulkIndexRebuild, !PGSchema.indexes(e).isEmpty else { return false }
+        // Counting stops past `rows`: the question is only whether the table holds fewer.
+        let held =
+            try c.execPrepared(
+                "SELECT count(*) FROM (SELECT 1 FROM \(PGSchema.q(e.name)) LIMIT \(rows + 1)) AS held"
+            ).int64(0, 0) ?? 0
+        guard held <= rows else { return false }
+        for a in e.attributes where a.indexed { _ = try c.exec(PGSchema.dropIndex(e.name, a.name)) }
+        for r in e.relationships where SchemaNaming.hasColumn(r) { _ = try c.exec(PGSchema.dropIndex(e.name, r.name)) }
+        return true
+    }
+
     private func writeLinks(_ c: PGConnection, _ s: PGEntitySQL, _ id: ObjectID, _ values: Snapshot) throws {
         for (i, (relationship, unlink)) in s.unlinkOthers.enumerated() {
             guard case .objects(let targets)? = values[relationship] else { continue }
