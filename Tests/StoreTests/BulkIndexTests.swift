@@ -27,12 +27,8 @@ import Testing
         return out
     }
 
-    @Test func indexesAreRebuiltWithEveryRow() throws {
-        let dir = TempDir()
-        let store = try SQLiteStore.open(path: dir.file("bulk.sqlite"), model: Self.model)
-        let db = try store.connection
-        let before = try Self.indexes(db)
-        #expect(before.count == 2)
+    /// 25,000 new items (an empty table: their indexes are rebuilt), keys in scrambled order.
+    static func load(_ store: any Store) throws -> StoreBatch {
         var batch = StoreBatch()
         for i in 0..<25_000 {
             batch.inserts.append(
@@ -41,7 +37,31 @@ import Testing
                     ["k": .integer(Int64((i * 7919) % 25_000)), "s": .string("x"), "box": .null]
                 ))
         }
-        try store.write(batch)
+        return batch
+    }
+
+    /// A load as large whose last row refers to a box that does not exist: the foreign key
+    /// fails at commit, after the indexes were dropped.
+    static func failingLoad(_ store: any Store) throws -> StoreBatch {
+        var batch = StoreBatch()
+        for _ in 0..<25_000 {
+            batch.inserts.append((try store.reserveID(for: "Item"), ["k": .integer(1), "s": .string("x")]))
+        }
+        batch.inserts.append(
+            (
+                try store.reserveID(for: "Item"),
+                ["k": .integer(1), "s": .string("x"), "box": .object(ObjectID(entity: "Box", number: 5))]
+            ))
+        return batch
+    }
+
+    @Test func indexesAreRebuiltWithEveryRow() throws {
+        let dir = TempDir()
+        let store = try SQLiteStore.open(path: dir.file("bulk.sqlite"), model: Self.model)
+        let db = try store.connection
+        let before = try Self.indexes(db)
+        #expect(before.count == 2)
+        try store.write(try Self.load(store))
         #expect(try Self.indexes(db) == before)
         let check = try db.prepareUncached("SELECT count(*) FROM \"Item\" INDEXED BY \"_idx_Item_k\" WHERE \"k\" >= 0")
         _ = try check.step()
@@ -56,16 +76,7 @@ import Testing
         let dir = TempDir()
         let store = try SQLiteStore.open(path: dir.file("bulk.sqlite"), model: Self.model)
         let db = try store.connection
-        var batch = StoreBatch()
-        for _ in 0..<25_000 {
-            batch.inserts.append((try store.reserveID(for: "Item"), ["k": .integer(1), "s": .string("x")]))
-        }
-        // A reference to a box that does not exist: the foreign key fails at commit.
-        batch.inserts.append(
-            (
-                try store.reserveID(for: "Item"),
-                ["k": .integer(1), "s": .string("x"), "box": .object(ObjectID(entity: "Box", number: 5))]
-            ))
+        let batch = try Self.failingLoad(store)
         #expect(throws: EngineError.self) { try store.write(batch) }
         #expect(try Self.indexes(db).count == 2)
         #expect(try store.count(entity: "Item", filter: nil) == 0)

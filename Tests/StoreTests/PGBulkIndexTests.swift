@@ -23,15 +23,7 @@ import Testing
         let c = try scratch.client()
         let before = try Self.indexes(c, scratch.schema)
         #expect(before.count == 3, "the primary key, k and box: \(before)")
-        var batch = StoreBatch()
-        for i in 0..<25_000 {
-            batch.inserts.append(
-                (
-                    try store.reserveID(for: "Item"),
-                    ["k": .integer(Int64((i * 7919) % 25_000)), "s": .string("x"), "box": .null]
-                ))
-        }
-        try store.write(batch)
+        try store.write(try BulkIndexTests.load(store))
         #expect(try Self.indexes(c, scratch.schema) == before)
         // Read through the index alone: every row is in it.
         let counted = try c.exec(
@@ -58,16 +50,7 @@ import Testing
         defer { store.close() }
         let c = try scratch.client()
         let before = try Self.indexes(c, scratch.schema)
-        var batch = StoreBatch()
-        for _ in 0..<25_000 {
-            batch.inserts.append((try store.reserveID(for: "Item"), ["k": .integer(1), "s": .string("x")]))
-        }
-        // A reference to a box that does not exist: the foreign key fails at commit.
-        batch.inserts.append(
-            (
-                try store.reserveID(for: "Item"),
-                ["k": .integer(1), "s": .string("x"), "box": .object(ObjectID(entity: "Box", number: 5))]
-            ))
+        let batch = try BulkIndexTests.failingLoad(store)
         #expect(throws: EngineError.self) { try store.write(batch) }
         #expect(try Self.indexes(c, scratch.schema) == before)
         #expect(try store.count(entity: "Item", filter: nil) == 0)
