@@ -131,6 +131,22 @@ public final class PGConnection {
     /// (PQprepare + PQexecPrepared). Use for statements run many times.
     @discardableResult
     public func execPrepared(_ sql: String, _ params: [PGValue?] = []) throws(PGError) -> PGResult {
+        try check(try runPrepared(sql, params))
+    }
+
+    /// `execPrepared` for large results: each row goes to `body` as it lies in libpq's
+    /// result (`PGRow`), without a string per value.
+    public func execPrepared(_ sql: String, _ params: [PGValue?], eachRow body: (PGRow) -> Void) throws(PGError) {
+        let result = try runPrepared(sql, params)
+        defer { PQclear(result) }
+        guard let result, PQresultStatus(result) == PGRES_TUPLES_OK else {
+            throw PGError.from(result: result, connection: handle)
+        }
+        for r in 0..<PQntuples(result) { body(PGRow(result: result, row: r)) }
+    }
+
+    /// Prepares `sql` once per session and runs it; the caller checks and frees the result.
+    private func runPrepared(_ sql: String, _ params: [PGValue?]) throws(PGError) -> OpaquePointer? {
         let handle = try liveHandle()
         let name: String
         if let known = prepared[sql] {
@@ -141,10 +157,7 @@ public final class PGConnection {
             _ = try check(PQprepare(handle, name, sql, 0, nil))
             prepared[sql] = name
         }
-        return try check(
-            withParams(params) { count, values in
-                PQexecPrepared(handle, name, count, values, nil, nil, 0)
-            })
+        return withParams(params) { count, values in PQexecPrepared(handle, name, count, values, nil, nil, 0) }
     }
 
     /// The number of statements prepared in this session.

@@ -90,15 +90,28 @@ extension PGStore {
         if limit != nil || offset > 0 {
             query += " LIMIT \(limit.map(String.init) ?? "ALL") OFFSET \(max(0, offset))"
         }
-        let r = try run("query failed") { c in try c.execPrepared(query, params) }
-        for row in r.rows {
-            let number = Int64(row[0]!)!
-            if skipped.contains(number) { continue }
-            if let ordering, !keyColumns.isEmpty {
-                body(number, PGQuery.key(ordering, fromColumns: Array(row.dropFirst())))
-            } else {
-                body(number, [])
+        // Read in place: a million rows make no million arrays of strings.
+        let types = ordering.map(PGQuery.keyTypes) ?? []
+        let keyed = !keyColumns.isEmpty && types.count == keyColumns.count
+        var key = SortKey(repeating: .null, count: keyed ? types.count : 0)
+        try run("query failed") { c in
+            try c.execPrepared(query, params) { row in
+                guard let number = row.int64(0), !skipped.contains(number) else { return }
+                if keyed {
+                    for (i, type) in types.enumerated() { key[i] = Self.keyValue(row, i + 1, type) }
+                }
+                body(number, key)
             }
+        }
+    }
+
+    /// A key column's value; integers and references without a string in between.
+    private static func keyValue(_ row: PGRow, _ column: Int, _ type: PGValueEncoding.KeyTerminalType) -> Value {
+        switch type {
+        case .attribute(.integer): return row.int64(column).map(Value.integer) ?? .null
+        case .object(let entity):
+            return row.int64(column).map { .object(ObjectID(entity: entity, number: $0)) } ?? .null
+        default: return PGValueEncoding.value(row.text(column), as: type)
         }
     }
 
