@@ -11,6 +11,29 @@ import Testing
         #expect(result.rows == [["42", "héllo", nil]])
     }
 
+    @Test func rowsReadInPlaceAgreeWithTheMaterializedResult() throws {
+        let db = try PGTestDatabase.connect()
+        let sql = """
+            SELECT n::bigint, CASE WHEN n % 3 = 0 THEN NULL ELSE 'v' || n END, (n - 5) * 1000000000000
+            FROM generate_series(1, 40) AS n WHERE n > $1 ORDER BY n
+            """
+        let materialized = try db.execPrepared(sql, [.int(4)])
+        var read: [[String?]] = []
+        var integers: [Int64?] = []
+        try db.execPrepared(sql, [.int(4)]) { row in
+            read.append([row.text(0), row.text(1), row.text(2)])
+            integers.append(row.int64(2))
+            #expect(row.isNull(1) == (row.int64(0)! % 3 == 0))
+        }
+        #expect(read == materialized.rows)
+        #expect(integers == materialized.rows.map { $0[2].flatMap { Int64($0) } })
+        #expect(integers.first == 0 && integers.last == 35_000_000_000_000)
+        do {
+            try db.execPrepared("SELECT 1/0", []) { _ in Issue.record("a failed query has no rows") }
+            Issue.record("division by zero accepted")
+        } catch { #expect(error.sqlState == "22012") }
+    }
+
     @Test func errorCarriesSQLStateAndDetail() throws {
         let db = try PGTestDatabase.connect()
         try PGTestDatabase.freshSchema(db, "wrapper_errors")
