@@ -27,20 +27,10 @@ extension PGStore {
     private func matchingInMemory(_ filter: any ObjectFilter, entity: String) throws(EngineError) -> [Int64] {
         let view = PGStoreView(store: self)
         var out: [Int64] = []
-        for number in try allNumbers(entity) {
-            let id = ObjectID(entity: entity, number: number)
-            guard let object = try readCurrent(id) else { continue }
-            if filter.matches(id, object.values, in: view) { out.append(number) }
+        for (number, object) in try readAll(entity) {
+            if filter.matches(ObjectID(entity: entity, number: number), object.values, in: view) { out.append(number) }
         }
         return out
-    }
-
-    func allNumbers(_ entity: String) throws(EngineError) -> [Int64] {
-        let (_, s) = try entityTables(entity)
-        return try run("query failed") { c in
-            try c.execPrepared("SELECT \(SchemaNaming.quoted(SchemaNaming.primaryKey)) FROM \(s.table) ORDER BY 1")
-                .rows.map { Int64($0[0]!)! }
-        }
     }
 
     private static var pk: String { "t.\(SchemaNaming.quoted(SchemaNaming.primaryKey))" }
@@ -125,10 +115,10 @@ extension PGStore {
             try c.execPrepared("SELECT \(Self.pk) FROM \(s.table) AS t\(clause)", params).rows.map { Int64($0[0]!)! }
         }
         let view = PGStoreView(store: self)
+        let matching = Set(numbers)
         var keyed: [(Int64, SortKey)] = []
-        for number in numbers {
+        for (number, object) in try readAll(entity) where matching.contains(number) {
             let id = ObjectID(entity: entity, number: number)
-            guard let object = try readCurrent(id) else { continue }
             keyed.append((number, ordering.key(of: id, object.values, in: view)))
         }
         keyed.sort { a, b in

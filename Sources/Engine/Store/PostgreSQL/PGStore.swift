@@ -175,17 +175,29 @@ public final class PGStore: Store, HistoryBackedStore {
         return try run("reading \(id)") { c in
             let r = try c.execPrepared(s.selectByID, [.int(id.number)])
             guard r.count == 1 else { return nil }
-            let row = r.rows[0]
-            var values = Self.rowValues(row, t, from: 1)
-            // The to-many sides come as arrays after the columns: one round trip per object.
-            var column = 1 + s.columns.count
-            for (rel, _) in s.toMany {
-                values[rel.name] = .objects(
-                    Self.numbers(row[column]).map { ObjectID(entity: rel.destination, number: $0) })
-                column += 1
-            }
-            return StoredObject(values: values, version: Int64(r.rows[0][0]!) ?? 1)
+            return Self.storedObject(r.rows[0], from: 0, t, s)
         }
+    }
+
+    /// Every saved object of `entity` with its id number, ascending, in one round trip: for
+    /// what is evaluated in memory (a filter or ordering PostgreSQL cannot run exactly).
+    func readAll(_ entity: String) throws(EngineError) -> [(Int64, StoredObject)] {
+        guard let t = tables[entity], let s = sql[entity] else { return [] }
+        return try run("reading \(entity)") { c in
+            try c.execPrepared(s.selectAll).rows.map { row in (Int64(row[0]!)!, Self.storedObject(row, from: 1, t, s)) }
+        }
+    }
+
+    /// A row of `selectByID`'s columns starting at `first`: the version, the attribute and
+    /// to-one columns, then the to-many sides as arrays (one round trip per object).
+    static func storedObject(_ row: [String?], from first: Int, _ t: EntityTable, _ s: PGEntitySQL) -> StoredObject {
+        var values = rowValues(row, t, from: first + 1)
+        var column = first + 1 + s.columns.count
+        for (rel, _) in s.toMany {
+            values[rel.name] = .objects(numbers(row[column]).map { ObjectID(entity: rel.destination, number: $0) })
+            column += 1
+        }
+        return StoredObject(values: values, version: row[first].flatMap { Int64($0) } ?? 1)
     }
 
     /// A bigint[] in text form (`{1,2,3}`).
@@ -242,6 +254,8 @@ extension PGResult {
 struct PGEntitySQL {
     let table: String
     let selectByID: String
+    /// `selectByID`'s columns for every row, after the id number, by id number.
+    let selectAll: String
     let selectVersion: String
     let toMany: [(relationship: Relationship, sql: String)]
     /// The attribute and to-one columns, quoted, in `EntityTable` order.
@@ -285,8 +299,9 @@ struct PGEntitySQL {
         self.link = link.map { (relationship: $0.0, sql: $0.1) }
         self.unlinkAll = unlinkAll
         let arrays = self.toMany.map { "ARRAY(\($0.sql.replacingOccurrences(of: "$1", with: "x.\(pk)")))" }
-        selectByID =
-            "SELECT \(([version] + columns.map { "x.\($0)" } + arrays).joined(separator: ", ")) FROM \(table) AS x WHERE x.\(pk) = $1"
+        let selected = ([version] + columns.map { "x.\($0)" } + arrays).joined(separator: ", ")
+        selectByID = "SELECT \(selected) FROM \(table) AS x WHERE x.\(pk) = $1"
+        selectAll = "SELECT x.\(pk), \(selected) FROM \(table) AS x ORDER BY x.\(pk)"
         selectVersion = "SELECT \(version) FROM \(table) WHERE \(pk) = $1"
         let sets =
             columns.enumerated().map { "\($0.element) = $\($0.offset + 2)" } + ["\(version) = \(version) + 1"]
