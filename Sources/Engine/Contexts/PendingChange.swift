@@ -25,15 +25,8 @@ struct PendingChange {
 
 /// Keys whose values differ between two snapshots (all keys when one side is missing).
 func differingKeys(_ a: Snapshot?, _ b: Snapshot?) -> Set<String> {
-    switch (a, b) {
-    case (nil, nil): return []
-    case (let x?, nil), (nil, let x?): return Set(x.keys)
-    case (let x?, let y?):
-        var keys: Set<String> = []
-        for (k, v) in x where y[k] != v { keys.insert(k) }
-        for k in y.keys where x[k] == nil { keys.insert(k) }
-        return keys
-    }
+    var keys = DifferingKeys()
+    return keys(a, b)
 }
 
 /// `differingKeys` for the objects of one cycle: a set equal to the one before shares its

@@ -359,10 +359,7 @@ public final class SQLiteStore: Store {
             let held = Int(s.int64(0))
             s.reset()
             guard n >= held else { continue }
-            for a in t.entity.attributes where a.indexed { try db.execute(Schema.dropIndex(name, a.name)) }
-            for r in t.entity.relationships where SchemaNaming.hasColumn(r) {
-                try db.execute(Schema.dropIndex(name, r.name))
-            }
+            for sql in Schema.dropIndexes(t.entity) { try db.execute(sql) }
             out.append(t.entity)
         }
         return out

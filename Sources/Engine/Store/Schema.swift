@@ -22,6 +22,12 @@ extension SchemaDDL {
         e.attributes.filter(\.indexed).map { createIndex(e.name, $0) }
             + e.relationships.filter(SchemaNaming.hasColumn).map { createIndex(e.name, $0.name) }
     }
+
+    /// What drops the indexes `indexes(e)` creates (a bulk load builds them again after).
+    static func dropIndexes(_ e: Entity) -> [String] {
+        (e.attributes.filter(\.indexed).map(\.name) + e.relationships.filter(SchemaNaming.hasColumn).map(\.name))
+            .map { dropIndex(e.name, $0) }
+    }
 }
 
 /// The DDL for a model, following `SchemaNaming`. Columns are nullable at the SQL level:

@@ -65,19 +65,10 @@ class TableMirror:
             work.delete_row(section, row)
         deleted = [c for c in batch.sections if c.type == DELETE]
         for gone in sorted(deleted, key=lambda c: c.section_index, reverse=True):
-            index = gone.section_index
-            if not 0 <= index < len(sections):
-                raise MirrorError(f"section delete at {index}, but there are {len(sections)} sections")
-            if sections[index].rows:
-                left = sections[index]
-                raise MirrorError(f"section delete at {index} ({left.name!r}) leaves {len(left.rows)} rows unreported")
-            work.delete_section(index)
+            work.delete_section(gone.section_index)
         inserted = [c for c in batch.sections if c.type == INSERT]
         for new in sorted(inserted, key=lambda c: c.section_index):
-            index = new.section_index
-            if not 0 <= index <= len(sections):
-                raise MirrorError(f"section insert at {index}, but there are {len(sections)} sections")
-            work.insert_section(index, MirrorSection(new.section.name, new.section.index_title))
+            work.insert_section(new.section_index, MirrorSection(new.section.name, new.section.index_title))
         additions = [c for c in batch.objects if c.type in (INSERT, MOVE)]
         for change in sorted(additions, key=lambda c: c.new_index_path or (0, 0)):
             section, row = _checked(change.new_index_path, sections, allow_end=True)
@@ -124,15 +115,8 @@ class TableMirror:
                 raise MirrorError(f"rows removed from section {section}, but there are {len(sections)} sections")
             work.remove_runs(section, sorted(removals[section]))
         for index in sorted(diff.sections_deleted, reverse=True):
-            if not 0 <= index < len(sections):
-                raise MirrorError(f"section delete at {index}, but there are {len(sections)} sections")
-            if sections[index].rows:
-                left = sections[index]
-                raise MirrorError(f"section delete at {index} ({left.name!r}) leaves {len(left.rows)} rows unreported")
             work.delete_section(index)
         for index, info in sorted(diff.sections_inserted, key=lambda s: s[0]):
-            if not 0 <= index <= len(sections):
-                raise MirrorError(f"section insert at {index}, but there are {len(sections)} sections")
             work.insert_section(index, MirrorSection(info.name, info.index_title))
         for section in sorted(additions):
             if not 0 <= section < len(sections):
@@ -277,10 +261,18 @@ class _Undoable:
         self._log.append(lambda: setattr(target, "rows", old))
 
     def delete_section(self, index: int) -> None:
+        """Removes an existing section that no row is left in (the cycle reported them all)."""
+        if not 0 <= index < len(self.sections):
+            raise MirrorError(f"section delete at {index}, but there are {len(self.sections)} sections")
+        if self.sections[index].rows:
+            left = self.sections[index]
+            raise MirrorError(f"section delete at {index} ({left.name!r}) leaves {len(left.rows)} rows unreported")
         gone = self.sections.pop(index)
         self._log.append(lambda: self.sections.insert(index, gone))
 
     def insert_section(self, index: int, section: MirrorSection) -> None:
+        if not 0 <= index <= len(self.sections):
+            raise MirrorError(f"section insert at {index}, but there are {len(self.sections)} sections")
         self.sections.insert(index, section)
         self._log.append(lambda: self.sections.pop(index))
 

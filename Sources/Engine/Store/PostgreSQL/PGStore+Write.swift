@@ -237,8 +237,7 @@ extension PGStore {
                 "SELECT count(*) FROM (SELECT 1 FROM \(PGSchema.q(e.name)) LIMIT \(rows + 1)) AS held"
             ).int64(0, 0) ?? 0
         guard held <= rows else { return false }
-        for a in e.attributes where a.indexed { _ = try c.exec(PGSchema.dropIndex(e.name, a.name)) }
-        for r in e.relationships where SchemaNaming.hasColumn(r) { _ = try c.exec(PGSchema.dropIndex(e.name, r.name)) }
+        for sql in PGSchema.dropIndexes(e) { _ = try c.exec(sql) }
         return true
     }
 
