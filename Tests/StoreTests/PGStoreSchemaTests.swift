@@ -71,6 +71,29 @@ import Testing
         #expect(throws: PGError.self) { try raw.exec("TRUNCATE \"Contact\" CASCADE") }
     }
 
+    /// The insert trigger records a statement's rows as runs of consecutive numbers: one
+    /// run without sorting when they are consecutive, several when there are gaps; the
+    /// sequence then moves past numbers a plain client chose.
+    @Test func aPlainInsertIsRecordedAsRunsOfNumbers() throws {
+        let scratch = try PGScratch("pgstore_runs")
+        let store = try scratch.open()
+        defer { store.close() }
+        let raw = try scratch.client()
+        func inserted(_ numbers: [Int64]) throws -> [Int64] {
+            let start = try store.currentToken
+            let values = numbers.map { "(\($0), 'g\($0)')" }.joined(separator: ", ")
+            try raw.exec("INSERT INTO \"Group\" (_pk, title) VALUES \(values)")
+            let h = try store.history(after: start)
+            #expect(h.count == 1)
+            #expect(h.flatMap(\.changes).allSatisfy { $0.operation == .insert })
+            return h.flatMap(\.changes).map(\.id.number).sorted()
+        }
+        #expect(try inserted([12, 10, 11]) == [10, 11, 12])
+        #expect(try inserted([20, 24, 21, 30]) == [20, 21, 24, 30])
+        #expect(try inserted([40]) == [40])
+        #expect(try store.reserveID(for: "Group").number > 40)
+    }
+
     @Test func aPlainDeleteOfALinkedObjectIsUndoneByThePriorView() throws {
         let scratch = try PGScratch("pgstore_links")
         let store = try scratch.open()

@@ -32,6 +32,9 @@ public final class Context {
     private var referrerIndex: [String: [ObjectID: Set<ObjectID>]] = [:]
     /// For each object this context saw change since the last cycle: its value before.
     var cycleBefore: [ObjectID: Snapshot?] = [:]
+    /// A batch's new objects noted at once (`noteNew(run:)`), ascending by id, with the
+    /// values they were written with: no table entry, no sort and no read back per object.
+    var cycleInserted: [(ObjectID, Snapshot)] = []
     /// Undo and redo (Undo.swift); nil until enabled.
     var undoStack: UndoStack?
     /// A batch request's transient root (ObjectGraph+Batch.swift): nobody sees it, so it
@@ -55,7 +58,7 @@ public final class Context {
     /// Unsaved changes exist.
     public var hasChanges: Bool { pending.values.contains { $0.isEffective } }
     /// Something changed since the last change cycle.
-    public var isDirty: Bool { !cycleBefore.isEmpty }
+    public var isDirty: Bool { !cycleBefore.isEmpty || !cycleInserted.isEmpty }
 
     // MARK: The view
 
@@ -194,19 +197,26 @@ public final class Context {
         for child in children where child.pending[id] == nil { try child.noteCurrent(id) }
     }
 
-    /// Room for `count` more noted objects here and in the children that see them (a batch
-    /// noting a million new ids grows the table once, not twenty times).
-    func reserveNotes(_ count: Int) {
-        if isBatch { return }
-        cycleBefore.reserveCapacity(cycleBefore.count + count)
-        for child in children { child.reserveNotes(count) }
-    }
-
     /// A new id: it existed nowhere before.
     func noteNew(_ id: ObjectID) {
         if isBatch { return }
         if cycleBefore.index(forKey: id) == nil { cycleBefore[id] = .some(nil) }
         for child in children where child.pending[id] == nil { child.noteNew(id) }
+    }
+
+    /// New ids, ascending, with the values they are written with (nothing refers to them
+    /// yet, so these are what a read would answer): noted as `noteNew` notes each one.
+    func noteNew(run: [(ObjectID, Snapshot)]) {
+        if isBatch || run.isEmpty { return }
+        let ascending = zip(run, run.dropFirst()).allSatisfy { $0.0 < $1.0 }
+        let follows = cycleInserted.last.map { $0.0 < run[0].0 } ?? true
+        guard ascending && follows else {
+            for (id, _) in run { noteNew(id) }
+            return
+        }
+        cycleInserted += run
+        // A new id is pending in no child.
+        for child in children { child.noteNew(run: run) }
     }
 
     /// Notes `id`, and the one-to-many sides its current and `next` values point at.
@@ -263,17 +273,32 @@ public final class Context {
     /// did), then lets the children report what they saw change (for the same reason).
     public func processPendingChanges(_ reason: ChangeSet.Reason = .request) {
         recordUndo(reason)
-        if !cycleBefore.isEmpty {
-            let recorded = cycleBefore
-            cycleBefore.removeAll()
-            var changes: [ChangeSet.Change] = []
-            changes.reserveCapacity(recorded.count)
-            var keys = DifferingKeys()
+        if isDirty {
             // Sorted with their values: no second lookup per object.
-            for (id, before) in recorded.sorted(by: { $0.key < $1.key }) {
-                let after = snapshot(of: id)
-                guard before != after else { continue }
-                changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: keys(before, after)))
+            let noted = cycleBefore.sorted(by: { $0.key < $1.key })
+            let inserted = cycleInserted
+            cycleBefore.removeAll()
+            cycleInserted.removeAll()
+            var changes: [ChangeSet.Change] = []
+            changes.reserveCapacity(noted.count + inserted.count)
+            var keys = DifferingKeys()
+            // The two lists merged in id order; an id in both is the table's (noted the same way).
+            var i = 0
+            var j = 0
+            while i < noted.count || j < inserted.count {
+                if i < noted.count && (j == inserted.count || noted[i].key <= inserted[j].0) {
+                    let (id, before) = noted[i]
+                    i += 1
+                    if j < inserted.count && inserted[j].0 == id { j += 1 }
+                    let after = snapshot(of: id)
+                    guard before != after else { continue }
+                    changes.append(
+                        ChangeSet.Change(id: id, before: before, after: after, changedKeys: keys(before, after)))
+                } else {
+                    let (id, after) = inserted[j]
+                    j += 1
+                    changes.append(ChangeSet.Change(id: id, before: nil, after: after, changedKeys: keys(nil, after)))
+                }
             }
             if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes, reason: reason)) }
         }

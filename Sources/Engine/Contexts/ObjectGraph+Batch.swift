@@ -140,7 +140,7 @@ extension ObjectGraph {
             // A new row's version is 1; nothing refers to it yet.
             known[id] = StoredObject(values: full, version: 1)
         }
-        try writeMerged(written, known: known)
+        try writeMerged(written, of: entity, known: known)
         return written.inserts.map(\.0)
     }
 
@@ -218,17 +218,20 @@ extension ObjectGraph {
         return matched
     }
 
-    /// In the open write transaction: writes `batch`, commits, and has every merging root
-    /// take it as one cycle (reason `batch`), as a root's save does for the others
-    /// (Context+Save.swift).
-    private func writeMerged(_ batch: StoreBatch, known: [ObjectID: StoredObject?]) throws(EngineError) {
+    /// In the open write transaction: writes `batch` (new objects of `entity`), commits, and
+    /// has every merging root take it as one cycle (reason `batch`), as a root's save does
+    /// for the others (Context+Save.swift).
+    private func writeMerged(_ batch: StoreBatch, of entity: Entity, known: [ObjectID: StoredObject?])
+        throws(EngineError)
+    {
         let mergers = roots.filter(\.mergesChangesFromParent)
         try commitMerged(mergers) { () throws(EngineError) in
+            let references = !store.model.referencingRelationships(of: entity.name).isEmpty
             for r in mergers {
-                r.reserveNotes(batch.inserts.count)
+                r.noteNew(run: batch.inserts)
+                guard references else { continue }
+                // A new object joins the one-to-many sides it points at.
                 for (id, values) in batch.inserts {
-                    r.noteNew(id)
-                    // A new object joins the one-to-many sides it points at.
                     for t in r.referencedTargets(values, of: id.entity) { try r.noteCurrent(t) }
                 }
             }

@@ -129,13 +129,23 @@ enum PGHistorySchema {
                     e.name + "_insert",
                     """
                     \(base)
-                    INSERT INTO \(history) (seq, txn, time, entity, pk, op, other)
-                      SELECT base + row_number() OVER (ORDER BY lo), tx, tm, \(entity), lo, 'I', CASE WHEN hi <> lo THEN hi END
-                      FROM (SELECT min(p) AS lo, max(p) AS hi
-                            FROM (SELECT n.\(pk) AS p, n.\(pk) - row_number() OVER (ORDER BY n.\(pk)) AS g FROM n) AS r GROUP BY g) AS runs;
+                    DECLARE lo bigint; hi bigint; k bigint;
+                    BEGIN
+                    SELECT min(n.\(pk)), max(n.\(pk)), count(*) INTO lo, hi, k FROM n;
+                    IF k = 0 THEN RETURN NULL; END IF;
+                    -- One run (a bulk load's numbers from the sequence): no sort of the rows.
+                    IF hi - lo + 1 = k THEN
+                      INSERT INTO \(history) (seq, txn, time, entity, pk, op, other)
+                        VALUES (base + 1, tx, tm, \(entity), lo, 'I', CASE WHEN hi <> lo THEN hi END);
+                    ELSE
+                      INSERT INTO \(history) (seq, txn, time, entity, pk, op, other)
+                        SELECT base + row_number() OVER (ORDER BY r.lo), tx, tm, \(entity), r.lo, 'I', CASE WHEN r.hi <> r.lo THEN r.hi END
+                        FROM (SELECT min(p) AS lo, max(p) AS hi
+                              FROM (SELECT n.\(pk) AS p, n.\(pk) - row_number() OVER (ORDER BY n.\(pk)) AS g FROM n) AS x GROUP BY g) AS r;
+                    END IF;
                     -- Numbers a plain client chose itself: the sequence moves past them.
-                    PERFORM setval(\(seq), m) FROM (SELECT max(\(pk)) AS m FROM n) AS x
-                      WHERE m > (SELECT last_value FROM \(q(PGSchema.sequence(e.name))));
+                    IF hi > (SELECT last_value FROM \(q(PGSchema.sequence(e.name)))) THEN PERFORM setval(\(seq), hi); END IF;
+                    END;
                     \(announce(channel))
                     """))
             sql.append(
