@@ -116,10 +116,14 @@ import Testing
         var used: Set<Int64> = []
         var rng = SplitMix64(seed: 11)
         for step in 0..<300 {
-            switch rng.next() % 4 {
+            switch rng.next() % 5 {
             case 0:
                 try raw.execute("INSERT INTO \"Tag\" (label) VALUES ('raw\(step)')")
                 #expect(used.insert(raw.lastInsertRowID).inserted)
+            case 3:
+                // A bulk load's run, between single reservations of the same stores.
+                let range = try (rng.next() % 2 == 0 ? a : b).reserveIDs(for: "Tag", count: Int(rng.next() % 50))
+                for n in range { #expect(used.insert(n).inserted, "Tag/\(n) handed out twice") }
             case 1, 2:
                 let store = rng.next() % 2 == 0 ? a : b
                 let id = try store.reserveID(for: "Tag")

@@ -163,6 +163,11 @@ import Testing
         for i in 0..<300 {
             let id = try (i % 3 == 0 ? b : a).reserveID(for: "Contact")
             #expect(seen.insert(id.number).inserted, "\(id) handed out twice")
+            // A bulk load's run now and then, from either store.
+            guard i % 50 == 7 else { continue }
+            let range = try (i % 100 == 7 ? a : b).reserveIDs(for: "Contact", count: i)
+            #expect(range.count == i)
+            for n in range { #expect(seen.insert(n).inserted, "Contact/\(n) handed out twice") }
         }
         // A plain client's insert without a number lands on a fresh one too.
         let raw = try scratch.client()

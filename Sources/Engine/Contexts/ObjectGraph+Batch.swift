@@ -126,6 +126,8 @@ extension ObjectGraph {
         var written = StoreBatch()
         written.inserts.reserveCapacity(rows.count)
         var known: [ObjectID: StoredObject?] = Dictionary(minimumCapacity: rows.count)
+        // One run of numbers: one reservation, and the history records it as one run.
+        var numbers = try store.reserveIDs(for: entity.name, count: rows.count).makeIterator()
         for values in rows {
             // The row itself when it gives every key (no copy); else completed with defaults.
             var full = values
@@ -135,7 +137,7 @@ extension ObjectGraph {
                     full[r.name] = r.toMany ? .objects([]) : .null
                 }
             }
-            let id = try store.reserveID(for: entity.name)
+            let id = ObjectID(entity: entity.name, number: numbers.next()!)
             written.inserts.append((id, full))
             // A new row's version is 1; nothing refers to it yet.
             known[id] = StoredObject(values: full, version: 1)

@@ -32,6 +32,13 @@ extension SQLiteStore {
         return ObjectID(entity: entity, number: start)
     }
 
+    /// `count` consecutive numbers past every block so far; the current block keeps its own.
+    public func reserveIDs(for entity: String, count: Int) throws(EngineError) -> Range<Int64> {
+        guard count > 0 else { return 1..<1 }
+        let start = try reserveBlock(entity, Int64(count))
+        return start..<start + Int64(count)
+    }
+
     /// Advances the entity's sequence by `size` and returns the first number of the block.
     private func reserveBlock(_ entity: String, _ size: Int64) throws(EngineError) -> Int64 {
         guard tables[entity] != nil else {

@@ -63,6 +63,8 @@ public protocol Store: AnyObject {
 
     /// A new permanent id, unique across every process on the store.
     func reserveID(for entity: String) throws(EngineError) -> ObjectID
+    /// `count` new consecutive numbers of the entity at once (a bulk load), ascending.
+    func reserveIDs(for entity: String, count: Int) throws(EngineError) -> Range<Int64>
     /// Writes the batch in one transaction (or as part of the one `beginWrite` opened):
     /// all of it or, on any failure, nothing.
     func write(_ batch: StoreBatch) throws(EngineError)

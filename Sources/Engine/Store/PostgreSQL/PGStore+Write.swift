@@ -56,6 +56,34 @@ extension PGStore {
         return ObjectID(entity: entity, number: number)
     }
 
+    /// `count` consecutive numbers in one statement: under the writers' lock (see
+    /// `reserveID`) no other taker moves the sequence between its `nextval` and `setval`.
+    public func reserveIDs(for entity: String, count: Int) throws(EngineError) -> Range<Int64> {
+        guard tables[entity] != nil else {
+            throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
+        }
+        guard count > 0 else { return 1..<1 }
+        let sequence = HistorySchema.literal(SchemaNaming.quoted(PGSchema.sequence(entity)))
+        let own = !isWriting
+        let c = try db()
+        do {
+            if own {
+                try c.exec("BEGIN; SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
+                try c.execPrepared(lockSQL, [.text(schema)])
+            }
+            let last = try c.execPrepared(
+                "SELECT setval(\(sequence), nextval(\(sequence)) + $1::bigint - 1)", [.int(Int64(count))]
+            ).int64OrNil(0, 0)
+            if own { try c.exec("COMMIT") }
+            guard let last else { throw EngineError(.storeError, "reserving ids of \(entity) gave no number") }
+            return last - Int64(count) + 1..<last + 1
+        } catch {
+            let e = failure(error, "reserving ids of \(entity)")
+            if own && c.isConnected && c.inTransaction { _ = try? c.exec("ROLLBACK") }
+            throw e
+        }
+    }
+
     public func beginWrite(author: String?) throws(EngineError) {
         guard writeToken == nil else { return }
         let c = try db()
