@@ -35,6 +35,8 @@ public final class Context {
     /// A batch's new objects noted at once (`noteNew(run:)`), ascending by id, with the
     /// values they were written with: no table entry, no sort and no read back per object.
     var cycleInserted: [(ObjectID, Snapshot)] = []
+    /// The keys each object of `cycleInserted` has, when its runs said (one set for all).
+    var cycleInsertedKeys: Set<String>?
     /// Undo and redo (Undo.swift); nil until enabled.
     var undoStack: UndoStack?
     /// A batch request's transient root (ObjectGraph+Batch.swift): nobody sees it, so it
@@ -206,7 +208,8 @@ public final class Context {
 
     /// New ids, ascending, with the values they are written with (nothing refers to them
     /// yet, so these are what a read would answer): noted as `noteNew` notes each one.
-    func noteNew(run: [(ObjectID, Snapshot)]) {
+    /// `keys`: the keys every one of them has, when they all have the same.
+    func noteNew(run: [(ObjectID, Snapshot)], keys: Set<String>?) {
         if isBatch || run.isEmpty { return }
         let ascending = zip(run, run.dropFirst()).allSatisfy { $0.0 < $1.0 }
         let follows = cycleInserted.last.map { $0.0 < run[0].0 } ?? true
@@ -214,9 +217,16 @@ public final class Context {
             for (id, _) in run { noteNew(id) }
             return
         }
-        cycleInserted += run
+        if cycleInserted.isEmpty {
+            // Shared, not copied.
+            cycleInserted = run
+            cycleInsertedKeys = keys
+        } else {
+            cycleInserted += run
+            if cycleInsertedKeys != keys { cycleInsertedKeys = nil }
+        }
         // A new id is pending in no child.
-        for child in children { child.noteNew(run: run) }
+        for child in children { child.noteNew(run: run, keys: keys) }
     }
 
     /// Notes `id`, and the one-to-many sides its current and `next` values point at.
@@ -277,8 +287,10 @@ public final class Context {
             // Sorted with their values: no second lookup per object.
             let noted = cycleBefore.sorted(by: { $0.key < $1.key })
             let inserted = cycleInserted
+            let insertedKeys = cycleInsertedKeys
             cycleBefore.removeAll()
-            cycleInserted.removeAll()
+            cycleInserted = []
+            cycleInsertedKeys = nil
             var changes: [ChangeSet.Change] = []
             changes.reserveCapacity(noted.count + inserted.count)
             var keys = DifferingKeys()
@@ -297,7 +309,9 @@ public final class Context {
                 } else {
                     let (id, after) = inserted[j]
                     j += 1
-                    changes.append(ChangeSet.Change(id: id, before: nil, after: after, changedKeys: keys(nil, after)))
+                    changes.append(
+                        ChangeSet.Change(
+                            id: id, before: nil, after: after, changedKeys: insertedKeys ?? keys(nil, after)))
                 }
             }
             if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes, reason: reason)) }

@@ -53,7 +53,8 @@ extension ObjectGraph {
         let entity = try batchEntity(entityName)
         return try underWriteLock { () throws(EngineError) in
             let batch = batchContext()
-            let found = try Self.problems(of: values, in: entity, batch, required: false)
+            var checker = RowChecker(entity, batch)
+            let found = try checker.problems(of: values, required: false)
             try Self.refuse(found.map { BatchProblem(key: $0.key, reason: $0.reason) }, "values")
             if let n = try updateDirectly(entity, filter, values) { return n }
             let ids = try matching(entity, filter)
@@ -229,8 +230,10 @@ extension ObjectGraph {
         let mergers = roots.filter(\.mergesChangesFromParent)
         try commitMerged(mergers) { () throws(EngineError) in
             let references = !store.model.referencingRelationships(of: entity.name).isEmpty
+            // Every row holds every key of the entity (`insertDirectly`).
+            let keys = Set(entity.attributes.map(\.name) + entity.relationships.map(\.name))
             for r in mergers {
-                r.noteNew(run: batch.inserts)
+                r.noteNew(run: batch.inserts, keys: keys)
                 guard references else { continue }
                 // A new object joins the one-to-many sides it points at.
                 for (id, values) in batch.inserts {
@@ -281,10 +284,11 @@ extension ObjectGraph {
         var all = rejected
         var reported: [Int: Set<String?>] = [:]
         for p in rejected { if let row = p.row { reported[row, default: []].insert(p.key) } }
+        var checker = RowChecker(entity, view)
         for (row, values) in rows.enumerated() {
             let known = reported[row]
             if known?.contains(nil) == true { continue }
-            for p in try problems(of: values, in: entity, view, required: true) where known?.contains(p.key) != true {
+            for p in try checker.problems(of: values, required: true) where known?.contains(p.key) != true {
                 all.append(BatchProblem(row: row, key: p.key, reason: p.reason))
             }
         }
@@ -318,43 +322,67 @@ extension ObjectGraph {
         return ids
     }
 
-    /// Every problem of one row of values: unknown keys, wrong types, missing targets and,
-    /// for an insert (`required`), required values left out with no default.
-    private static func problems(of values: Snapshot, in entity: Entity, _ view: Context, required: Bool)
-        throws(EngineError) -> [(key: String, reason: String)]
-    {
-        var out: [(key: String, reason: String)] = []
-        // In any order: `refuse` sorts the list.
-        var known = 0
-        for (key, v) in values {
-            let kind = entity.key(key)
-            if kind != nil { known += 1 }
-            do throws(EngineError) { try entity.check(key, kind, v) } catch {
-                out.append((key, error.message))
-                continue
-            }
-            switch kind {
-            case .attribute(let a)?:
-                if !a.optional && v.isNull { out.append((key, "required value missing")) }
-            case .relationship(let r)?:
-                if !r.optional && v.objectIDs.isEmpty {
-                    out.append((key, r.toMany ? "required relationship is empty" : "required relationship missing"))
+    /// Checks a batch's rows of one entity: each key looked up once per batch (not by a
+    /// search of the entity's keys per value), each referenced object read once.
+    struct RowChecker {
+        let entity: Entity
+        let view: Context
+        private let kinds: [String: Entity.Key]
+        private let keyCount: Int
+        private var found: Set<ObjectID> = []
+
+        init(_ entity: Entity, _ view: Context) {
+            self.entity = entity
+            self.view = view
+            var kinds: [String: Entity.Key] = [:]
+            for a in entity.attributes { kinds[a.name] = .attribute(a) }
+            for r in entity.relationships { kinds[r.name] = .relationship(r) }
+            self.kinds = kinds
+            keyCount = entity.attributes.count + entity.relationships.count
+        }
+
+        /// Every problem of one row of values: unknown keys, wrong types, missing targets and,
+        /// for an insert (`required`), required values left out with no default.
+        mutating func problems(of values: Snapshot, required: Bool) throws(EngineError) -> [(
+            key: String, reason: String
+        )] {
+            var out: [(key: String, reason: String)] = []
+            // In any order: `refuse` sorts the list.
+            var known = 0
+            for (key, v) in values {
+                let kind = kinds[key]
+                if kind != nil { known += 1 }
+                do throws(EngineError) { try entity.check(key, kind, v) } catch {
+                    out.append((key, error.message))
+                    continue
                 }
-                for t in v.objectIDs where try view.object(t) == nil {
-                    out.append((key, "refers to \(t), which does not exist"))
+                switch kind {
+                case .attribute(let a)?:
+                    if !a.optional && v.isNull { out.append((key, "required value missing")) }
+                case .relationship(let r)?:
+                    if !r.optional && v.objectIDs.isEmpty {
+                        out.append((key, r.toMany ? "required relationship is empty" : "required relationship missing"))
+                    }
+                    for t in v.objectIDs where !found.contains(t) {
+                        if try view.object(t) == nil {
+                            out.append((key, "refers to \(t), which does not exist"))
+                        } else {
+                            found.insert(t)
+                        }
+                    }
+                case nil: break
                 }
-            case nil: break
             }
+            // A row that gives every key of the entity leaves nothing required out.
+            guard required, known != keyCount else { return out }
+            for a in entity.attributes where !a.optional && values[a.name] == nil && (a.defaultValue ?? .null).isNull {
+                out.append((a.name, "required value missing"))
+            }
+            for r in entity.relationships where !r.optional && values[r.name] == nil {
+                out.append((r.name, r.toMany ? "required relationship is empty" : "required relationship missing"))
+            }
+            return out
         }
-        // A row that gives every key of the entity leaves nothing required out.
-        guard required, known != entity.attributes.count + entity.relationships.count else { return out }
-        for a in entity.attributes where !a.optional && values[a.name] == nil && (a.defaultValue ?? .null).isNull {
-            out.append((a.name, "required value missing"))
-        }
-        for r in entity.relationships where !r.optional && values[r.name] == nil {
-            out.append((r.name, r.toMany ? "required relationship is empty" : "required relationship missing"))
-        }
-        return out
     }
 
     /// `validation` listing every problem, when there is one.
