@@ -126,7 +126,6 @@ extension ObjectGraph {
         }
         var written = StoreBatch()
         written.inserts.reserveCapacity(rows.count)
-        var known: [ObjectID: StoredObject?] = Dictionary(minimumCapacity: rows.count)
         // One run of numbers: one reservation, and the history records it as one run.
         var numbers = try store.reserveIDs(for: entity.name, count: rows.count).makeIterator()
         for values in rows {
@@ -140,10 +139,8 @@ extension ObjectGraph {
             }
             let id = ObjectID(entity: entity.name, number: numbers.next()!)
             written.inserts.append((id, full))
-            // A new row's version is 1; nothing refers to it yet.
-            known[id] = StoredObject(values: full, version: 1)
         }
-        try writeMerged(written, of: entity, known: known)
+        try writeMerged(written, of: entity)
         return written.inserts.map(\.0)
     }
 
@@ -210,13 +207,13 @@ extension ObjectGraph {
                 after[id] = n
                 changed.append(id)
             }
-            store.justWritten = before
+            store.justWritten = JustWritten(rows: before)
             defer { store.justWritten = nil }
             for r in mergers {
                 for id in changed { try r.noteCurrent(id, next: after[id]??.values) }
             }
             try write()
-            return (after, changed)
+            return (JustWritten(rows: after), changed)
         }
         return matched
     }
@@ -224,9 +221,7 @@ extension ObjectGraph {
     /// In the open write transaction: writes `batch` (new objects of `entity`), commits, and
     /// has every merging root take it as one cycle (reason `batch`), as a root's save does
     /// for the others (Context+Save.swift).
-    private func writeMerged(_ batch: StoreBatch, of entity: Entity, known: [ObjectID: StoredObject?])
-        throws(EngineError)
-    {
+    private func writeMerged(_ batch: StoreBatch, of entity: Entity) throws(EngineError) {
         let mergers = roots.filter(\.mergesChangesFromParent)
         try commitMerged(mergers) { () throws(EngineError) in
             let references = !store.model.referencingRelationships(of: entity.name).isEmpty
@@ -241,7 +236,8 @@ extension ObjectGraph {
                 }
             }
             try store.write(batch)
-            return (known, [])
+            // A new row's version is 1; nothing refers to it yet.
+            return (JustWritten(inserted: batch.inserts), [])
         }
     }
 
@@ -251,7 +247,7 @@ extension ObjectGraph {
     /// the rows as one cycle, reading them from what was written.
     private func commitMerged(
         _ mergers: [Context],
-        _ noteAndWrite: () throws(EngineError) -> (known: [ObjectID: StoredObject?], rebasing: [ObjectID])
+        _ noteAndWrite: () throws(EngineError) -> (known: JustWritten, rebasing: [ObjectID])
     ) throws(EngineError) {
         // A failure leaves the transaction for `underWriteLock` to roll back.
         let written = try noteAndWrite()

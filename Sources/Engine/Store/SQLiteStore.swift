@@ -78,9 +78,9 @@ public final class SQLiteStore: Store {
     static let recordsHistory = getenv("FETCHD_BENCH_NO_HISTORY") == nil
     /// While set, reads answer as the store was before the merged transactions (PriorView.swift).
     public var overlay: [ObjectID: StoredObject?]? = nil
-    /// While set, rows a batch request read or wrote, as a read returns them (nil: no such
-    /// row): the contexts taking the batch in read them without a query each.
-    public var justWritten: [ObjectID: StoredObject?]? = nil
+    /// While set, rows a batch request read or wrote, as a read returns them: the contexts
+    /// taking the batch in read them without a query each.
+    public var justWritten: JustWritten? = nil
 
     /// Opens (or creates) the store at `path` for `model`. `configure` runs on the new
     /// connection before any query: the place to register SQL functions and collations.
@@ -186,7 +186,7 @@ public final class SQLiteStore: Store {
     }
 
     func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject? {
-        if let known = justWritten?[id] { return known }
+        if let known = justWritten?.lookup(id) { return known }
         guard let t = tables[id.entity] else { return nil }
         let db = try connection
         do {

@@ -19,9 +19,9 @@ public protocol Store: AnyObject {
     var mergeCursor: Int64 { get set }
     /// While set, reads answer as the store was before the merged transactions.
     var overlay: [ObjectID: StoredObject?]? { get set }
-    /// While set, rows a batch request read or wrote, as a read returns them (nil: no such
-    /// row): the contexts taking the batch in read them without a query each.
-    var justWritten: [ObjectID: StoredObject?]? { get set }
+    /// While set, rows a batch request read or wrote, as a read returns them: the contexts
+    /// taking the batch in read them without a query each.
+    var justWritten: JustWritten? { get set }
     var isOpen: Bool { get }
     /// Whether a write transaction begun by `beginWrite` is open.
     var isWriting: Bool { get }
@@ -128,5 +128,32 @@ extension Store {
 
     public func purgeHistory(before token: Int64) throws(EngineError) -> Int {
         try purgeHistory(before: token, force: false)
+    }
+}
+
+/// Rows a batch request read or wrote, as a read returns them (`Store.justWritten`).
+public struct JustWritten: Sendable {
+    /// By id; nil: no such row.
+    public var rows: [ObjectID: StoredObject?]
+    /// New rows, ascending by id, at version 1: a bulk load's run, found by a binary search
+    /// rather than a table entry per row.
+    public var inserted: [(ObjectID, Snapshot)]
+
+    public init(rows: [ObjectID: StoredObject?] = [:], inserted: [(ObjectID, Snapshot)] = []) {
+        self.rows = rows
+        self.inserted = inserted
+    }
+
+    /// The row as a read returns it (`.some(nil)`: none), or nil when the batch did not touch it.
+    public func lookup(_ id: ObjectID) -> StoredObject?? {
+        if let row = rows[id] { return row }
+        var lo = 0
+        var hi = inserted.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if inserted[mid].0 < id { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < inserted.count, inserted[lo].0 == id else { return nil }
+        return .some(StoredObject(values: inserted[lo].1, version: 1))
     }
 }

@@ -40,7 +40,7 @@ public final class PGStore: Store, HistoryBackedStore {
     var seenToken: Int64 = 0
     public var mergeCursor: Int64 = 0
     public var overlay: [ObjectID: StoredObject?]? = nil
-    public var justWritten: [ObjectID: StoredObject?]? = nil
+    public var justWritten: JustWritten? = nil
 
     /// Opens the store in `schema` (default `fetchd`, or the URL's `schema=` parameter) of
     /// the server at `url` (`postgresql://…`), creating or lightly migrating it. Two
@@ -170,7 +170,7 @@ public final class PGStore: Store, HistoryBackedStore {
     }
 
     func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject? {
-        if let known = justWritten?[id] { return known }
+        if let known = justWritten?.lookup(id) { return known }
         guard let t = tables[id.entity], let s = sql[id.entity] else { return nil }
         return try run("reading \(id)") { c in
             let r = try c.execPrepared(s.selectByID, [.int(id.number)])
