@@ -182,6 +182,14 @@ elif [[ -x $PG_BASELINE ]]; then
         --rows "$PG_ROWS" --iterations "${BENCH_PG_ITERATIONS:-5}" --dir "$SCRATCH" \
         | sed 's/^/# /' || { log "pg bench failed"; STATUS=1; }
     fi
+    # The batch insert in process (PGBatchBenchmarkTests, the release test build the
+    # controller timings made): fetchd's engine and store against the same COPY, no pipe.
+    if [[ ${BENCH_INPROCESS:-1} != 0 && -x $ROOT/.build-release/release/fetchdPackageTests.xctest ]]; then
+      echo "# fetchd's batch insert in process ($PG_ROWS rows)"
+      FETCHD_BENCH=1 FETCHD_BENCH_BATCH_ROWS=$PG_ROWS FETCHD_TEST_POSTGRES_URL=$PG_URL \
+        swift test -c release --skip-build --build-path "$ROOT/.build-release" --filter PGBatchBenchmarkTests \
+        2>/dev/null | grep '^BENCH' | sed 's/^/# /' || { log "pg in-process batch bench failed"; STATUS=1; }
+    fi
   else
     log "could not start a PostgreSQL cluster"; STATUS=1
   fi

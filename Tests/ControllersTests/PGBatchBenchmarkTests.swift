@@ -14,7 +14,12 @@ import Testing
 /// BatchBenchmarkTests on PostgreSQL: batchInsert with a live controller against a raw COPY
 /// of the same rows into a table like pg-baseline's, on the same cluster in the same run
 /// (FETCHD_BENCH=1, release). Wall-clock time: the server's work counts.
-@Suite(.serialized, .enabled(if: getenvString("FETCHD_BENCH") == "1")) struct PGBatchBenchmarkTests {
+/// Needs a cluster (`make bench` passes the one it starts): the in-process benchmarks of
+/// `--filter BenchmarkTests` run without one.
+@Suite(
+    .serialized,
+    .enabled(if: getenvString("FETCHD_BENCH") == "1" && getenvString("FETCHD_TEST_POSTGRES_URL") != nil))
+struct PGBatchBenchmarkTests {
     static func wall() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
