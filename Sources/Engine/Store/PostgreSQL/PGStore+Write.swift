@@ -21,31 +21,12 @@ extension PGStore {
     var lockSQL: String { "SELECT pg_advisory_xact_lock(\(PGHistorySchema.lockClass), hashtext($1))" }
 
     public func reserveID(for entity: String) throws(EngineError) -> ObjectID {
-        guard tables[entity] != nil else {
-            throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
-        }
         var queue = idQueues[entity] ?? PGIDQueue()
         if queue.next == queue.numbers.count {
             let size = queue.nextSize
-            let sequence = HistorySchema.literal(SchemaNaming.quoted(PGSchema.sequence(entity)))
-            // Under the writers' lock, as every other taker of numbers (a plain client's insert
-            // through its statement trigger): the insert trigger's move of the sequence past a
-            // number a plain client chose then never goes back below one handed out here.
-            let own = !isWriting
-            let c = try db()
-            do {
-                if own {
-                    try c.exec("BEGIN; SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
-                    try c.execPrepared(lockSQL, [.text(schema)])
-                }
-                queue.numbers = try c.execPrepared(
-                    "SELECT nextval(\(sequence)) FROM generate_series(1, $1::int)", [.int(size)]
-                ).rows.map { Int64($0[0]!)! }
-                if own { try c.exec("COMMIT") }
-            } catch {
-                let e = failure(error, "reserving ids of \(entity)")
-                if own && c.isConnected && c.inTransaction { _ = try? c.exec("ROLLBACK") }
-                throw e
+            queue.numbers = try takingNumbers(of: entity) { c, sequence in
+                try c.execPrepared("SELECT nextval(\(sequence)) FROM generate_series(1, $1::int)", [.int(size)])
+                    .rows.map { Int64($0[0]!)! }
             }
             queue.next = 0
             queue.nextSize = min(size * 2, IDBlock.maxSize)
@@ -56,13 +37,30 @@ extension PGStore {
         return ObjectID(entity: entity, number: number)
     }
 
-    /// `count` consecutive numbers in one statement: under the writers' lock (see
-    /// `reserveID`) no other taker moves the sequence between its `nextval` and `setval`.
+    /// `count` consecutive numbers in one statement: under the writers' lock no other taker
+    /// moves the sequence between its `nextval` and `setval`.
     public func reserveIDs(for entity: String, count: Int) throws(EngineError) -> Range<Int64> {
+        guard count > 0 else { return 1..<1 }
+        let last = try takingNumbers(of: entity) { c, sequence in
+            try c.execPrepared(
+                "SELECT setval(\(sequence), nextval(\(sequence)) + $1::bigint - 1)", [.int(Int64(count))]
+            ).int64OrNil(0, 0)
+        }
+        guard let last else { throw EngineError(.storeError, "reserving ids of \(entity) gave no number") }
+        return last - Int64(count) + 1..<last + 1
+    }
+
+    /// Runs `take` (given the connection and the entity's sequence as a SQL literal) under
+    /// the writers' lock, as every other taker of numbers (a plain client's insert, through
+    /// its statement trigger): the insert trigger's move of the sequence past a number a
+    /// plain client chose then never goes back below one handed out here. Inside the open
+    /// write transaction, or in one of its own.
+    private func takingNumbers<T>(of entity: String, _ take: (PGConnection, String) throws -> T)
+        throws(EngineError) -> T
+    {
         guard tables[entity] != nil else {
             throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
         }
-        guard count > 0 else { return 1..<1 }
         let sequence = HistorySchema.literal(SchemaNaming.quoted(PGSchema.sequence(entity)))
         let own = !isWriting
         let c = try db()
@@ -71,12 +69,9 @@ extension PGStore {
                 try c.exec("BEGIN; SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
                 try c.execPrepared(lockSQL, [.text(schema)])
             }
-            let last = try c.execPrepared(
-                "SELECT setval(\(sequence), nextval(\(sequence)) + $1::bigint - 1)", [.int(Int64(count))]
-            ).int64OrNil(0, 0)
+            let taken = try take(c, sequence)
             if own { try c.exec("COMMIT") }
-            guard let last else { throw EngineError(.storeError, "reserving ids of \(entity) gave no number") }
-            return last - Int64(count) + 1..<last + 1
+            return taken
         } catch {
             let e = failure(error, "reserving ids of \(entity)")
             if own && c.isConnected && c.inTransaction { _ = try? c.exec("ROLLBACK") }
