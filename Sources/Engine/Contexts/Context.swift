@@ -74,7 +74,7 @@ public final class Context {
     func lookup(_ id: ObjectID) throws(EngineError) -> (values: Snapshot?, version: Int64?) {
         if let p = pending[id] { return (p.values, p.baseVersion) }
         if let parent { return try parent.lookup(id) }
-        guard model.entity(id.entity) != nil, let row = try store.read(id) else { return (nil, nil) }
+        guard model.hasEntity(id.entity), let row = try store.read(id) else { return (nil, nil) }
         return (row.values, row.version)
     }
 
@@ -272,8 +272,14 @@ public final class Context {
             // Sorted with their values: no second lookup per object.
             for (id, before) in recorded.sorted(by: { $0.key < $1.key }) {
                 let after = snapshot(of: id)
-                guard before != after else { continue }
-                changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: keys(before, after)))
+                // No key differs exactly when the two are equal: one pass over the values, not two.
+                let changed = keys(before, after)
+                switch (before, after) {
+                case (nil, nil): continue
+                case (_?, _?) where changed.isEmpty: continue
+                default: break
+                }
+                changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: changed))
             }
             if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes, reason: reason)) }
         }
