@@ -22,9 +22,20 @@ extension FetchedResultsController {
                 staying.append(i)
             }
         }
-        var leaving = affected.indices.filter { affected[$0].oldRank != nil && !stays[$0] }
-        leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
-        for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
+        // Ranks paired with their rows: the sort compares plain integers, not rows.
+        var leaving: [(rank: Int, row: Int)] = []
+        for i in affected.indices where !stays[i] {
+            if let rank = affected[i].oldRank { leaving.append((rank, i)) }
+        }
+        leaving.sort { $0.rank > $1.rank }
+        for (rank, i) in leaving {
+            // Only sections need the key: no copy of it per row without them.
+            if results.sectioned {
+                results.remove(at: rank, key: affected[i].oldKey!)
+            } else {
+                results.rows.remove(at: rank)
+            }
+        }
         var keys: [SortKey] = []
         var entering: [Int] = []
         keys.reserveCapacity(affected.count)
