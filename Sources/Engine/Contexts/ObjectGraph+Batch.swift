@@ -209,9 +209,14 @@ extension ObjectGraph {
             }
             store.justWritten = before
             defer { store.justWritten = nil }
+            // Without to-one references no other object's one-to-many side changes: each
+            // row is noted alone, with no look-up of its next values.
+            let references = !store.model.referencingRelationships(of: entity.name).isEmpty
             for r in mergers {
                 r.reserveNotes(changed.count)
-                for id in changed { try r.noteCurrent(id, next: after[id]??.values) }
+                for id in changed {
+                    if references { try r.noteCurrent(id, next: after[id]??.values) } else { try r.noteCurrent(id) }
+                }
             }
             try write()
             return (after, changed)

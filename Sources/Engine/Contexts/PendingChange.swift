@@ -34,6 +34,9 @@ func differingKeys(_ a: Snapshot?, _ b: Snapshot?) -> Set<String> {
 /// million.
 struct DifferingKeys {
     private var last: Set<String> = []
+    /// The keys `last` was last asked for, in the order given: the objects of one entity
+    /// list them alike, so most answers are found equal without hashing.
+    private var lastList: [String] = []
 
     mutating func callAsFunction(_ a: Snapshot?, _ b: Snapshot?) -> Set<String> {
         switch (a, b) {
@@ -59,6 +62,8 @@ struct DifferingKeys {
 
     /// `keys` (distinct) as a set, the previous one when equal.
     private mutating func shared<C: Collection<String>>(_ keys: C, count: Int) -> Set<String> {
+        if count == lastList.count && keys.elementsEqual(lastList) { return last }
+        lastList = Array(keys)
         if count == last.count && keys.allSatisfy(last.contains) { return last }
         last = Set(keys)
         return last
