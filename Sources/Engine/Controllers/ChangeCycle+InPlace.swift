@@ -94,6 +94,65 @@ extension FetchedResultsController {
         return events
     }
 
+    /// A cycle that only deletes (`removesOnly`), without a fetchOffset/fetchLimit window:
+    /// the rows held at their old keys are found in one walk in rank order, which is the
+    /// order `deletions` reads the old sections in, then removed from the highest rank down.
+    /// A row held at another key is left alone, as the general path leaves a row its old
+    /// key does not find. Nil for any other cycle.
+    func applyRemovals(_ changeSet: ChangeSet) -> [ControllerEvent]? {
+        guard results.offset == 0, results.limit == Int.max, removesOnly(changeSet) else { return nil }
+        let view: any ObjectView = source
+        var numbers: [Int64] = []
+        var keys: [SortKey] = []
+        numbers.reserveCapacity(changeSet.changes.count)
+        keys.reserveCapacity(changeSet.changes.count)
+        for change in changeSet.changes where change.id.entity == entity {
+            guard let before = change.before else { continue }
+            numbers.append(change.id.number)
+            keys.append(ordering.key(of: change.id, before, in: view))
+        }
+        var dropped: [(rank: Int, number: Int64)] = []
+        var scratch = SortKey(repeating: .null, count: results.rows.width)
+        var droppedKeys: [Int] = []
+        if Self.locatesByWalk(numbers.count, in: results.count) {
+            let lookup = IDLookup(numbers, rows: results.count)
+            let compare = results.rows.compare
+            results.rows.forEachLeaf { entries, first in
+                entries.ids.withUnsafeBufferPointer { ids in
+                    for e in ids.indices {
+                        guard let j = lookup[ids[e]] else { continue }
+                        entries.load(e, into: &scratch)
+                        guard compare(scratch, keys[j]) == 0 else { continue }
+                        dropped.append((first + e, ids[e]))
+                        droppedKeys.append(j)
+                    }
+                }
+            }
+        } else {
+            var found: [(rank: Int, number: Int64, key: Int)] = []
+            for j in numbers.indices {
+                if let rank = results.rows.find(keys[j], id: numbers[j], scratch: &scratch) {
+                    found.append((rank, numbers[j], j))
+                }
+            }
+            found.sort { $0.rank < $1.rank }
+            dropped = found.map { ($0.rank, $0.number) }
+            droppedKeys = found.map(\.key)
+        }
+        lastCycleRebuilt = false
+        let events = deletions(dropped)
+        var results = self.results
+        defer { self.results = results }
+        for d in stride(from: dropped.count - 1, through: 0, by: -1) {
+            if results.sectioned {
+                results.remove(at: dropped[d].rank, key: keys[droppedKeys[d]])
+            } else {
+                results.rows.remove(at: dropped[d].rank)
+            }
+        }
+        return events
+    }
+
     /// Whether `k` rows are found in a tree of `n` rows faster by one walk over it (a few
     /// nanoseconds a row) than by one search each (tens of key comparisons).
     static func locatesByWalk(_ k: Int, in n: Int) -> Bool {

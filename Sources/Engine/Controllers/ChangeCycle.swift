@@ -40,6 +40,7 @@ extension FetchedResultsController {
         if changeSet.refetch { return refetch() }
         // Not measured for the rebuild choice: such a cycle never rebuilds.
         if let events = applyInPlace(changeSet) { return events }
+        if let events = applyRemovals(changeSet) { return events }
         let started = CycleCost.now()
         var rebuiltThisCycle = false
         let removing = removesOnly(changeSet)
