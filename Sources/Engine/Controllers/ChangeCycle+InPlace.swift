@@ -1,7 +1,9 @@
 import Model
 
-/// Cycles of updates that change nothing the controller reads (a batch setting a body the
-/// controller neither sorts, sections nor filters by): every row keeps its entry and rank.
+/// Two kinds of big cycle with no need for the general bookkeeping: updates that change
+/// nothing the controller reads (a batch setting a body the controller neither sorts,
+/// sections nor filters by: every row keeps its entry and rank), and deletes without a
+/// window (every row leaving is a delete at its old path).
 extension FetchedResultsController {
     /// The own attributes the ordering (sections included: their key is its first
     /// component) and the filter read; nil when either reads anything else or cannot say.

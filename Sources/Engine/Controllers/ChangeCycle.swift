@@ -34,7 +34,8 @@ extension FetchedResultsController {
     /// walk of the new tree; the notifications are the same either way. Many affected rows
     /// are found by one walk of the tree rather than a search each (`locatesByWalk`), and a
     /// cycle of updates to keys the controller does not read leaves the tree as it is
-    /// (`applyInPlace`).
+    /// (`applyInPlace`); one of deletes without a window is read off the old sections
+    /// (`applyRemovals`).
     public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] {
         guard !changeSet.isEmpty else { return [] }
         if changeSet.refetch { return refetch() }
