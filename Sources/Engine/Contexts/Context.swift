@@ -79,7 +79,7 @@ public final class Context {
     func lookup(_ id: ObjectID) throws(EngineError) -> (values: Snapshot?, version: Int64?) {
         if let p = pending[id] { return (p.values, p.baseVersion) }
         if let parent { return try parent.lookup(id) }
-        guard model.entity(id.entity) != nil, let row = try store.read(id) else { return (nil, nil) }
+        guard model.hasEntity(id.entity), let row = try store.read(id) else { return (nil, nil) }
         return (row.values, row.version)
     }
 
@@ -199,6 +199,14 @@ public final class Context {
         for child in children where child.pending[id] == nil { try child.noteCurrent(id) }
     }
 
+    /// Room for `count` more noted objects here and in the children that see them (a batch
+    /// noting 100k objects grows the table once, not many times).
+    func reserveNotes(_ count: Int) {
+        if isBatch { return }
+        cycleBefore.reserveCapacity(cycleBefore.count + count)
+        for child in children { child.reserveNotes(count) }
+    }
+
     /// A new id: it existed nowhere before.
     func noteNew(_ id: ObjectID) {
         if isBatch { return }
@@ -303,9 +311,14 @@ public final class Context {
                     i += 1
                     if j < inserted.count && inserted[j].0 == id { j += 1 }
                     let after = snapshot(of: id)
-                    guard before != after else { continue }
-                    changes.append(
-                        ChangeSet.Change(id: id, before: before, after: after, changedKeys: keys(before, after)))
+                    // No key differs exactly when the two are equal: one pass over the values, not two.
+                    let changed = keys(before, after)
+                    switch (before, after) {
+                    case (nil, nil): continue
+                    case (_?, _?) where changed.isEmpty: continue
+                    default: break
+                    }
+                    changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: changed))
                 } else {
                     let (id, after) = inserted[j]
                     j += 1

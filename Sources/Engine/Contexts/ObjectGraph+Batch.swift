@@ -155,11 +155,11 @@ extension ObjectGraph {
         else { return nil }
         return try writeMatching(entity, filter) { prior in
             // Unchanged unless a value differs: a lookup per value, not a comparison of rows.
-            guard values.contains(where: { prior.values[$0.key] != $0.value }) else { return .some(prior) }
+            guard values.contains(where: { prior.values[$0.key] != $0.value }) else { return nil }
             var next = prior
             for (key, value) in values { next.values[key] = value }
             next.version += 1
-            return next
+            return .some(next)
         } write: { () throws(EngineError) in
             try store.updateMatching(entity: entity.name, filter: filter, values: values)
         }
@@ -177,18 +177,18 @@ extension ObjectGraph {
             })
         else { return nil }
         return try writeMatching(entity, filter) { _ in
-            nil
+            .some(nil)
         } write: { () throws(EngineError) in
             try store.deleteMatching(entity: entity.name, filter: filter)
         }
     }
 
     /// Under the write lock: reads the matching rows, has every merging root note them
-    /// (reading them from what was read) with what `next` makes of each (nil: deleted),
-    /// runs `write`, commits, and lets the roots take the rows that changed as one cycle.
-    /// Returns how many rows matched.
+    /// (reading them from what was read) with what `next` makes of each (nil: unchanged;
+    /// `.some(nil)`: deleted), runs `write`, commits, and lets the roots take the rows that
+    /// changed as one cycle. Returns how many rows matched.
     private func writeMatching(
-        _ entity: Entity, _ filter: (any ObjectFilter)?, next: (StoredObject) -> StoredObject?,
+        _ entity: Entity, _ filter: (any ObjectFilter)?, next: (StoredObject) -> StoredObject??,
         write: () throws(EngineError) -> Void
     ) throws(EngineError) -> Int {
         let mergers = roots.filter(\.mergesChangesFromParent)
@@ -201,16 +201,22 @@ extension ObjectGraph {
             var before: [ObjectID: StoredObject?] = Dictionary(minimumCapacity: prior.count)
             after.reserveCapacity(prior.count)
             for (id, row) in prior {
-                let n = next(row)
-                guard n != row else { continue }
+                // `next` says whether the row changes: no comparison of whole rows here.
+                guard let n = next(row) else { continue }
                 before[id] = row
                 after[id] = n
                 changed.append(id)
             }
             store.justWritten = JustWritten(rows: before)
             defer { store.justWritten = nil }
+            // Without to-one references no other object's one-to-many side changes: each
+            // row is noted alone, with no look-up of its next values.
+            let references = !store.model.referencingRelationships(of: entity.name).isEmpty
             for r in mergers {
-                for id in changed { try r.noteCurrent(id, next: after[id]??.values) }
+                r.reserveNotes(changed.count)
+                for id in changed {
+                    if references { try r.noteCurrent(id, next: after[id]??.values) } else { try r.noteCurrent(id) }
+                }
             }
             try write()
             return (JustWritten(rows: after), changed)

@@ -34,6 +34,9 @@ func differingKeys(_ a: Snapshot?, _ b: Snapshot?) -> Set<String> {
 /// million.
 struct DifferingKeys {
     private var last: Set<String> = []
+    /// The keys `last` was last asked for, in the order given: the objects of one entity
+    /// list them alike, so most answers are found equal without hashing.
+    private var lastList: [String] = []
 
     mutating func callAsFunction(_ a: Snapshot?, _ b: Snapshot?) -> Set<String> {
         switch (a, b) {
@@ -41,14 +44,26 @@ struct DifferingKeys {
         case (let x?, nil), (nil, let x?): return shared(x.keys, count: x.count)
         case (let x?, let y?):
             var keys: [String] = []
-            for (k, v) in x where y[k] != v { keys.append(k) }
-            for k in y.keys where x[k] == nil { keys.append(k) }
+            // A snapshot and its edited copy list their keys in the same order: then the
+            // values compare pairwise, with no hashing; any other pair is looked up.
+            if x.count == y.count, sameKeyOrder(x, y) {
+                for (a, b) in zip(x, y) where a.value != b.value { keys.append(a.key) }
+            } else {
+                for (k, v) in x where y[k] != v { keys.append(k) }
+                for k in y.keys where x[k] == nil { keys.append(k) }
+            }
             return shared(keys, count: keys.count)
         }
     }
 
+    private func sameKeyOrder(_ x: Snapshot, _ y: Snapshot) -> Bool {
+        zip(x.keys, y.keys).allSatisfy { $0 == $1 }
+    }
+
     /// `keys` (distinct) as a set, the previous one when equal.
     private mutating func shared<C: Collection<String>>(_ keys: C, count: Int) -> Set<String> {
+        if count == lastList.count && keys.elementsEqual(lastList) { return last }
+        lastList = Array(keys)
         if count == last.count && keys.allSatisfy(last.contains) { return last }
         last = Set(keys)
         return last

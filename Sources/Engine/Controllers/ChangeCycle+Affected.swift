@@ -22,9 +22,20 @@ extension FetchedResultsController {
                 staying.append(i)
             }
         }
-        var leaving = affected.indices.filter { affected[$0].oldRank != nil && !stays[$0] }
-        leaving.sort { affected[$0].oldRank! > affected[$1].oldRank! }
-        for i in leaving { results.remove(at: affected[i].oldRank!, key: affected[i].oldKey!) }
+        // Ranks paired with their rows: the sort compares plain integers, not rows.
+        var leaving: [(rank: Int, row: Int)] = []
+        for i in affected.indices where !stays[i] {
+            if let rank = affected[i].oldRank { leaving.append((rank, i)) }
+        }
+        leaving.sort { $0.rank > $1.rank }
+        for (rank, i) in leaving {
+            // Only sections need the key: no copy of it per row without them.
+            if results.sectioned {
+                results.remove(at: rank, key: affected[i].oldKey!)
+            } else {
+                results.rows.remove(at: rank)
+            }
+        }
         var keys: [SortKey] = []
         var entering: [Int] = []
         keys.reserveCapacity(affected.count)
@@ -51,8 +62,23 @@ extension FetchedResultsController {
         for j in order {
             affected[entering[j]].newRank = results.insert(keys[j], affected[entering[j]].id.number, scratch: &scratch)
         }
-        for i in staying {
-            affected[i].newRank = results.rows.find(affected[i].newKey!, id: affected[i].id.number, scratch: &scratch)
+        if order.isEmpty && leaving.isEmpty {
+            // Nothing moved: every rank is as it was.
+            for i in staying { affected[i].newRank = affected[i].oldRank }
+        } else if Self.locatesByWalk(staying.count, in: results.count) {
+            let lookup = IDLookup(staying.map { affected[$0].id.number }, rows: results.count)
+            results.rows.forEachLeaf { entries, first in
+                entries.ids.withUnsafeBufferPointer { ids in
+                    for e in ids.indices {
+                        if let j = lookup[ids[e]] { affected[staying[j]].newRank = first + e }
+                    }
+                }
+            }
+        } else {
+            for i in staying {
+                affected[i].newRank = results.rows.find(
+                    affected[i].newKey!, id: affected[i].id.number, scratch: &scratch)
+            }
         }
         return order.map { entering[$0] } + staying
     }
@@ -77,6 +103,20 @@ extension FetchedResultsController {
     func shouldRebuild(_ changes: Int, _ rows: Int) -> Bool {
         if let forced = rebuildOverride { return forced }
         return cost.prefersRebuild(changes: changes)
+    }
+
+    /// A cycle that only deletes objects (none read through a key path), at most half of
+    /// the rows held, is never rebuilt: the rows are found in one walk of the tree and
+    /// removed by rank, which costs less than fetching the rows that stay (100k deletes of
+    /// 1M rows: about 180 ms against 680 ms for the rebuild). A test forcing the choice
+    /// has it: incremental (false) always, a rebuild (true) never.
+    func removesOnly(_ changeSet: ChangeSet) -> Bool {
+        switch rebuildOverride {
+        case true?: return false
+        case false?: break
+        case nil: guard changeSet.changes.count <= results.count / 2 else { return false }
+        }
+        return tracer.isEmpty && changeSet.changes.allSatisfy { $0.after == nil }
     }
 
     /// The id numbers whose row is in only one of the current tree and `fresh`, or at a
@@ -158,6 +198,10 @@ extension FetchedResultsController {
     /// The searches go in key order: consecutive ones then share the tree's upper nodes and
     /// often a leaf, which searches in change order find out of cache.
     func locateOld(_ found: inout [AffectedRow], in rows: CountedBTree) {
+        if Self.locatesByWalk(found.count, in: rows.count) {
+            locateOldByWalk(&found, in: rows)
+            return
+        }
         var lookups = found.indices.filter { found[$0].oldKey != nil }
         if lookups.count > 64 {
             // Any order gives the same ranks; this one is only for locality, so numeric first
@@ -177,6 +221,30 @@ extension FetchedResultsController {
             if let key = found[i].newKey, let rank = rows.find(key, id: found[i].id.number, scratch: &scratch) {
                 found[i].oldKey = key
                 found[i].oldRank = rank
+            }
+        }
+        found.removeAll { $0.oldRank == nil && $0.newKey == nil }
+    }
+
+    /// `locateOld` in one walk of the tree for many rows: each row held is found by its id,
+    /// and counts as found at its old key, else at its new key, exactly when a search for
+    /// that key would find it.
+    func locateOldByWalk(_ found: inout [AffectedRow], in rows: CountedBTree) {
+        let lookup = IDLookup(found.map(\.id.number), rows: rows.count)
+        var scratch = SortKey(repeating: .null, count: rows.width)
+        let compare = rows.compare
+        rows.forEachLeaf { entries, first in
+            entries.ids.withUnsafeBufferPointer { ids in
+                for e in ids.indices {
+                    guard let i = lookup[ids[e]] else { continue }
+                    entries.load(e, into: &scratch)
+                    if let key = found[i].oldKey, compare(scratch, key) == 0 {
+                        found[i].oldRank = first + e
+                    } else if let key = found[i].newKey, compare(scratch, key) == 0 {
+                        found[i].oldKey = key
+                        found[i].oldRank = first + e
+                    }
+                }
             }
         }
         found.removeAll { $0.oldRank == nil && $0.newKey == nil }

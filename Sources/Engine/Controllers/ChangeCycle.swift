@@ -31,14 +31,24 @@ extension FetchedResultsController {
     /// snapshots seen through `OldView`), then the tree is updated, then new positions.
     /// A cycle changing a large part of the results rebuilds instead (`shouldRebuild`): old
     /// positions from one walk of the old tree, a fresh keyed fetch, new positions from one
-    /// walk of the new tree; the notifications are the same either way.
+    /// walk of the new tree; the notifications are the same either way. Many affected rows
+    /// are found by one walk of the tree rather than a search each (`locatesByWalk`), and a
+    /// cycle of updates to keys the controller does not read leaves the tree as it is
+    /// (`applyInPlace`); one of deletes without a window is read off the old sections
+    /// (`applyRemovals`).
     public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] {
         guard !changeSet.isEmpty else { return [] }
         if changeSet.refetch { return refetch() }
+        // Not measured for the rebuild choice: such a cycle never rebuilds.
+        if let events = applyInPlace(changeSet) { return events }
+        if let events = applyRemovals(changeSet) { return events }
         let started = CycleCost.now()
         var rebuiltThisCycle = false
+        let removing = removesOnly(changeSet)
         defer {
-            if !rebuiltThisCycle {
+            // Cycles that only remove rows cost far less per change than others: measuring
+            // them would make the next big cycle of inserts or moves look cheap.
+            if !rebuiltThisCycle && !removing {
                 cost.recordIncremental(nanos: CycleCost.now() - started, changes: changeSet.changes.count)
             }
         }
@@ -47,7 +57,7 @@ extension FetchedResultsController {
         var moved: [Int64] = []
         // A failed fetch is not an error of the cycle: the incremental path needs no query
         // and reports the same notifications.
-        if shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchResults() {
+        if !removing, shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchResults() {
             rebuiltThisCycle = true
             rebuilt = fresh
             cost.fetchNanos = CycleCost.now() - started

@@ -174,7 +174,7 @@ extension FetchedResultsController {
     /// A narrowing without a window: every row that leaves is a delete at its old index path,
     /// read off the old sections in one pass; a section left without rows is deleted too.
     /// Walking from the highest rank down yields both lists already in wire order (§10.6).
-    private func deletions(_ dropped: [(rank: Int, number: Int64)]) -> [ControllerEvent] {
+    func deletions(_ dropped: [(rank: Int, number: Int64)]) -> [ControllerEvent] {
         guard !dropped.isEmpty else { return [] }
         var rowEvents: [ControllerEvent] = []
         rowEvents.reserveCapacity(dropped.count)

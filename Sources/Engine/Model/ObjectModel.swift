@@ -104,6 +104,9 @@ public struct ObjectModel: Sendable, Equatable {
 
     public func entity(_ name: String) -> Entity? { byName[name].map { entities[$0] } }
 
+    /// Whether the model has the entity, without copying it out (a read per object asks).
+    public func hasEntity(_ name: String) -> Bool { byName[name] != nil }
+
     /// The relationship on the other side of `relationship` of `entity`.
     public func inverse(of relationship: Relationship) -> Relationship? {
         entity(relationship.destination)?.relationship(relationship.inverse)
