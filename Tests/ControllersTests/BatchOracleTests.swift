@@ -22,6 +22,24 @@ import Testing
             seed: seed, store: try SQLiteStore.open(model: Library.model) { try SQLFunctions.register(on: $0) })
     }
 
+    /// Every change set applied to the controllers of its context and to their mirrors
+    /// (`also` sees it first); `label` says where a failure happened.
+    static func mirrorEveryCycle(
+        _ graph: ObjectGraph, _ harnesses: [ContextOracleTests.Harness], _ label: @escaping () -> String,
+        also: @escaping (ChangeSet) -> Void = { _ in }
+    ) {
+        graph.onChangeSet = { changeSet in
+            also(changeSet)
+            for h in harnesses where h.context.name == changeSet.context {
+                let events = h.controller.apply(changeSet)
+                #expect(wireOrderProblems(events) == [], "\(label()) \(h.spec.name)")
+                do { try h.mirror.apply(events) { h.context.snapshot(of: $0) } } catch {
+                    Issue.record("\(label()) \(h.spec.name): \(error)")
+                }
+            }
+        }
+    }
+
     /// The oracle over any (empty) store.
     static func batchCycles(seed: UInt64, store: any Store) throws {
         var rng = SeededRandom(seed: seed)
@@ -41,16 +59,11 @@ import Testing
         let harnesses = try ContextOracleTests.specs.map { try ContextOracleTests.Harness($0, graph, compiler) }
         var step = 0
         var batchSets: [String: Int] = [:]
-        graph.onChangeSet = { changeSet in
-            if changeSet.reason == .batch { batchSets[changeSet.context, default: 0] += 1 }
-            for h in harnesses where h.context.name == changeSet.context {
-                let events = h.controller.apply(changeSet)
-                #expect(wireOrderProblems(events) == [], "seed \(seed) step \(step) \(h.spec.name)")
-                do { try h.mirror.apply(events) { h.context.snapshot(of: $0) } } catch {
-                    Issue.record("seed \(seed) step \(step) \(h.spec.name): \(error)")
-                }
-            }
-        }
+        Self.mirrorEveryCycle(
+            graph, harnesses, { "seed \(seed) step \(step)" },
+            also: { changeSet in
+                if changeSet.reason == .batch { batchSets[changeSet.context, default: 0] += 1 }
+            })
         var stats = (inserted: 0, updated: 0, deleted: 0, refused: 0)
         for s in 0..<iterations(default: 120) {
             step = s
@@ -136,15 +149,7 @@ import Testing
         // The incremental path (with its walks) on one seed, the size's own choice on the others.
         if seed == 46 { for h in harnesses { h.controller.rebuildOverride = false } }
         var step = 0
-        graph.onChangeSet = { changeSet in
-            for h in harnesses where h.context.name == changeSet.context {
-                let events = h.controller.apply(changeSet)
-                #expect(wireOrderProblems(events) == [], "seed \(seed) step \(step) \(h.spec.name)")
-                do { try h.mirror.apply(events) { h.context.snapshot(of: $0) } } catch {
-                    Issue.record("seed \(seed) step \(step) \(h.spec.name): \(error)")
-                }
-            }
-        }
+        Self.mirrorEveryCycle(graph, harnesses, { "seed \(seed) step \(step)" })
         for s in 0..<iterations(default: 40) {
             step = s
             if rng.chance(0.4) {
