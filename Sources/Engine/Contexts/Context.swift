@@ -32,10 +32,10 @@ public final class Context {
     private var referrerIndex: [String: [ObjectID: Set<ObjectID>]] = [:]
     /// For each object this context saw change since the last cycle: its value before.
     var cycleBefore: [ObjectID: Snapshot?] = [:]
-    /// A batch's new objects noted at once (`noteNew(run:)`), ascending by id, with the
+    /// A batch's new objects noted at once (`noteNew(run:keys:)`), ascending by id, with the
     /// values they were written with: no table entry, no sort and no read back per object.
     var cycleInserted: [(ObjectID, Snapshot)] = []
-    /// The keys each object of `cycleInserted` has, when its runs said (one set for all).
+    /// The keys each object of `cycleInserted` has.
     var cycleInsertedKeys: Set<String>?
     /// Undo and redo (Undo.swift); nil until enabled.
     var undoStack: UndoStack?
@@ -214,25 +214,20 @@ public final class Context {
         for child in children where child.pending[id] == nil { child.noteNew(id) }
     }
 
-    /// New ids, ascending, with the values they are written with (nothing refers to them
-    /// yet, so these are what a read would answer): noted as `noteNew` notes each one.
-    /// `keys`: the keys every one of them has, when they all have the same.
-    func noteNew(run: [(ObjectID, Snapshot)], keys: Set<String>?) {
+    /// New ids, ascending (a batch's run of numbers), with the values they are written with
+    /// (nothing refers to them yet, so these are what a read would answer) and the keys
+    /// every one of them has: noted as `noteNew` notes each one. A batch commits its own
+    /// cycle, so a cycle holds one run; a second would be noted object by object.
+    func noteNew(run: [(ObjectID, Snapshot)], keys: Set<String>) {
         if isBatch || run.isEmpty { return }
-        let ascending = zip(run, run.dropFirst()).allSatisfy { $0.0 < $1.0 }
-        let follows = cycleInserted.last.map { $0.0 < run[0].0 } ?? true
-        guard ascending && follows else {
+        assert(zip(run, run.dropFirst()).allSatisfy { $0.0 < $1.0 }, "a run is ascending")
+        guard cycleInserted.isEmpty else {
             for (id, _) in run { noteNew(id) }
             return
         }
-        if cycleInserted.isEmpty {
-            // Shared, not copied.
-            cycleInserted = run
-            cycleInsertedKeys = keys
-        } else {
-            cycleInserted += run
-            if cycleInsertedKeys != keys { cycleInsertedKeys = nil }
-        }
+        // Shared, not copied.
+        cycleInserted = run
+        cycleInsertedKeys = keys
         // A new id is pending in no child.
         for child in children { child.noteNew(run: run, keys: keys) }
     }

@@ -67,13 +67,7 @@ extension FetchedResultsController {
             for i in staying { affected[i].newRank = affected[i].oldRank }
         } else if Self.locatesByWalk(staying.count, in: results.count) {
             let lookup = IDLookup(staying.map { affected[$0].id.number }, rows: results.count)
-            results.rows.forEachLeaf { entries, first in
-                entries.ids.withUnsafeBufferPointer { ids in
-                    for e in ids.indices {
-                        if let j = lookup[ids[e]] { affected[staying[j]].newRank = first + e }
-                    }
-                }
-            }
+            results.rows.forEachHeld(lookup) { j, rank, _, _ in affected[staying[j]].newRank = rank }
         } else {
             for i in staying {
                 affected[i].newRank = results.rows.find(
@@ -167,17 +161,14 @@ extension FetchedResultsController {
     func locateByWalk(_ affected: inout [AffectedRow], in results: Results, old: Bool) {
         let lookup = IDLookup(affected.map(\.id.number), rows: results.count)
         var found = [Bool](repeating: false, count: affected.count)
-        results.rows.forEachLeaf { entries, first in
-            for j in 0..<entries.count {
-                guard let i = lookup[entries.ids[j]] else { continue }
-                found[i] = true
-                if old {
-                    affected[i].oldRank = first + j
-                    affected[i].oldKey = entries.key(at: j)
-                } else {
-                    affected[i].newRank = first + j
-                    affected[i].newKey = entries.key(at: j)
-                }
+        results.rows.forEachHeld(lookup) { i, rank, leaf, slot in
+            found[i] = true
+            if old {
+                affected[i].oldRank = rank
+                affected[i].oldKey = leaf.key(at: slot)
+            } else {
+                affected[i].newRank = rank
+                affected[i].newKey = leaf.key(at: slot)
             }
         }
         for i in affected.indices where !found[i] {
@@ -233,18 +224,13 @@ extension FetchedResultsController {
         let lookup = IDLookup(found.map(\.id.number), rows: rows.count)
         var scratch = SortKey(repeating: .null, count: rows.width)
         let compare = rows.compare
-        rows.forEachLeaf { entries, first in
-            entries.ids.withUnsafeBufferPointer { ids in
-                for e in ids.indices {
-                    guard let i = lookup[ids[e]] else { continue }
-                    entries.load(e, into: &scratch)
-                    if let key = found[i].oldKey, compare(scratch, key) == 0 {
-                        found[i].oldRank = first + e
-                    } else if let key = found[i].newKey, compare(scratch, key) == 0 {
-                        found[i].oldKey = key
-                        found[i].oldRank = first + e
-                    }
-                }
+        rows.forEachHeld(lookup) { i, rank, leaf, slot in
+            leaf.load(slot, into: &scratch)
+            if let key = found[i].oldKey, compare(scratch, key) == 0 {
+                found[i].oldRank = rank
+            } else if let key = found[i].newKey, compare(scratch, key) == 0 {
+                found[i].oldKey = key
+                found[i].oldRank = rank
             }
         }
         found.removeAll { $0.oldRank == nil && $0.newKey == nil }

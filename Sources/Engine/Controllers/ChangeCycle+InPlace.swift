@@ -62,16 +62,11 @@ extension FetchedResultsController {
             var agrees = true
             let compare = rows.compare
             order.reserveCapacity(picked.count)
-            rows.forEachLeaf { entries, first in
-                entries.ids.withUnsafeBufferPointer { ids in
-                    for e in ids.indices {
-                        guard let j = lookup[ids[e]] else { continue }
-                        entries.load(e, into: &scratch)
-                        if compare(scratch, keys[j]) != 0 { agrees = false }
-                        ranks[j] = first + e
-                        order.append(j)
-                    }
-                }
+            rows.forEachHeld(lookup) { j, rank, leaf, slot in
+                leaf.load(slot, into: &scratch)
+                if compare(scratch, keys[j]) != 0 { agrees = false }
+                ranks[j] = rank
+                order.append(j)
             }
             guard agrees else { return nil }
         } else {
@@ -97,13 +92,14 @@ extension FetchedResultsController {
         return events
     }
 
-    /// A cycle that only deletes (`removesOnly`), without a fetchOffset/fetchLimit window:
+    /// A cycle that only deletes (`removesOnly`, which the caller decided), without a
+    /// fetchOffset/fetchLimit window:
     /// the rows held at their old keys are found in one walk in rank order, which is the
     /// order `deletions` reads the old sections in, then removed from the highest rank down.
     /// A row held at another key is left alone, as the general path leaves a row its old
     /// key does not find. Nil for any other cycle.
     func applyRemovals(_ changeSet: ChangeSet) -> [ControllerEvent]? {
-        guard results.offset == 0, results.limit == Int.max, removesOnly(changeSet) else { return nil }
+        guard results.offset == 0, results.limit == Int.max else { return nil }
         let view: any ObjectView = source
         var numbers: [Int64] = []
         var keys: [SortKey] = []
@@ -120,16 +116,11 @@ extension FetchedResultsController {
         if Self.locatesByWalk(numbers.count, in: results.count) {
             let lookup = IDLookup(numbers, rows: results.count)
             let compare = results.rows.compare
-            results.rows.forEachLeaf { entries, first in
-                entries.ids.withUnsafeBufferPointer { ids in
-                    for e in ids.indices {
-                        guard let j = lookup[ids[e]] else { continue }
-                        entries.load(e, into: &scratch)
-                        guard compare(scratch, keys[j]) == 0 else { continue }
-                        dropped.append((first + e, ids[e]))
-                        droppedKeys.append(j)
-                    }
-                }
+            results.rows.forEachHeld(lookup) { j, rank, leaf, slot in
+                leaf.load(slot, into: &scratch)
+                guard compare(scratch, keys[j]) == 0 else { return }
+                dropped.append((rank, numbers[j]))
+                droppedKeys.append(j)
             }
         } else {
             var found: [(rank: Int, number: Int64, key: Int)] = []

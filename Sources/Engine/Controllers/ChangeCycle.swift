@@ -41,10 +41,10 @@ extension FetchedResultsController {
         if changeSet.refetch { return refetch() }
         // Not measured for the rebuild choice: such a cycle never rebuilds.
         if let events = applyInPlace(changeSet) { return events }
-        if let events = applyRemovals(changeSet) { return events }
+        let removing = removesOnly(changeSet)
+        if removing, let events = applyRemovals(changeSet) { return events }
         let started = CycleCost.now()
         var rebuiltThisCycle = false
-        let removing = removesOnly(changeSet)
         defer {
             // Cycles that only remove rows cost far less per change than others: measuring
             // them would make the next big cycle of inserts or moves look cheap.

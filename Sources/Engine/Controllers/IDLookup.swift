@@ -33,3 +33,17 @@ struct IDLookup {
         return map[number]
     }
 }
+
+extension CountedBTree {
+    /// Every entry whose id `lookup` holds, in rank order: its index in the lookup, its
+    /// rank, and its leaf with its slot there (to load its key). One walk of the tree.
+    func forEachHeld(_ lookup: IDLookup, _ body: (_ index: Int, _ rank: Int, _ leaf: Entries, _ slot: Int) -> Void) {
+        forEachLeaf { entries, first in
+            entries.ids.withUnsafeBufferPointer { ids in
+                for e in ids.indices {
+                    if let i = lookup[ids[e]] { body(i, first + e, entries, e) }
+                }
+            }
+        }
+    }
+}
