@@ -3,8 +3,8 @@ import Testing
 
 @testable import Store
 
-/// What a batch hands its merging roots: rows by id first, then a run of new rows found by
-/// a binary search; anything else is not the batch's to answer.
+/// What a batch hands its merging roots: its rows first, then a run of new rows, each found
+/// by a binary search; anything else is not the batch's to answer.
 @Suite struct JustWrittenTests {
     static func id(_ n: Int64, _ entity: String = "Tag") -> ObjectID { ObjectID(entity: entity, number: n) }
 
@@ -23,8 +23,8 @@ import Testing
     @Test func rowsComeBeforeTheRunAndMaySayNoSuchRow() {
         let gone = Self.id(4)
         let changed = Self.id(5)
-        let rows: [ObjectID: StoredObject?] = [
-            gone: StoredObject?.none, changed: StoredObject(values: ["label": .string("new")], version: 7),
+        let rows: [(ObjectID, StoredObject?)] = [
+            (gone, nil), (changed, StoredObject(values: ["label": .string("new")], version: 7)),
         ]
         let written = JustWritten(
             rows: rows,
@@ -32,5 +32,24 @@ import Testing
         #expect(written.lookup(gone) == .some(nil))
         #expect(written.lookup(changed) == .some(StoredObject(values: ["label": .string("new")], version: 7)))
         #expect(written.lookup(Self.id(6)) == .some(StoredObject(values: [:], version: 1)))
+    }
+
+    @Test func manyRowsAreFoundByTheirIdsAndGapsAreNot() {
+        // Every third number, as a batch that skipped rows it does not change.
+        let rows: [(ObjectID, StoredObject?)] = stride(from: Int64(3), through: 3000, by: 3).map {
+            (Self.id($0), $0 % 2 == 0 ? nil : StoredObject(values: ["n": .integer($0)], version: $0))
+        }
+        let written = JustWritten(rows: rows)
+        for n in Int64(0)...3001 {
+            let found = written.lookup(Self.id(n))
+            if n % 3 != 0 || n == 0 {
+                #expect(found == nil, "Tag/\(n)")
+            } else if n % 2 == 0 {
+                #expect(found == .some(nil), "Tag/\(n)")
+            } else {
+                #expect(found == .some(StoredObject(values: ["n": .integer(n)], version: n)), "Tag/\(n)")
+            }
+        }
+        #expect(written.lookup(Self.id(3, "Group")) == nil)
     }
 }

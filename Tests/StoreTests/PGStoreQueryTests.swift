@@ -114,14 +114,16 @@ import Testing
         }
         // Set-based writes: the same rows change, versions go up, the history holds each row.
         let narrow = try compiler.compile(FetchRequest(entity: "Item", predicate: "label MATCHES '(?i)b'"))
+        let zero = try compiler.compile(FetchRequest(entity: "Item", predicate: "value == 0")).filter
         for store in [pg, lite] as [any Store] {
             try store.beginWrite(author: "batch")
-            try store.updateMatching(entity: "Item", filter: narrow.filter, values: ["value": .integer(99)])
+            let changing = try store.readMatching(entity: "Item", filter: narrow.filter)
+                .filter { $0.1.values["value"] != .integer(99) }.map(\.0.number)
+            try store.updateMatching(entity: "Item", numbers: changing, values: ["value": .integer(99)])
             try store.commitWrite()
             try store.beginWrite(author: "batch")
             try store.deleteMatching(
-                entity: "Item",
-                filter: try compiler.compile(FetchRequest(entity: "Item", predicate: "value == 0")).filter)
+                entity: "Item", numbers: try store.readMatching(entity: "Item", filter: zero).map(\.0.number))
             try store.commitWrite()
         }
         #expect(

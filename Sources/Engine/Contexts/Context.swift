@@ -32,11 +32,8 @@ public final class Context {
     private var referrerIndex: [String: [ObjectID: Set<ObjectID>]] = [:]
     /// For each object this context saw change since the last cycle: its value before.
     var cycleBefore: [ObjectID: Snapshot?] = [:]
-    /// A batch's new objects noted at once (`noteNew(run:keys:)`), ascending by id, with the
-    /// values they were written with: no table entry, no sort and no read back per object.
-    var cycleInserted: [(ObjectID, Snapshot)] = []
-    /// The keys each object of `cycleInserted` has.
-    var cycleInsertedKeys: Set<String>?
+    /// A batch's objects noted at once (`noteNew(run:keys:)`, `noteChanged(run:entity:)`).
+    var cycleRun: NotedRun = .none
     /// Undo and redo (Undo.swift); nil until enabled.
     var undoStack: UndoStack?
     /// A batch request's transient root (ObjectGraph+Batch.swift): nobody sees it, so it
@@ -60,7 +57,7 @@ public final class Context {
     /// Unsaved changes exist.
     public var hasChanges: Bool { pending.values.contains { $0.isEffective } }
     /// Something changed since the last change cycle.
-    public var isDirty: Bool { !cycleBefore.isEmpty || !cycleInserted.isEmpty }
+    public var isDirty: Bool { !cycleBefore.isEmpty || cycleRun.count > 0 }
 
     // MARK: The view
 
@@ -221,15 +218,31 @@ public final class Context {
     func noteNew(run: [(ObjectID, Snapshot)], keys: Set<String>) {
         if isBatch || run.isEmpty { return }
         assert(zip(run, run.dropFirst()).allSatisfy { $0.0 < $1.0 }, "a run is ascending")
-        guard cycleInserted.isEmpty else {
+        guard cycleRun.count == 0 else {
             for (id, _) in run { noteNew(id) }
             return
         }
         // Shared, not copied.
-        cycleInserted = run
-        cycleInsertedKeys = keys
+        cycleRun = .inserted(run, keys: keys)
         // A new id is pending in no child.
         for child in children { child.noteNew(run: run, keys: keys) }
+    }
+
+    /// Saved objects of `entity` a batch changes, ascending, with their rows' values before
+    /// and after (nil: deleted): noted as `noteCurrent` notes each one, where that is what
+    /// this view shows, that is when nothing of the entity is pending here or above and
+    /// nothing of it is read backwards; otherwise (and for a second run) object by object.
+    /// Called before the batch writes (the fallback reads the rows as they were).
+    func noteChanged(run: [(ObjectID, Snapshot, Snapshot?)], entity: String) throws(EngineError) {
+        if isBatch || run.isEmpty { return }
+        assert(zip(run, run.dropFirst()).allSatisfy { $0.0 < $1.0 }, "a run is ascending")
+        guard cycleRun.count == 0, !chainHasPending(entity), model.derivedRelationships(of: entity).isEmpty else {
+            // noteCurrent notes the children too.
+            for (id, _, _) in run { try noteCurrent(id) }
+            return
+        }
+        cycleRun = .changed(run)
+        for child in children { try child.noteChanged(run: run, entity: entity) }
     }
 
     /// Notes `id`, and the one-to-many sides its current and `next` values point at.
@@ -289,22 +302,20 @@ public final class Context {
         if isDirty {
             // Sorted with their values: no second lookup per object.
             let noted = cycleBefore.sorted(by: { $0.key < $1.key })
-            let inserted = cycleInserted
-            let insertedKeys = cycleInsertedKeys
+            let run = cycleRun
             cycleBefore.removeAll()
-            cycleInserted = []
-            cycleInsertedKeys = nil
+            cycleRun = .none
             var changes: [ChangeSet.Change] = []
-            changes.reserveCapacity(noted.count + inserted.count)
+            changes.reserveCapacity(noted.count + run.count)
             var keys = DifferingKeys()
             // The two lists merged in id order; an id in both is the table's (noted the same way).
             var i = 0
             var j = 0
-            while i < noted.count || j < inserted.count {
-                if i < noted.count && (j == inserted.count || noted[i].key <= inserted[j].0) {
+            while i < noted.count || j < run.count {
+                if i < noted.count && (j == run.count || noted[i].key <= run.id(j)) {
                     let (id, before) = noted[i]
                     i += 1
-                    if j < inserted.count && inserted[j].0 == id { j += 1 }
+                    if j < run.count && run.id(j) == id { j += 1 }
                     let after = snapshot(of: id)
                     // No key differs exactly when the two are equal: one pass over the values, not two.
                     let changed = keys(before, after)
@@ -315,11 +326,8 @@ public final class Context {
                     }
                     changes.append(ChangeSet.Change(id: id, before: before, after: after, changedKeys: changed))
                 } else {
-                    let (id, after) = inserted[j]
+                    if let change = run.change(j, &keys) { changes.append(change) }
                     j += 1
-                    changes.append(
-                        ChangeSet.Change(
-                            id: id, before: nil, after: after, changedKeys: insertedKeys ?? keys(nil, after)))
                 }
             }
             if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes, reason: reason)) }

@@ -160,8 +160,8 @@ extension ObjectGraph {
             for (key, value) in values { next.values[key] = value }
             next.version += 1
             return .some(next)
-        } write: { () throws(EngineError) in
-            try store.updateMatching(entity: entity.name, filter: filter, values: values)
+        } write: { (numbers) throws(EngineError) in
+            try store.updateMatching(entity: entity.name, numbers: numbers, values: values)
         }
     }
 
@@ -178,47 +178,53 @@ extension ObjectGraph {
         else { return nil }
         return try writeMatching(entity, filter) { _ in
             .some(nil)
-        } write: { () throws(EngineError) in
-            try store.deleteMatching(entity: entity.name, filter: filter)
+        } write: { (numbers) throws(EngineError) in
+            try store.deleteMatching(entity: entity.name, numbers: numbers)
         }
     }
 
     /// Under the write lock: reads the matching rows, has every merging root note them
     /// (reading them from what was read) with what `next` makes of each (nil: unchanged;
-    /// `.some(nil)`: deleted), runs `write`, commits, and lets the roots take the rows that
+    /// `.some(nil)`: deleted), runs `write` on the changing rows' numbers (ascending), commits, and lets the roots take the rows that
     /// changed as one cycle. Returns how many rows matched.
     private func writeMatching(
         _ entity: Entity, _ filter: (any ObjectFilter)?, next: (StoredObject) -> StoredObject??,
-        write: () throws(EngineError) -> Void
+        write: ([Int64]) throws(EngineError) -> Void
     ) throws(EngineError) -> Int {
         let mergers = roots.filter(\.mergesChangesFromParent)
         var matched = 0
         try commitMerged(mergers) { () throws(EngineError) in
-            var after: [ObjectID: StoredObject?] = [:]
-            var changed: [ObjectID] = []
             let prior = try store.readMatching(entity: entity.name, filter: filter)
             matched = prior.count
-            var before: [ObjectID: StoredObject?] = Dictionary(minimumCapacity: prior.count)
+            // All three ascending, as read: the roots look rows up by a binary search.
+            var before: [(ObjectID, StoredObject?)] = []
+            var after: [(ObjectID, StoredObject?)] = []
+            var run: [(ObjectID, Snapshot, Snapshot?)] = []
+            before.reserveCapacity(prior.count)
             after.reserveCapacity(prior.count)
+            run.reserveCapacity(prior.count)
             for (id, row) in prior {
                 // `next` says whether the row changes: no comparison of whole rows here.
                 guard let n = next(row) else { continue }
-                before[id] = row
-                after[id] = n
-                changed.append(id)
+                before.append((id, row))
+                after.append((id, n))
+                run.append((id, row.values, n?.values))
             }
+            let changed = run.map(\.0)
             store.justWritten = JustWritten(rows: before)
             defer { store.justWritten = nil }
-            // Without to-one references no other object's one-to-many side changes: each
-            // row is noted alone, with no look-up of its next values.
+            // Without to-one references no other object's one-to-many side changes: the
+            // rows are noted as one run, with no look-up of their next values.
             let references = !store.model.referencingRelationships(of: entity.name).isEmpty
             for r in mergers {
-                r.reserveNotes(changed.count)
-                for id in changed {
-                    if references { try r.noteCurrent(id, next: after[id]??.values) } else { try r.noteCurrent(id) }
+                if references {
+                    r.reserveNotes(changed.count)
+                    for (id, n) in after { try r.noteCurrent(id, next: n?.values) }
+                } else {
+                    try r.noteChanged(run: run, entity: entity.name)
                 }
             }
-            try write()
+            try write(changed.map(\.number))
             return (JustWritten(rows: after), changed)
         }
         return matched

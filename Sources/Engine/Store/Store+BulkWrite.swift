@@ -37,20 +37,17 @@ extension SQLiteStore {
         return out
     }
 
-    /// Inside the open write transaction: `values` (attributes and to-one references) on
-    /// every row `filter` matches that does not hold them already, each recorded in the
-    /// history as a save records an update, its version up by one.
-    public func updateMatching(entity: String, filter: (any ObjectFilter)?, values: Snapshot) throws(EngineError) {
+    /// Inside the open write transaction: `values` (attributes and to-one references) on the
+    /// rows numbered `numbers` (ascending; those `readMatching` found that the values change),
+    /// each recorded in the history as a save records an update, its version up by one.
+    /// By number, not by the filter again: the rows are visited in table order, once each.
+    public func updateMatching(entity: String, numbers: [Int64], values: Snapshot) throws(EngineError) {
         let t = try singleRowTable(entity)
         let q = SchemaNaming.quoted
         let set = (t.attributes.map(\.name) + t.toOne.map(\.name)).filter { values[$0] != nil }
-        guard !set.isEmpty else { return }
+        guard !set.isEmpty, !numbers.isEmpty else { return }
         let setValues = set.map { ValueEncoding.sql(values[$0]!) }
-        let (whereSQL, filterBindings) = Self.whereClause(filter)
-        // Only the rows the values change, as a save writes only what changed.
-        let differs = "(" + set.map { "t.\(q($0)) IS NOT ?" }.joined(separator: " OR ") + ")"
-        let condition = whereSQL.isEmpty ? " WHERE \(differs)" : "\(whereSQL) AND \(differs)"
-        let filterSQL = filterBindings.map(ValueEncoding.sql)
+        let rows = Self.numbered(numbers)
         do {
             let db = try connection
             if Self.recordsHistory {
@@ -61,40 +58,56 @@ extension SQLiteStore {
                 try db.prepare(
                     "INSERT INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, keys, version, old) "
                         + "SELECT ?, \(HistorySchema.literal(entity)), t.\(q(SchemaNaming.primaryKey)), 'U', \(keys), "
-                        + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(entity)) AS t\(condition)"
+                        + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(entity)) AS t\(rows.sql)"
                 )
-                .run([.integer(try writingToken())] + setValues + filterSQL + setValues)
+                .run([.integer(try writingToken())] + setValues + [rows.list])
             }
             let assignments =
                 set.map { "\(q($0)) = ?" } + ["\(q(SchemaNaming.version)) = t.\(q(SchemaNaming.version)) + 1"]
-            try db.prepare("UPDATE \(q(entity)) AS t SET \(assignments.joined(separator: ", "))\(condition)")
-                .run(setValues + filterSQL + setValues)
+            try db.prepare("UPDATE \(q(entity)) AS t SET \(assignments.joined(separator: ", "))\(rows.sql)")
+                .run(setValues + [rows.list])
         } catch let e as EngineError {
             throw e
         } catch { throw Self.storeError(error, "the batch was not written") }
     }
 
-    /// Inside the open write transaction: deletes every row `filter` matches, each recorded
-    /// in the history as a save records a delete.
-    public func deleteMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) {
-        _ = try singleRowTable(entity)
+    /// Inside the open write transaction: deletes the rows numbered `numbers` (ascending),
+    /// each recorded in the history as a save records a delete.
+    public func deleteMatching(entity: String, numbers: [Int64]) throws(EngineError) {
+        let t = try singleRowTable(entity)
+        guard !numbers.isEmpty else { return }
         let q = SchemaNaming.quoted
-        let (whereSQL, filterBindings) = Self.whereClause(filter)
-        let bindings = filterBindings.map(ValueEncoding.sql)
+        let rows = Self.numbered(numbers)
         do {
             let db = try connection
-            if Self.recordsHistory, let t = tables[entity] {
+            if Self.recordsHistory {
                 try db.prepare(
                     "INSERT INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, version, old) "
                         + "SELECT ?, \(HistorySchema.literal(entity)), t.\(q(SchemaNaming.primaryKey)), 'D', "
-                        + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(entity)) AS t\(whereSQL)"
+                        + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(entity)) AS t\(rows.sql)"
                 )
-                .run([.integer(try writingToken())] + bindings)
+                .run([.integer(try writingToken()), rows.list])
             }
-            try db.prepare("DELETE FROM \(q(entity)) AS t\(whereSQL)").run(bindings)
+            try db.prepare("DELETE FROM \(q(entity)) AS t\(rows.sql)").run([rows.list])
         } catch let e as EngineError {
             throw e
         } catch { throw Self.storeError(error, "the batch was not written") }
+    }
+
+    /// A `WHERE` clause choosing rows by number from one bound JSON array (the last binding):
+    /// SQLite looks each up by its key, in the array's (ascending) order.
+    private static func numbered(_ numbers: [Int64]) -> (sql: String, list: SQLValue) {
+        var list = "["
+        list.reserveCapacity(numbers.count * 8 + 2)
+        for (i, n) in numbers.enumerated() {
+            if i > 0 { list += "," }
+            list += String(n)
+        }
+        list += "]"
+        return (
+            " WHERE t.\(SchemaNaming.quoted(SchemaNaming.primaryKey)) IN (SELECT value FROM json_each(?))",
+            .text(list)
+        )
     }
 
     private func singleRowTable(_ entity: String) throws(EngineError) -> EntityTable {

@@ -79,10 +79,11 @@ public protocol Store: AnyObject {
     /// Whether `entity` keeps everything in its own row (no to-many relationship).
     func isSingleRow(_ entity: String) -> Bool
     func readMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) -> [(ObjectID, StoredObject)]
-    /// Inside the open write transaction: `values` on every matching row not holding them.
-    func updateMatching(entity: String, filter: (any ObjectFilter)?, values: Snapshot) throws(EngineError)
-    /// Inside the open write transaction: deletes every matching row.
-    func deleteMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError)
+    /// Inside the open write transaction: `values` on the rows numbered `numbers` (ascending;
+    /// rows `readMatching` read under the same lock), each recorded as a save's update.
+    func updateMatching(entity: String, numbers: [Int64], values: Snapshot) throws(EngineError)
+    /// Inside the open write transaction: deletes the rows numbered `numbers` (ascending).
+    func deleteMatching(entity: String, numbers: [Int64]) throws(EngineError)
 
     // MARK: The history of commits
 
@@ -131,29 +132,35 @@ extension Store {
     }
 }
 
-/// Rows a batch request read or wrote, as a read returns them (`Store.justWritten`).
+/// Rows a batch request read or wrote, as a read returns them (`Store.justWritten`). Both
+/// lists are ascending by id and found by a binary search: a batch reads and writes its
+/// rows in id order, so no table of 100k entries is built and torn down per batch.
 public struct JustWritten: Sendable {
-    /// By id; nil: no such row.
-    public var rows: [ObjectID: StoredObject?]
-    /// New rows, ascending by id, at version 1: a bulk load's run, found by a binary search
-    /// rather than a table entry per row.
+    /// Rows read or changed; nil: no such row (deleted).
+    public var rows: [(ObjectID, StoredObject?)]
+    /// New rows at version 1: a bulk load's run.
     public var inserted: [(ObjectID, Snapshot)]
 
-    public init(rows: [ObjectID: StoredObject?] = [:], inserted: [(ObjectID, Snapshot)] = []) {
+    public init(rows: [(ObjectID, StoredObject?)] = [], inserted: [(ObjectID, Snapshot)] = []) {
+        assert(zip(rows, rows.dropFirst()).allSatisfy { $0.0 < $1.0 }, "rows are ascending")
         self.rows = rows
         self.inserted = inserted
     }
 
     /// The row as a read returns it (`.some(nil)`: none), or nil when the batch did not touch it.
     public func lookup(_ id: ObjectID) -> StoredObject?? {
-        if let row = rows[id] { return row }
+        if let i = Self.index(of: id, in: rows) { return .some(rows[i].1) }
+        guard let i = Self.index(of: id, in: inserted) else { return nil }
+        return .some(StoredObject(values: inserted[i].1, version: 1))
+    }
+
+    private static func index<T>(of id: ObjectID, in list: [(ObjectID, T)]) -> Int? {
         var lo = 0
-        var hi = inserted.count
+        var hi = list.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if inserted[mid].0 < id { lo = mid + 1 } else { hi = mid }
+            if list[mid].0 < id { lo = mid + 1 } else { hi = mid }
         }
-        guard lo < inserted.count, inserted[lo].0 == id else { return nil }
-        return .some(StoredObject(values: inserted[lo].1, version: 1))
+        return lo < list.count && list[lo].0 == id ? lo : nil
     }
 }

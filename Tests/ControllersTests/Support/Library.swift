@@ -1,6 +1,7 @@
 import Model
 
-/// The oracle's model: books with an author (to-one, inverse `books`).
+/// The oracle's model: books with an author (to-one, inverse `books`), and memos, which
+/// keep everything in their own row (no relationship: a batch notes them as one run).
 enum Library {
     static let model = ObjectModel(entities: [
         Entity(
@@ -15,6 +16,13 @@ enum Library {
                 Attribute(name: "year", type: .integer), Attribute(name: "flag", type: .boolean),
                 Attribute(name: "note", type: .string),
             ], relationships: [Relationship(name: "author", destination: "Author", toMany: false, inverse: "books")]),
+        Entity(
+            name: "Memo",
+            attributes: [
+                Attribute(name: "title", type: .string), Attribute(name: "price", type: .integer, optional: true),
+                Attribute(name: "year", type: .integer), Attribute(name: "flag", type: .boolean),
+                Attribute(name: "note", type: .string),
+            ]),
     ])
 
     static let titles = ["Alpha", "beta", "Gamma", "delta", "Émile", "zeta", "Eta", "Theta"]

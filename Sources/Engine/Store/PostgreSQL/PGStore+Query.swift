@@ -231,36 +231,38 @@ extension PGStore {
         }
     }
 
-    /// Inside the open write transaction: `values` on every matching row not holding them
-    /// (its version up by one; the triggers record each row).
-    public func updateMatching(entity: String, filter: (any ObjectFilter)?, values: Snapshot) throws(EngineError) {
+    /// Inside the open write transaction: `values` on the rows numbered `numbers` (their
+    /// version up by one; the triggers record each row).
+    public func updateMatching(entity: String, numbers: [Int64], values: Snapshot) throws(EngineError) {
         let (t, s) = try singleRow(entity)
         try requireWrite()
         let names = (t.attributes.map(\.name) + t.toOne.map(\.name)).filter { values[$0] != nil }
-        guard !names.isEmpty else { return }
+        guard !names.isEmpty, !numbers.isEmpty else { return }
         let q = SchemaNaming.quoted
-        var params = names.map { PGValueEncoding.parameter(values[$0]!).map(PGValue.text) }
-        let (whereSQL, filterParams) = try condition(filter, entity: entity, first: names.count + 1)
-        params += filterParams
-        let marks = names.indices.map { "$\($0 + 1)" }
-        let differs = zip(names, marks).map { "t.\(q($0)) IS DISTINCT FROM \($1)" }.joined(separator: " OR ")
+        let params =
+            names.map { PGValueEncoding.parameter(values[$0]!).map(PGValue.text) } + [Self.numberArray(numbers)]
         let assignments =
-            zip(names, marks).map { "\(q($0)) = \($1)" } + [
+            names.enumerated().map { "\(q($0.element)) = $\($0.offset + 1)" } + [
                 "\(q(SchemaNaming.version)) = t.\(q(SchemaNaming.version)) + 1"
             ]
         let query =
-            "UPDATE \(s.table) AS t SET \(assignments.joined(separator: ", ")) WHERE (\(differs))"
-            + (whereSQL.map { " AND (\($0))" } ?? "")
+            "UPDATE \(s.table) AS t SET \(assignments.joined(separator: ", ")) WHERE \(Self.pk) = ANY($\(names.count + 1)::bigint[])"
         try runInWrite { c in try c.exec(query, params) }
     }
 
-    /// Inside the open write transaction: deletes every matching row (the triggers record each).
-    public func deleteMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) {
+    /// Inside the open write transaction: deletes the rows numbered `numbers` (the triggers
+    /// record each).
+    public func deleteMatching(entity: String, numbers: [Int64]) throws(EngineError) {
         let (_, s) = try singleRow(entity)
         try requireWrite()
-        let (whereSQL, params) = try condition(filter, entity: entity)
-        try runInWrite { c in try c.exec("DELETE FROM \(s.table) AS t\(whereSQL.map { " WHERE \($0)" } ?? "")", params)
-        }
+        guard !numbers.isEmpty else { return }
+        let query = "DELETE FROM \(s.table) AS t WHERE \(Self.pk) = ANY($1::bigint[])"
+        try runInWrite { c in try c.exec(query, [Self.numberArray(numbers)]) }
+    }
+
+    /// Numbers as one array parameter (`{1,2,3}`).
+    private static func numberArray(_ numbers: [Int64]) -> PGValue? {
+        .text("{" + numbers.map(String.init).joined(separator: ",") + "}")
     }
 
     private func requireWrite() throws(EngineError) {
