@@ -92,6 +92,27 @@ import Testing
                         filter = try compiler.compile(FetchRequest(entity: "Book", predicate: text)).filter
                     }
                     stats.updated += try graph.batchUpdate("Book", filter: filter, values: [key: r[key]!])
+                case 7..<8 where rng.chance(0.5):
+                    // Each object its own values: books (own row, a reference), or authors
+                    // (a to-many side: through the transient context).
+                    if rng.chance(0.5) {
+                        var books: [ObjectID] = []
+                        for id in try other.fetch(entity: "Book") where try store.read(id) != nil { books.append(id) }
+                        var picked = Set<ObjectID>()
+                        for _ in 0..<rng.int(1..<8) where !books.isEmpty {
+                            picked.insert(books[rng.int(0..<books.count)])
+                        }
+                        stats.updated += try graph.batchUpdate(
+                            "Book",
+                            objects: picked.map { id in
+                                let key = ["title", "price", "year", "flag", "note", "author"][rng.int(0..<6)]
+                                return (id, [key: ContextOracleTests.bookValues(&rng, authors: authors)[key]!])
+                            })
+                    } else {
+                        stats.updated += try graph.batchUpdate(
+                            "Author",
+                            objects: authors.map { ($0, ["rank": .integer(Int64(rng.int(0..<10)))]) })
+                    }
                 case 7..<9:
                     let text = rng.chance(0.7) ? "price > 25 OR year == \(2000 + rng.int(0..<5))" : "note == 'n1'"
                     let filter = try compiler.compile(FetchRequest(entity: "Book", predicate: text)).filter

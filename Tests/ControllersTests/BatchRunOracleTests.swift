@@ -91,6 +91,19 @@ import Testing
                 try graph.batchUpdate("Memo", filter: filter, values: [key: Self.values(&rng)[key]!])
             case 6..<7:
                 try graph.batchInsert("Memo", rows: (0..<rng.int(20..<80)).map { _ in Self.values(&rng) })
+            case 7..<8:
+                // Each object its own values (a few set the value they hold).
+                var saved: [ObjectID] = []
+                for id in try graph.context("other").fetch(entity: "Memo") where try graph.store.read(id) != nil {
+                    saved.append(id)
+                }
+                var picked = Set<ObjectID>()
+                for _ in 0..<rng.int(1..<120) where !saved.isEmpty { picked.insert(saved[rng.int(0..<saved.count)]) }
+                let objects = picked.map { id -> (ObjectID, Snapshot) in
+                    let key = ["title", "price", "year", "flag", "note"][rng.int(0..<5)]
+                    return (id, [key: Self.values(&rng)[key]!])
+                }
+                #expect(try graph.batchUpdate("Memo", objects: objects) == objects.count)
             default:
                 let cut = "price > \(22 + rng.int(0..<8)) OR note == 'n\(rng.int(0..<3))'"
                 let f = try compiler.compile(FetchRequest(entity: "Memo", predicate: cut)).filter

@@ -153,16 +153,23 @@ extension ObjectGraph {
         guard store.isSingleRow(entity.name),
             values.keys.allSatisfy({ entity.attribute($0) != nil || simple.contains($0) })
         else { return nil }
-        return try writeMatching(entity, filter) { prior in
-            // Unchanged unless a value differs: a lookup per value, not a comparison of rows.
-            guard values.contains(where: { prior.values[$0.key] != $0.value }) else { return nil }
-            var next = prior
-            for (key, value) in values { next.values[key] = value }
-            next.version += 1
-            return .some(next)
-        } write: { (numbers) throws(EngineError) in
-            try store.updateMatching(entity: entity.name, numbers: numbers, values: values)
+        return try writeMatching(entity) { () throws(EngineError) in
+            try store.readMatching(entity: entity.name, filter: filter)
+        } next: { _, prior in
+            Self.setting(values, on: prior)
+        } write: { (changed) throws(EngineError) in
+            try store.updateMatching(entity: entity.name, numbers: changed.map(\.0.number), values: values)
         }
+    }
+
+    /// `prior` with `values` set and its version up by one; nil when no value differs (a
+    /// lookup per value, not a comparison of rows).
+    static func setting(_ values: Snapshot, on prior: StoredObject) -> StoredObject?? {
+        guard values.contains(where: { prior.values[$0.key] != $0.value }) else { return nil }
+        var next = prior
+        for (key, value) in values { next.values[key] = value }
+        next.version += 1
+        return .some(next)
     }
 
     /// A batch delete (by predicate) on an entity whose only relationships are to-one
@@ -176,25 +183,29 @@ extension ObjectGraph {
                 simple.contains($0.name) && $0.deleteRule != .cascade && $0.deleteRule != .deny
             })
         else { return nil }
-        return try writeMatching(entity, filter) { _ in
+        return try writeMatching(entity) { () throws(EngineError) in
+            try store.readMatching(entity: entity.name, filter: filter)
+        } next: { _, _ in
             .some(nil)
-        } write: { (numbers) throws(EngineError) in
-            try store.deleteMatching(entity: entity.name, numbers: numbers)
+        } write: { (changed) throws(EngineError) in
+            try store.deleteMatching(entity: entity.name, numbers: changed.map(\.0.number))
         }
     }
 
-    /// Under the write lock: reads the matching rows, has every merging root note them
-    /// (reading them from what was read) with what `next` makes of each (nil: unchanged;
-    /// `.some(nil)`: deleted), runs `write` on the changing rows' numbers (ascending), commits, and lets the roots take the rows that
-    /// changed as one cycle. Returns how many rows matched.
-    private func writeMatching(
-        _ entity: Entity, _ filter: (any ObjectFilter)?, next: (StoredObject) -> StoredObject??,
-        write: ([Int64]) throws(EngineError) -> Void
+    /// Under the write lock: `read`s the rows (ascending), has every merging root note them
+    /// (reading them from what was read) with what `next` makes of each (given its index;
+    /// nil: unchanged; `.some(nil)`: deleted), runs `write` on the rows that change as they
+    /// become (ascending), commits, and lets the roots take them as one cycle. Returns how
+    /// many rows were read.
+    func writeMatching(
+        _ entity: Entity, read: () throws(EngineError) -> [(ObjectID, StoredObject)],
+        next: (Int, StoredObject) -> StoredObject??,
+        write: ([(ObjectID, StoredObject?)]) throws(EngineError) -> Void
     ) throws(EngineError) -> Int {
         let mergers = roots.filter(\.mergesChangesFromParent)
         var matched = 0
         try commitMerged(mergers) { () throws(EngineError) in
-            let prior = try store.readMatching(entity: entity.name, filter: filter)
+            let prior = try read()
             matched = prior.count
             // All three ascending, as read: the roots look rows up by a binary search.
             var before: [(ObjectID, StoredObject?)] = []
@@ -203,9 +214,9 @@ extension ObjectGraph {
             before.reserveCapacity(prior.count)
             after.reserveCapacity(prior.count)
             run.reserveCapacity(prior.count)
-            for (id, row) in prior {
+            for (i, (id, row)) in prior.enumerated() {
                 // `next` says whether the row changes: no comparison of whole rows here.
-                guard let n = next(row) else { continue }
+                guard let n = next(i, row) else { continue }
                 before.append((id, row))
                 after.append((id, n))
                 run.append((id, row.values, n?.values))
@@ -224,7 +235,7 @@ extension ObjectGraph {
                     try r.noteChanged(run: run, entity: entity.name)
                 }
             }
-            try write(changed.map(\.number))
+            try write(after)
             return (JustWritten(rows: after), changed)
         }
         return matched
@@ -277,7 +288,7 @@ extension ObjectGraph {
     /// between what the batch reads (matches, targets, delete rules) and what it writes. The
     /// batch commits inside (the writes below find the transaction open); whatever is left
     /// open (a batch that wrote nothing, a failure) is rolled back.
-    private func underWriteLock<T>(_ body: () throws(EngineError) -> T) throws(EngineError) -> T {
+    func underWriteLock<T>(_ body: () throws(EngineError) -> T) throws(EngineError) -> T {
         try store.beginWrite(author: nil)
         defer { store.rollbackWrite() }
         return try body()
@@ -286,9 +297,9 @@ extension ObjectGraph {
     /// Every problem of the rows: those the caller could not read (`rejected`), then each
     /// row's own, except for keys already reported (a row rejected as a whole, without a
     /// key, is not checked again).
-    private static func rowProblems(_ rows: [Snapshot], _ rejected: [BatchProblem], _ entity: Entity, _ view: Context)
-        throws(EngineError) -> [BatchProblem]
-    {
+    static func rowProblems(
+        _ rows: [Snapshot], _ rejected: [BatchProblem], _ entity: Entity, _ view: Context, required: Bool = true
+    ) throws(EngineError) -> [BatchProblem] {
         var all = rejected
         var reported: [Int: Set<String?>] = [:]
         for p in rejected { if let row = p.row { reported[row, default: []].insert(p.key) } }
@@ -296,14 +307,14 @@ extension ObjectGraph {
         for (row, values) in rows.enumerated() {
             let known = reported[row]
             if known?.contains(nil) == true { continue }
-            for p in try checker.problems(of: values, required: true) where known?.contains(p.key) != true {
+            for p in try checker.problems(of: values, required: required) where known?.contains(p.key) != true {
                 all.append(BatchProblem(row: row, key: p.key, reason: p.reason))
             }
         }
         return all
     }
 
-    private func batchEntity(_ name: String) throws(EngineError) -> Entity {
+    func batchEntity(_ name: String) throws(EngineError) -> Entity {
         guard let entity = store.model.entity(name) else {
             throw EngineError(.unknownEntity, "no entity \(name)", [("entity", .string(name))])
         }
@@ -312,7 +323,7 @@ extension ObjectGraph {
 
     /// A root over the store that no client sees. It reads and writes under one write lock
     /// (`underWriteLock`), so no conflict can arise; objectTrump states what would win.
-    private func batchContext() -> Context {
+    func batchContext() -> Context {
         let c = Context(
             name: "batch", parent: nil, mergesChangesFromParent: false, mergePolicy: .objectTrump, graph: self)
         c.isBatch = true
@@ -394,7 +405,7 @@ extension ObjectGraph {
     }
 
     /// `validation` listing every problem, when there is one.
-    private static func refuse(_ problems: [BatchProblem], _ what: String) throws(EngineError) {
+    static func refuse(_ problems: [BatchProblem], _ what: String) throws(EngineError) {
         guard !problems.isEmpty else { return }
         // By row (problems of the whole request first), then id, then key.
         let sorted = problems.enumerated().sorted { a, b in

@@ -16,8 +16,24 @@ extension SQLiteStore {
     public func readMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) -> [(
         ObjectID, StoredObject
     )] {
-        let t = try singleRowTable(entity)
         let (whereSQL, bindings) = Self.whereClause(filter)
+        return try readRows(entity, whereSQL, bindings.map(ValueEncoding.sql))
+    }
+
+    /// The saved rows of a single-row entity numbered `numbers` that exist, by id number.
+    public func readNumbered(entity: String, numbers: [Int64]) throws(EngineError) -> [(ObjectID, StoredObject)] {
+        guard !numbers.isEmpty else {
+            _ = try singleRowTable(entity)
+            return []
+        }
+        let rows = Self.numbered(numbers.sorted())
+        return try readRows(entity, rows.sql, [rows.list])
+    }
+
+    private func readRows(_ entity: String, _ whereSQL: String, _ bindings: [SQLValue]) throws(EngineError) -> [(
+        ObjectID, StoredObject
+    )] {
+        let t = try singleRowTable(entity)
         let q = SchemaNaming.quoted
         let columns =
             ([SchemaNaming.primaryKey, SchemaNaming.version] + t.attributes.map(\.name) + t.toOne.map(\.name))
@@ -27,7 +43,7 @@ extension SQLiteStore {
             let s = try connection.prepare(
                 "SELECT \(columns) FROM \(q(entity)) AS t\(whereSQL) ORDER BY t.\(q(SchemaNaming.primaryKey))")
             defer { s.reset() }
-            try s.bind(bindings.map(ValueEncoding.sql))
+            try s.bind(bindings)
             while try s.step() {
                 let values = Self.rowValues(s, t, from: 2)
                 out.append(

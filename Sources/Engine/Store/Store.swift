@@ -79,6 +79,8 @@ public protocol Store: AnyObject {
     /// Whether `entity` keeps everything in its own row (no to-many relationship).
     func isSingleRow(_ entity: String) -> Bool
     func readMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) -> [(ObjectID, StoredObject)]
+    /// The saved rows numbered `numbers` (any order) that exist, ascending.
+    func readNumbered(entity: String, numbers: [Int64]) throws(EngineError) -> [(ObjectID, StoredObject)]
     /// Inside the open write transaction: `values` on the rows numbered `numbers` (ascending;
     /// rows `readMatching` read under the same lock), each recorded as a save's update.
     func updateMatching(entity: String, numbers: [Int64], values: Snapshot) throws(EngineError)

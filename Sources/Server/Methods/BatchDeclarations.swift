@@ -21,6 +21,10 @@ public enum BatchDeclarations {
     public static let update = MethodDeclaration<BatchUpdateParams, Single<CountMember>>(
         "store/batchUpdate", "Sets values on every matching saved object in one transaction (NSBatchUpdateRequest).",
         errors: rowErrors + query)
+    public static let updateObjects = MethodDeclaration<BatchUpdateObjectsParams, Single<CountMember>>(
+        "store/batchUpdateObjects",
+        "Gives each of many saved objects its own values in one transaction (many updates and a save at once).",
+        errors: rowErrors)
     public static let delete = MethodDeclaration<BatchDeleteParams, Single<CountMember>>(
         "store/batchDelete",
         "Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest).",
@@ -63,35 +67,57 @@ public struct BatchInsertParams: RPCParams {
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
         entity = try scope.entity(try p.string("entity"))
-        let objects = try p.optionalArray("objects", of: JSONObject.self) ?? []
-        let keys = try p.optionalStringArray("keys")
-        let columns = try p.optionalArray("rows", of: [JSON].self)
-        if columns != nil && keys == nil { throw p.mismatch("keys", "the keys of rows", got: "missing") }
         returnIds = try p.optionalBool("returnIds") ?? false
-        rows.reserveCapacity(objects.count + (columns?.count ?? 0))
+        var reader = RowReader(entity)
         // The objects first, then the rows: row numbers count on through both.
-        for object in objects {
-            var values = Snapshot(minimumCapacity: object.count)
-            for (key, json) in object { read(json, key, entity.key(key), into: &values) }
-            rows.append(values)
-        }
-        guard let keys, let columns else { return }
+        for object in try p.optionalArray("objects", of: JSONObject.self) ?? [] { rows.append(reader.read(object)) }
+        rows += try reader.readColumns(p)
+        rejected = reader.rejected
+    }
+}
+
+/// Rows of values typed by the entity's keys, as both forms of a batch give them (objects
+/// keyed as on the wire, or `keys` and `rows`); what cannot be read is noted by row and key.
+struct RowReader {
+    let entity: Entity
+    private(set) var rejected: [ObjectGraph.BatchProblem] = []
+    /// Rows read so far: the number of the next.
+    private var row = 0
+
+    init(_ entity: Entity) { self.entity = entity }
+
+    /// One object's values (leaving out `skipping`, a key of the form's own).
+    mutating func read(_ object: JSONObject, skipping: String? = nil) -> Snapshot {
+        var values = Snapshot(minimumCapacity: object.count)
+        for (key, json) in object where key != skipping { read(json, key, entity.key(key), into: &values) }
+        row += 1
+        return values
+    }
+
+    /// The columnar form's rows (none without `rows`).
+    mutating func readColumns(_ p: ParamReader) throws -> [Snapshot] {
+        let keys = try p.optionalStringArray("keys")
+        guard let columns = try p.optionalArray("rows", of: [JSON].self) else { return [] }
+        guard let keys else { throw p.mismatch("keys", "the keys of rows", got: "missing") }
         var seen = Set<String>()
         for key in keys where !seen.insert(key).inserted {
             rejected.append(.init(key: key, reason: "listed twice in keys"))
         }
         // Each key looked up once, not once per row.
         let kinds = keys.map { entity.key($0) }
+        var out: [Snapshot] = []
+        out.reserveCapacity(columns.count)
         for items in columns {
             var values = Snapshot(minimumCapacity: keys.count)
             if items.count != keys.count {
-                rejected.append(
-                    .init(row: rows.count, reason: "\(items.count) value(s) for \(keys.count) key(s)"))
+                rejected.append(.init(row: row, reason: "\(items.count) value(s) for \(keys.count) key(s)"))
             } else {
                 for i in items.indices { read(items[i], keys[i], kinds[i], into: &values) }
             }
-            rows.append(values)
+            out.append(values)
+            row += 1
         }
+        return out
     }
 
     /// One value typed by its key (`kind`, what the entity says `key` is); a problem is
@@ -100,15 +126,58 @@ public struct BatchInsertParams: RPCParams {
         do throws(EngineError) {
             switch kind {
             case nil:
-                rejected.append(.init(row: rows.count, key: key, reason: "\(entity.name) has no key \(key)"))
+                rejected.append(.init(row: row, key: key, reason: "\(entity.name) has no key \(key)"))
             case .attribute(let a):
                 values[key] = try WireValue.value(json, as: a.type)
             case .relationship(let r):
                 values[key] = try WireValue.value(json, for: r)
             }
         } catch {
-            rejected.append(.init(row: rows.count, key: key, reason: error.message))
+            rejected.append(.init(row: row, key: key, reason: error.message))
         }
+    }
+}
+
+/// `ids[i]` of a request as an id; invalidParams naming it otherwise.
+private func objectID(_ json: JSON?, _ p: ParamReader, _ name: String) throws -> ObjectID {
+    guard case .string(let text)? = json, let id = ObjectID(text) else {
+        throw p.mismatch(name, "an id Entity/N", got: json.map { "\($0)" } ?? "missing")
+    }
+    return id
+}
+
+public struct BatchUpdateObjectsParams: RPCParams {
+    public static let params: [ParamSpec] = [
+        entityParam,
+        .optional(
+            "objects", .array(.object([], additional: .any)),
+            "One object per row: its `id` and the values it takes, keyed as on the wire."),
+        .optional("ids", .array(.ref("ObjectID")), "The columnar form: the object of each row of rows."),
+        .optional("keys", .array(.string), "The columnar form: the keys every row of rows gives, in order."),
+        .optional("rows", .array(.array(.any)), "The columnar form: one array of values per row, in keys order."),
+    ]
+    let graph: ObjectGraph
+    let entity: Entity
+    var objects: [(ObjectID, Snapshot)] = []
+    /// Values that could not be read, by row and key.
+    var rejected: [ObjectGraph.BatchProblem] = []
+
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        graph = try scope.graph()
+        entity = try scope.entity(try p.string("entity"))
+        var reader = RowReader(entity)
+        // The objects first, then the rows: row numbers count on through both.
+        for (i, object) in (try p.optionalArray("objects", of: JSONObject.self) ?? []).enumerated() {
+            let id = try objectID(object["id"], p, "objects[\(i)].id")
+            objects.append((id, reader.read(object, skipping: "id")))
+        }
+        let ids = try p.optionalArray("ids", of: JSON.self) ?? []
+        let rows = try reader.readColumns(p)
+        guard ids.count == rows.count else {
+            throw p.mismatch("ids", "one id per row of rows (\(rows.count))", got: "\(ids.count)")
+        }
+        for (i, json) in ids.enumerated() { objects.append((try objectID(json, p, "ids[\(i)]"), rows[i])) }
+        rejected = reader.rejected
     }
 }
 

@@ -12,6 +12,10 @@ extension Server {
             D.update.handle(in: scope) { p in
                 Single(.integer(Int64(try p.graph.batchUpdate(p.entity.name, filter: p.filter, values: p.values))))
             },
+            D.updateObjects.handle(in: scope) { p in
+                Single(
+                    .integer(Int64(try p.graph.batchUpdate(p.entity.name, objects: p.objects, rejected: p.rejected))))
+            },
             D.delete.handle(in: scope) { p in
                 Single(.integer(Int64(try p.graph.batchDelete(p.entity.name, filter: p.filter, ids: p.ids))))
             },

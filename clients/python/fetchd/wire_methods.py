@@ -56,6 +56,7 @@ from .wire_types import (
     ServerPingResult,
     StoreBatchDeleteResult,
     StoreBatchInsertResult,
+    StoreBatchUpdateObjectsResult,
     StoreBatchUpdateResult,
     StoreCheckExternalChangesResult,
     StoreHistoryResult,
@@ -76,6 +77,7 @@ REQUESTS: Dict[str, str] = {
     "store/open": "store_open",
     "store/batchInsert": "store_batch_insert",
     "store/batchUpdate": "store_batch_update",
+    "store/batchUpdateObjects": "store_batch_update_objects",
     "store/batchDelete": "store_batch_delete",
     "store/checkExternalChanges": "store_check_external_changes",
     "store/historyToken": "store_history_token",
@@ -215,6 +217,28 @@ class Calls:
         if variables is not None:
             params["variables"] = variables
         return Call("store/batchUpdate", params)
+
+    @staticmethod
+    def store_batch_update_objects(entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None) -> Call[StoreBatchUpdateObjectsResult]:
+        """Gives each of many saved objects its own values in one transaction (many updates and a save at once). (``store/batchUpdateObjects``)
+
+        entity: The entity's name.
+        objects: One object per row: its `id` and the values it takes, keyed as on the wire.
+        ids: The columnar form: the object of each row of rows.
+        keys: The columnar form: the keys every row of rows gives, in order.
+        rows: The columnar form: one array of values per row, in keys order.
+        """
+        params: Dict[str, Any] = {}
+        params["entity"] = entity
+        if objects is not None:
+            params["objects"] = objects
+        if ids is not None:
+            params["ids"] = ids
+        if keys is not None:
+            params["keys"] = keys
+        if rows is not None:
+            params["rows"] = rows
+        return Call("store/batchUpdateObjects", params)
 
     @staticmethod
     def store_batch_delete(entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> Call[StoreBatchDeleteResult]:
@@ -746,6 +770,17 @@ class SyncMethods:
         """
         return self.call(Calls.store_batch_update(entity, values, predicate=predicate, variables=variables))
 
+    def store_batch_update_objects(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None) -> StoreBatchUpdateObjectsResult:
+        """Gives each of many saved objects its own values in one transaction (many updates and a save at once). (``store/batchUpdateObjects``)
+
+        entity: The entity's name.
+        objects: One object per row: its `id` and the values it takes, keyed as on the wire.
+        ids: The columnar form: the object of each row of rows.
+        keys: The columnar form: the keys every row of rows gives, in order.
+        rows: The columnar form: one array of values per row, in keys order.
+        """
+        return self.call(Calls.store_batch_update_objects(entity, objects=objects, ids=ids, keys=keys, rows=rows))
+
     def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchDeleteResult:
         """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)
 
@@ -1093,6 +1128,17 @@ class AsyncMethods:
         variables: The predicate's $variables, as in a fetch request.
         """
         return await self.call(Calls.store_batch_update(entity, values, predicate=predicate, variables=variables))
+
+    async def store_batch_update_objects(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None) -> StoreBatchUpdateObjectsResult:
+        """Gives each of many saved objects its own values in one transaction (many updates and a save at once). (``store/batchUpdateObjects``)
+
+        entity: The entity's name.
+        objects: One object per row: its `id` and the values it takes, keyed as on the wire.
+        ids: The columnar form: the object of each row of rows.
+        keys: The columnar form: the keys every row of rows gives, in order.
+        rows: The columnar form: one array of values per row, in keys order.
+        """
+        return await self.call(Calls.store_batch_update_objects(entity, objects=objects, ids=ids, keys=keys, rows=rows))
 
     async def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchDeleteResult:
         """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)

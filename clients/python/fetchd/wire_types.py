@@ -226,6 +226,23 @@ class StoreBatchUpdateResult(TypedDict):
     count: int
 
 
+class _StoreBatchUpdateObjectsParamsRequired(TypedDict):
+    entity: str
+
+
+class StoreBatchUpdateObjectsParams(_StoreBatchUpdateObjectsParamsRequired, total=False):
+    """Params of store/batchUpdateObjects."""
+    objects: List[Dict[str, Any]]
+    ids: List[ObjectID]
+    keys: List[str]
+    rows: List[List[Any]]
+
+
+class StoreBatchUpdateObjectsResult(TypedDict):
+    """Result of store/batchUpdateObjects."""
+    count: int
+
+
 class _StoreBatchDeleteParamsRequired(TypedDict):
     entity: str
 
@@ -921,6 +938,8 @@ __all__ = [
     "StoreBatchDeleteResult",
     "StoreBatchInsertParams",
     "StoreBatchInsertResult",
+    "StoreBatchUpdateObjectsParams",
+    "StoreBatchUpdateObjectsResult",
     "StoreBatchUpdateParams",
     "StoreBatchUpdateResult",
     "StoreCheckExternalChangesResult",

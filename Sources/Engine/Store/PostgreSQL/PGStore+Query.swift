@@ -216,8 +216,18 @@ extension PGStore {
     public func readMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) -> [(
         ObjectID, StoredObject
     )] {
-        let (t, s) = try singleRow(entity)
         let (whereSQL, params) = try condition(filter, entity: entity)
+        return try readRows(entity, whereSQL, params)
+    }
+
+    public func readNumbered(entity: String, numbers: [Int64]) throws(EngineError) -> [(ObjectID, StoredObject)] {
+        try readRows(entity, "\(Self.pk) = ANY($1::bigint[])", [Self.numberArray(numbers)])
+    }
+
+    private func readRows(_ entity: String, _ whereSQL: String?, _ params: [PGValue?]) throws(EngineError) -> [(
+        ObjectID, StoredObject
+    )] {
+        let (t, s) = try singleRow(entity)
         let columns = ([Self.pk, "t.\(SchemaNaming.quoted(SchemaNaming.version))"] + s.columns.map { "t.\($0)" })
             .joined(separator: ", ")
         let query =
