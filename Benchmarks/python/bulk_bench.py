@@ -7,6 +7,11 @@ figure, baselines in the same run (Benchmarks/README.md, "Bulk work"):
   applied every cycle, vs Python sqlite3 `executemany` + commit of the same rows into the
   same table shape (index on ts). The mirror must then equal the file's own ORDER BY.
   Goal: >= 0.5x executemany's rows/s.
+- update_objects: a 10,000-update cycle on that N-row controller (`--updates`): random rows
+  given new random `ts` values (nearly every one a move) through one
+  `store/batchUpdateObjects` (columnar), until the mirror has applied the cycle, vs Python
+  sqlite3 `executemany` of the same 10,000 `UPDATE ... WHERE id = ?` + commit. The mirror
+  must then equal the file's ORDER BY. Goal: <= 2x.
 - batch_update / batch_delete: N/10 of those rows (`ts` in the lowest tenth) through
   `store/batchUpdate` / `store/batchDelete` with the controller live, vs the same `UPDATE`
   / `DELETE` statement + commit on the baseline file. Goal: each <= 1.5x.
@@ -101,6 +106,8 @@ def bulk(args):
              rows_per_s=round(n / inserted), baseline_rows_per_s=round(n / insert_base), mode=args.mode,
              chunk=args.chunk)
 
+        update_objects(args, client, msgs, store, db, n)
+
         cut = (1 << 47) // 10
         start = time.perf_counter()
         db.execute("UPDATE msg SET body = 'changed' WHERE ts < ?", (cut,))
@@ -123,6 +130,29 @@ def bulk(args):
     finally:
         client.close()
         db.close()
+
+
+def update_objects(args, client, msgs, store, db, n):
+    """Random rows moved to random places (new ts values) in one request, against the same
+    UPDATEs by id on the baseline file. Both files hold rows 1..n in the same order."""
+    rng = random.Random(20261126)
+    count = min(args.updates, n)
+    numbers = rng.sample(range(1, n + 1), count)
+    values = [rng.randrange(1 << 47) for _ in numbers]
+    start = time.perf_counter()
+    db.executemany("UPDATE msg SET ts = ? WHERE id = ?", zip(values, numbers))
+    db.commit()
+    base = time.perf_counter() - start
+    cycles = msgs.cycles
+    start = time.perf_counter()
+    got = client.store_batch_update_objects("Msg", ids=["Msg/%d" % k for k in numbers], keys=["ts"],
+                                            rows=[[v] for v in values])["count"]
+    elapsed = time.perf_counter() - start
+    if got != count or msgs.cycles != cycles + 1:
+        raise SystemExit("bulk: update_objects answered %d for %d objects in %d cycle(s)"
+                         % (got, count, msgs.cycles - cycles))
+    check(msgs, store, n)
+    emit("update_objects", count, elapsed, base, "<= 2x", of=n, mode=args.mode)
 
 
 def check(controller, store, expected):
@@ -174,6 +204,7 @@ def main():
     parser.add_argument("--fetchd", required=True)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--controllers", type=int, default=1000)
+    parser.add_argument("--updates", type=int, default=10_000, help="objects in the update_objects cycle")
     parser.add_argument("--chunk", type=int, default=1_000_000, help="rows per store/batchInsert request")
     parser.add_argument("--mode", default="difference", choices=["rows", "difference"])
     parser.add_argument("--dir")

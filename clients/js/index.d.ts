@@ -181,6 +181,22 @@ export interface StoreBatchUpdateParams {
 export interface StoreBatchUpdateResult {
   count: number;
 }
+/** store/batchUpdateObjects: Gives each of many saved objects its own values in one transaction (many updates and a save at once). */
+export interface StoreBatchUpdateObjectsParams {
+  /** The entity's name. */
+  entity: string;
+  /** One object per row: its `id` and the values it takes, keyed as on the wire. */
+  objects?: Array<{ [key: string]: JSONValue }>;
+  /** The columnar form: the object of each row of rows. */
+  ids?: ObjectID[];
+  /** The columnar form: the keys every row of rows gives, in order. */
+  keys?: string[];
+  /** The columnar form: one array of values per row, in keys order. */
+  rows?: Array<JSONValue[]>;
+}
+export interface StoreBatchUpdateObjectsResult {
+  count: number;
+}
 /** store/batchDelete: Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). */
 export interface StoreBatchDeleteParams {
   /** The entity's name. */
@@ -672,6 +688,7 @@ export interface Requests {
   "store/open": { params: StoreOpenParams; result: StoreOpenResult };
   "store/batchInsert": { params: StoreBatchInsertParams; result: StoreBatchInsertResult };
   "store/batchUpdate": { params: StoreBatchUpdateParams; result: StoreBatchUpdateResult };
+  "store/batchUpdateObjects": { params: StoreBatchUpdateObjectsParams; result: StoreBatchUpdateObjectsResult };
   "store/batchDelete": { params: StoreBatchDeleteParams; result: StoreBatchDeleteResult };
   "store/checkExternalChanges": { params: StoreCheckExternalChangesParams; result: StoreCheckExternalChangesResult };
   "store/historyToken": { params: StoreHistoryTokenParams; result: StoreHistoryTokenResult };
@@ -1031,6 +1048,8 @@ export class Client extends EventEmitter {
   /** One transaction; every merging context takes it as one change cycle. */
   batchInsert(entity: string, options?: Omit<StoreBatchInsertParams, 'entity'>): Promise<StoreBatchInsertResult>;
   batchUpdate(entity: string, values: StoreBatchUpdateParams['values'], options?: Omit<StoreBatchUpdateParams, 'entity' | 'values'>): Promise<StoreBatchUpdateResult>;
+  /** Each saved object its own values ({objects} with ids and/or columnar {ids, keys, rows}), one transaction. */
+  batchUpdateObjects(entity: string, options?: Omit<StoreBatchUpdateObjectsParams, 'entity'>): Promise<StoreBatchUpdateObjectsResult>;
   batchDelete(entity: string, options?: Omit<StoreBatchDeleteParams, 'entity'>): Promise<StoreBatchDeleteResult>;
   context(name?: string): Context;
   createContext(name: string, options?: Omit<ContextCreateParams, 'name'>): Promise<Context>;

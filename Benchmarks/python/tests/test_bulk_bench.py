@@ -20,14 +20,16 @@ class BulkBenchTests(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         lines = [json.loads(line) for line in out.stdout.splitlines()]
         self.assertEqual([(l["metric"], l.get("mode")) for l in lines], [
-            ("batch_insert", "difference"), ("batch_update", "difference"), ("batch_delete", "difference"),
+            ("batch_insert", "difference"), ("update_objects", "difference"), ("batch_update", "difference"),
+            ("batch_delete", "difference"),
             ("many_controllers", "rows"), ("many_controllers", "difference")])
-        insert, update, delete = lines[:3]
+        insert, objects, update, delete = lines[:4]
+        self.assertEqual((objects["n"], objects["of"]), (3000, 3000))  # --updates above the rows: every row
         self.assertEqual(insert["n"], 3000)
         self.assertGreater(insert["baseline"], 0)
         self.assertEqual(update["n"], delete["n"])
         self.assertGreater(update["n"], 0)
-        rows, difference = lines[3:]
+        rows, difference = lines[4:]
         self.assertEqual(rows["notifications"], 12 * 102)  # per controller: will, 100 objects, did
         self.assertEqual(difference["notifications"], 12)
 

@@ -84,13 +84,21 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Parses `Entity/N` (N a positive decimal integer); nil for anything else.
     public init?(_ text: String) {
-        guard let slash = text.lastIndex(of: "/") else { return nil }
-        let name = String(text[..<slash])
-        let digits = text[text.index(after: slash)...]
-        guard !name.isEmpty, !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-            let n = Int64(digits), n > 0
-        else { return nil }
-        self.init(entity: name, number: n)
+        // By bytes, not Characters: a batch names thousands of ids.
+        let utf8 = text.utf8
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")), slash != utf8.startIndex else { return nil }
+        var n: Int64 = 0
+        var digits = 0
+        for byte in utf8[utf8.index(after: slash)...] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, o1) = n.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !o1, !o2 else { return nil }
+            n = sum
+            digits += 1
+        }
+        guard digits > 0, n > 0 else { return nil }
+        self.init(entity: String(text[..<slash]), number: n)
     }
 
     public var description: String { "\(entity)/\(number)" }

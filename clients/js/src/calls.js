@@ -22,6 +22,7 @@ export const METHODS = Object.freeze({
   'store/purgeHistory': { api: 'Client.purgeHistory', args: ['before'], options: ['force'] },
   'store/batchInsert': { api: 'Client.batchInsert', args: ['entity'], options: ['objects', 'keys', 'rows', 'returnIds'] },
   'store/batchUpdate': { api: 'Client.batchUpdate', args: ['entity', 'values'], options: ['predicate', 'variables'] },
+  'store/batchUpdateObjects': { api: 'Client.batchUpdateObjects', args: ['entity'], options: ['objects', 'ids', 'keys', 'rows'] },
   'store/batchDelete': { api: 'Client.batchDelete', args: ['entity'], options: ['ids', 'predicate', 'variables'] },
   'context/create': {
     api: 'Client.createContext', args: ['name'],

@@ -186,6 +186,11 @@ export class Client extends EventEmitter {
     return this.request(...wire('store/batchUpdate', { entity, values, predicate, variables }));
   }
 
+  /** store/batchUpdateObjects: each saved object its own values. options: {objects} (each with its id), {ids, keys, rows}. */
+  batchUpdateObjects(entity, { objects, ids, keys, rows } = {}) {
+    return this.request(...wire('store/batchUpdateObjects', { entity, objects, ids, keys, rows }));
+  }
+
   /** store/batchDelete, with the delete rules. options: {ids, predicate, variables}. */
   batchDelete(entity, { ids, predicate, variables } = {}) {
     return this.request(...wire('store/batchDelete', { entity, ids, predicate, variables }));

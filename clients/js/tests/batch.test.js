@@ -1,5 +1,6 @@
-// store/batchInsert, batchUpdate and batchDelete against the real fetchd: each reaches a live
-// controller's mirror as one cycle; a bad batch lists every problem and writes nothing.
+// store/batchInsert, batchUpdate, batchUpdateObjects and batchDelete against the real fetchd:
+// each reaches a live controller's mirror as one cycle; a bad batch lists every problem and
+// writes nothing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, FetchdError, fetchRequest } from '../index.js';
@@ -35,6 +36,87 @@ test('batch requests: objects and columnar rows, update, delete; the mirror foll
     );
     assert.equal(cycles, 4);
     assert.equal(people.mirror.count, 176);
+  } finally {
+    assert.equal(await client.close(), 0);
+  }
+});
+
+test('batchUpdateObjects: objects and columnar rows in one request, one cycle per controller', async () => {
+  const client = Client.spawn(fetchdBinary());
+  try {
+    await client.openStore(CONTACTS);
+    const main = client.context();
+    const { ids } = await client.batchInsert('Contact', {
+      keys: ['name', 'initial', 'age'],
+      rows: Array.from({ length: 12 }, (_, i) => [`p${i}`, 'P', i]),
+      returnIds: true,
+    });
+    const people = await main.controller('people', fetchRequest('Contact', { sortDescriptors: ['age', 'name'] }));
+    const other = await client.createContext('other');
+    const old = await other.controller('old', fetchRequest('Contact', { predicate: 'age >= 40', sortDescriptors: ['name'] }), {
+      mode: 'difference',
+    });
+    const result = await client.batchUpdateObjects('Contact', {
+      objects: [{ id: ids[0], age: 70, name: 'Zed' }, { id: ids[1], phone: '555' }],
+      ids: [ids[2], ids[3], ids[4]],
+      keys: ['age', 'initial'],
+      rows: [[41, 'Q'], [42, 'R'], [1, 'S']],
+    });
+    assert.deepEqual(result, { count: 5 });
+    assert.equal(people.cycles, 1);
+    assert.equal(old.cycles, 1);
+    assert.deepEqual(old.mirror.ids(), [[ids[0], ids[2], ids[3]]]);
+    await checkMirror(people);
+    await checkMirror(old);
+    const fresh = await main.fetch(fetchRequest('Contact', { sortDescriptors: ['age', 'name'] }));
+    assert.deepEqual(people.mirror.sections.map((s) => s.rows), [fresh]);
+    const got = await main.get(ids.slice(0, 6), ['name', 'initial', 'age', 'phone']);
+    assert.deepEqual(got.map(({ name, initial, age, phone }) => [name, initial, age, phone]), [
+      ['Zed', 'P', 70, null],
+      ['p1', 'P', 1, '555'],
+      ['p2', 'Q', 41, null],
+      ['p3', 'R', 42, null],
+      ['p4', 'S', 1, null],
+      ['p5', 'P', 5, null],
+    ]);
+  } finally {
+    assert.equal(await client.close(), 0);
+  }
+});
+
+test('batchUpdateObjects: a bad request lists every problem by row and changes nothing', async () => {
+  const client = Client.spawn(fetchdBinary());
+  try {
+    await client.openStore(CONTACTS);
+    const main = client.context();
+    const { ids } = await client.batchInsert('Contact', { keys: ['name', 'initial', 'age'], rows: [['a', 'A', 1], ['b', 'B', 2]], returnIds: true });
+    const people = await main.controller('people', fetchRequest('Contact', { sortDescriptors: ['age'] }), { mode: 'difference' });
+    const before = await main.fetch(fetchRequest('Contact', { sortDescriptors: ['age'] }));
+    await assert.rejects(
+      client.batchUpdateObjects('Contact', {
+        objects: [{ id: ids[0], age: 50 }, { id: 'Contact/999', age: 3 }],
+        ids: [ids[1]],
+        keys: ['age'],
+        rows: [['old']],
+      }),
+      (e) => {
+        assert.ok(e instanceof FetchdError);
+        assert.equal(e.code, -32030);
+        assert.deepEqual(e.data.errors.map((p) => [p.row, p.id, p.key]), [[1, 'Contact/999', undefined], [2, undefined, 'age']]);
+        return true;
+      },
+    );
+    await assert.rejects(
+      client.batchUpdateObjects('Contact', { ids: ['Contact-1'], keys: ['age'], rows: [[5]] }),
+      (e) => e instanceof FetchdError && e.code === -32602,
+    );
+    await assert.rejects(
+      client.batchUpdateObjects('Contact', { ids: [ids[0]], keys: ['age'], rows: [[5], [6]] }),
+      (e) => e instanceof FetchdError && e.code === -32602,
+    );
+    assert.equal(people.cycles, 0);
+    assert.deepEqual(await main.fetch(fetchRequest('Contact', { sortDescriptors: ['age'] })), before);
+    await checkMirror(people);
   } finally {
     assert.equal(await client.close(), 0);
   }
