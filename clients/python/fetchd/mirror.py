@@ -106,10 +106,19 @@ class TableMirror:
         removals: Dict[int, List[Tuple[int, int]]] = {}
         for section, row, count in diff.deleted:
             removals.setdefault(section, []).append((row, count))
-        for old_section, old_row, new_section, new_row in diff.moved:
+        # The moved rows' objects made in one call, not one call each.
+        for (old_section, old_row, new_section, new_row), obj in zip(diff.moved, diff.rows(at, len(diff.moved))):
             removals.setdefault(old_section, []).append((old_row, 1))
-            additions.setdefault(new_section, []).append((new_row, diff.rows(at, 1)))
-            at += 1
+            additions.setdefault(new_section, []).append((new_row, [obj]))
+        at += len(diff.moved)
+        if not diff.sections_deleted and not diff.sections_inserted:
+            # Sections keep their indexes: each one's rows are rebuilt once, not twice.
+            for section in sorted(set(removals) | set(additions)):
+                if not 0 <= section < len(sections):
+                    raise MirrorError(f"rows changed in section {section}, but there are {len(sections)} sections")
+                work.replace_runs(
+                    section, sorted(removals.get(section, [])), sorted(additions.get(section, []), key=lambda a: a[0]))
+            removals, additions = {}, {}
         for section in sorted(removals, reverse=True):
             if not 0 <= section < len(sections):
                 raise MirrorError(f"rows removed from section {section}, but there are {len(sections)} sections")
@@ -223,6 +232,59 @@ class _Undoable:
             start = row + count
         kept.extend(rows[start:])
         self._swap(target, kept)
+
+    def replace_runs(
+        self, section: int, removed: List[Tuple[int, int]], added: List[Tuple[int, List[WireObject]]]
+    ) -> None:
+        """``remove_runs`` then ``insert_runs``; with many runs of both, one new list is built
+        from the kept rows and the inserted ones, so each row is copied once, not twice."""
+        if len(removed) <= self.SPLICE_LIMIT or len(added) <= self.SPLICE_LIMIT:
+            if removed:
+                self.remove_runs(section, removed)
+            if added:
+                self.insert_runs(section, added)
+            return
+        target = self.sections[section]
+        rows = target.rows
+        end = 0
+        for row, count in removed:
+            if row < end or count < 1 or row + count > len(rows):
+                raise MirrorError(f"remove {count} rows at {[section, row]}: section {section} has {len(rows)} rows")
+            end = row + count
+        left = len(rows) - sum(count for _, count in removed)
+        # The kept rows as [start, stop) spans of the old list, taken in order.
+        spans: List[Tuple[int, int]] = []
+        start = 0
+        for row, count in removed:
+            if row > start:
+                spans.append((start, row))
+            start = row + count
+        if start < len(rows):
+            spans.append((start, len(rows)))
+        out: List[WireObject] = []
+        span, at = 0, spans[0][0] if spans else 0
+        taken = 0
+        for row, objects in added:
+            take = row - len(out)
+            if take < 0 or taken + take > left:
+                raise MirrorError(f"insert at {[section, row]}: section {section} has {left} rows")
+            taken += take
+            while take:
+                stop = spans[span][1]
+                n = min(take, stop - at)
+                out.extend(rows[at : at + n])
+                at += n
+                take -= n
+                if at == stop and span + 1 < len(spans):
+                    span += 1
+                    at = spans[span][0]
+            out.extend(objects)
+        while span < len(spans):
+            out.extend(rows[at : spans[span][1]])
+            span += 1
+            if span < len(spans):
+                at = spans[span][0]
+        self._swap(target, out)
 
     def insert_runs(self, section: int, runs: List[Tuple[int, List[WireObject]]]) -> None:
         """Insert ``(row, objects)`` runs at NEW positions (sorted by row), as if one after the
