@@ -40,6 +40,19 @@ import Testing
         }
     }
 
+    /// Whether every mirror equals a fresh fetch; the first that does not is recorded.
+    static func mirrorsAreFresh(_ harnesses: [ContextOracleTests.Harness], _ label: String) throws -> Bool {
+        for h in harnesses {
+            let fresh = try h.fresh()
+            guard h.mirror == fresh else {
+                let ids = { (m: Mirror) in m.sections.map { ($0.name, $0.rows.map(\.id.number)) } }
+                Issue.record("\(label) \(h.spec.name): mirror \(ids(h.mirror)) != fresh \(ids(fresh))")
+                return false
+            }
+        }
+        return true
+    }
+
     /// The oracle over any (empty) store.
     static func batchCycles(seed: UInt64, store: any Store) throws {
         var rng = SeededRandom(seed: seed)
@@ -131,15 +144,7 @@ import Testing
                 stats.refused += 1
             }
             graph.processPendingChanges()
-            for h in harnesses {
-                let fresh = try h.fresh()
-                guard h.mirror == fresh else {
-                    Issue.record(
-                        "seed \(seed) step \(s) \(h.spec.name): mirror \(h.mirror.sections.map { ($0.name, $0.rows.map(\.id.number)) }) != fresh \(fresh.sections.map { ($0.name, $0.rows.map(\.id.number)) })"
-                    )
-                    return
-                }
-            }
+            guard try Self.mirrorsAreFresh(harnesses, "seed \(seed) step \(s)") else { return }
         }
         #expect(stats.inserted > 20 && stats.updated > 20 && stats.deleted > 5 && stats.refused > 2, "\(stats)")
     }
@@ -195,13 +200,7 @@ import Testing
                 try graph.batchDelete("Book", filter: f, ids: nil)
             }
             graph.processPendingChanges()
-            for h in harnesses {
-                let fresh = try h.fresh()
-                guard h.mirror == fresh else {
-                    Issue.record("seed \(seed) step \(s) \(h.spec.name): the mirror differs from a fresh fetch")
-                    return
-                }
-            }
+            guard try Self.mirrorsAreFresh(harnesses, "seed \(seed) step \(s)") else { return }
         }
     }
 
@@ -265,13 +264,7 @@ import Testing
                     ids: nil)
             }
             try here.mergeExternalChanges()
-            for h in harnesses {
-                let fresh = try h.fresh()
-                guard h.mirror == fresh else {
-                    Issue.record("seed \(seed) step \(step) \(h.spec.name): the mirror differs from a fresh fetch")
-                    return
-                }
-            }
+            guard try Self.mirrorsAreFresh(harnesses, "seed \(seed) step \(step)") else { return }
         }
     }
 }

@@ -110,12 +110,7 @@ import Testing
                 try graph.batchDelete("Memo", filter: f, ids: nil)
             }
             graph.processPendingChanges()
-            for h in harnesses {
-                guard h.mirror == (try h.fresh()) else {
-                    Issue.record("seed \(seed) step \(s) \(h.spec.name): the mirror differs from a fresh fetch")
-                    return
-                }
-            }
+            guard try BatchOracleTests.mirrorsAreFresh(harnesses, "seed \(seed) step \(s)") else { return }
         }
         // Both ways of noting happened: steps with and without unsaved edits somewhere.
         #expect(counts.cycles > 40 && counts.edited > 5 && counts.edited < iterations(default: 60) - 5, "\(counts)")

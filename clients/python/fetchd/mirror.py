@@ -214,11 +214,7 @@ class _Undoable:
         """Remove ``(row, count)`` runs of OLD rows (sorted by row, not overlapping)."""
         target = self.sections[section]
         rows = target.rows
-        end = 0
-        for row, count in runs:
-            if row < end or count < 1 or row + count > len(rows):
-                raise MirrorError(f"remove {count} rows at {[section, row]}: section {section} has {len(rows)} rows")
-            end = row + count
+        self._check_removed(section, rows, runs)
         if len(runs) <= self.SPLICE_LIMIT:
             for row, count in reversed(runs):
                 removed = rows[row : row + count]
@@ -233,6 +229,15 @@ class _Undoable:
         kept.extend(rows[start:])
         self._swap(target, kept)
 
+    @staticmethod
+    def _check_removed(section: int, rows: List[WireObject], runs: List[Tuple[int, int]]) -> None:
+        """Runs of existing rows, sorted and not overlapping."""
+        end = 0
+        for row, count in runs:
+            if row < end or count < 1 or row + count > len(rows):
+                raise MirrorError(f"remove {count} rows at {[section, row]}: section {section} has {len(rows)} rows")
+            end = row + count
+
     def replace_runs(
         self, section: int, removed: List[Tuple[int, int]], added: List[Tuple[int, List[WireObject]]]
     ) -> None:
@@ -246,11 +251,7 @@ class _Undoable:
             return
         target = self.sections[section]
         rows = target.rows
-        end = 0
-        for row, count in removed:
-            if row < end or count < 1 or row + count > len(rows):
-                raise MirrorError(f"remove {count} rows at {[section, row]}: section {section} has {len(rows)} rows")
-            end = row + count
+        self._check_removed(section, rows, removed)
         left = len(rows) - sum(count for _, count in removed)
         # The kept rows as [start, stop) spans of the old list, taken in order.
         spans: List[Tuple[int, int]] = []
