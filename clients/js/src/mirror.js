@@ -133,52 +133,145 @@ const SPLICE_RUNS = 8;
 const SPLICE_ROWS = 1000;
 const spliceable = (runs) => runs.length <= SPLICE_RUNS && runs.every((r) => r.count <= SPLICE_ROWS);
 
+const swap = (section, rows, undo) => {
+  const old = section.rows;
+  section.rows = rows;
+  undo.push(() => (section.rows = old));
+};
+
+/** Throws unless `runs` ({row, count}, sorted by row) are non-overlapping runs of `rows`. */
+function checkRemovals(s, rows, runs) {
+  let end = 0;
+  for (const { row, count } of runs) {
+    if (row < end || count < 1 || row + count > rows.length) throw new MirrorError(`remove ${count} rows at [${s},${row}]: section ${s} has ${rows.length} rows`);
+    end = row + count;
+  }
+}
+
+/** Removes {row, count} runs of OLD rows (sorted by row, not overlapping) from section s. */
+export function removeRuns(work, s, runs, undo) {
+  const section = work[s];
+  const rows = section.rows;
+  checkRemovals(s, rows, runs);
+  if (spliceable(runs)) {
+    for (let i = runs.length - 1; i >= 0; i--) {
+      const { row, count } = runs[i];
+      const removed = rows.splice(row, count);
+      undo.push(() => rows.splice(row, 0, ...removed));
+    }
+    return;
+  }
+  const kept = [];
+  let from = 0;
+  for (const { row, count } of runs) {
+    for (let i = from; i < row; i++) kept.push(rows[i]);
+    from = row + count;
+  }
+  for (let i = from; i < rows.length; i++) kept.push(rows[i]);
+  swap(section, kept, undo);
+}
+
+/** Inserts {row, count, objects, start} runs (objects[start..start+count)) at NEW positions
+ * (sorted by row) into section s, as if one after the other from the lowest. */
+export function insertRuns(work, s, runs, undo) {
+  const section = work[s];
+  const rows = section.rows;
+  if (spliceable(runs)) {
+    for (const { row, count, objects, start } of runs) {
+      if (!(row >= 0 && row <= rows.length)) throw new MirrorError(`insert at [${s},${row}]: section ${s} has ${rows.length} rows`);
+      rows.splice(row, 0, ...objects.slice(start, start + count));
+      undo.push(() => rows.splice(row, count));
+    }
+    return;
+  }
+  const out = [];
+  let taken = 0;
+  for (const { row, count, objects, start } of runs) {
+    const take = row - out.length;
+    if (take < 0 || taken + take > rows.length) throw new MirrorError(`insert at [${s},${row}]: section ${s} has ${rows.length} rows`);
+    for (let i = 0; i < take; i++) out.push(rows[taken + i]);
+    taken += take;
+    for (let i = start; i < start + count; i++) out.push(objects[i]);
+  }
+  for (let i = taken; i < rows.length; i++) out.push(rows[i]);
+  swap(section, out, undo);
+}
+
+/** removeRuns(removed) then insertRuns(added). When both would rebuild the section, one new
+ * list is built from the kept spans of the old rows and the inserted rows, so each row is
+ * copied once, not twice; otherwise (few short runs on either side) the two steps. */
+export function replaceRuns(work, s, removed, added, undo) {
+  if (spliceable(removed) || spliceable(added)) {
+    if (removed.length) removeRuns(work, s, removed, undo);
+    if (added.length) insertRuns(work, s, added, undo);
+    return;
+  }
+  const section = work[s];
+  const rows = section.rows;
+  checkRemovals(s, rows, removed);
+  let left = rows.length;
+  for (const { count } of removed) left -= count;
+  const out = [];
+  // A cursor over the old rows that steps over the removed runs: `from` is the next old row,
+  // `next` the next removed run (from <= its row).
+  let from = 0;
+  let next = 0;
+  const keep = (take) => {
+    while (take > 0 && from < rows.length) {
+      if (next < removed.length && from === removed[next].row) {
+        from += removed[next++].count;
+        continue;
+      }
+      const stop = next < removed.length ? removed[next].row : rows.length;
+      const n = Math.min(take, stop - from);
+      for (let i = from; i < from + n; i++) out.push(rows[i]);
+      from += n;
+      take -= n;
+    }
+  };
+  let taken = 0;
+  for (const { row, count, objects, start } of added) {
+    const take = row - out.length;
+    if (take < 0 || taken + take > left) throw new MirrorError(`insert at [${s},${row}]: section ${s} has ${left} rows`);
+    keep(take);
+    taken += take;
+    for (let i = start; i < start + count; i++) out.push(objects[i]);
+  }
+  keep(left - taken);
+  swap(section, out, undo);
+}
+
 function applyDifferenceInPlace(work, diff, undo) {
+  // The columns hold inserted rows, then moved, then updated.
   let at = 0;
   const additions = new Map();
   const removals = new Map();
   const add = (map, section, entry) => (map.get(section) ?? map.set(section, []).get(section)).push(entry);
   for (const [s, r, n] of diff.inserted) {
-    add(additions, s, { row: r, count: n, start: at });
+    add(additions, s, { row: r, count: n, objects: diff.rows(at, n), start: 0 });
     at += n;
   }
   for (const [s, r, n] of diff.deleted) add(removals, s, { row: r, count: n });
-  for (const [os, or, ns, nr] of diff.moved) {
+  // The moved rows' objects made in one call, not one call each.
+  const moved = diff.rows(at, diff.moved.length);
+  diff.moved.forEach(([os, or, ns, nr], i) => {
     add(removals, os, { row: or, count: 1 });
-    add(additions, ns, { row: nr, count: 1, start: at });
-    at += 1;
+    add(additions, ns, { row: nr, count: 1, objects: moved, start: i });
+  });
+  at += diff.moved.length;
+  const byRow = (a, b) => a.row - b.row;
+  if (!diff.sectionsDeleted.length && !diff.sectionsInserted.length) {
+    // Sections keep their indexes: each one's rows are rebuilt once, not twice.
+    for (const s of [...new Set([...removals.keys(), ...additions.keys()])].sort((a, b) => a - b)) {
+      if (!(s >= 0 && s < work.length)) throw new MirrorError(`rows changed in section ${s}, but there are ${work.length} sections`);
+      replaceRuns(work, s, (removals.get(s) ?? []).sort(byRow), (additions.get(s) ?? []).sort(byRow), undo);
+    }
+    removals.clear();
+    additions.clear();
   }
-  const swap = (section, rows) => {
-    const old = section.rows;
-    section.rows = rows;
-    undo.push(() => (section.rows = old));
-  };
   for (const s of [...removals.keys()].sort((a, b) => b - a)) {
     if (!(s >= 0 && s < work.length)) throw new MirrorError(`rows removed from section ${s}, but there are ${work.length} sections`);
-    const section = work[s];
-    const rows = section.rows;
-    const runs = removals.get(s).sort((a, b) => a.row - b.row);
-    let end = 0;
-    for (const { row, count } of runs) {
-      if (row < end || count < 1 || row + count > rows.length) throw new MirrorError(`remove ${count} rows at [${s},${row}]: section ${s} has ${rows.length} rows`);
-      end = row + count;
-    }
-    if (spliceable(runs)) {
-      for (let i = runs.length - 1; i >= 0; i--) {
-        const { row, count } = runs[i];
-        const removed = rows.splice(row, count);
-        undo.push(() => rows.splice(row, 0, ...removed));
-      }
-    } else {
-      const kept = [];
-      let from = 0;
-      for (const { row, count } of runs) {
-        for (let i = from; i < row; i++) kept.push(rows[i]);
-        from = row + count;
-      }
-      for (let i = from; i < rows.length; i++) kept.push(rows[i]);
-      swap(section, kept);
-    }
+    removeRuns(work, s, removals.get(s).sort(byRow), undo);
   }
   for (const index of [...diff.sectionsDeleted].sort((a, b) => b - a)) {
     if (!(index >= 0 && index < work.length)) throw new MirrorError(`section delete at ${index}, but there are ${work.length} sections`);
@@ -194,28 +287,7 @@ function applyDifferenceInPlace(work, diff, undo) {
   }
   for (const s of [...additions.keys()].sort((a, b) => a - b)) {
     if (!(s >= 0 && s < work.length)) throw new MirrorError(`rows inserted into section ${s}, but there are ${work.length} sections`);
-    const section = work[s];
-    const rows = section.rows;
-    const runs = additions.get(s).sort((a, b) => a.row - b.row);
-    if (spliceable(runs)) {
-      for (const { row, count, start } of runs) {
-        if (!(row >= 0 && row <= rows.length)) throw new MirrorError(`insert at [${s},${row}]: section ${s} has ${rows.length} rows`);
-        rows.splice(row, 0, ...diff.rows(start, count));
-        undo.push(() => rows.splice(row, count));
-      }
-    } else {
-      const out = [];
-      let taken = 0;
-      for (const { row, count, start } of runs) {
-        const take = row - out.length;
-        if (take < 0 || taken + take > rows.length) throw new MirrorError(`insert at [${s},${row}]: section ${s} has ${rows.length} rows`);
-        for (let i = 0; i < take; i++) out.push(rows[taken + i]);
-        taken += take;
-        for (const object of diff.rows(start, count)) out.push(object);
-      }
-      for (let i = taken; i < rows.length; i++) out.push(rows[i]);
-      swap(section, out);
-    }
+    insertRuns(work, s, additions.get(s).sort(byRow), undo);
   }
   for (const [s, r, n] of diff.updated) {
     const objects = diff.rows(at, n);

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { Client, Difference, FetchdError, MirrorError, TableMirror, fetchRequest, sort } from '../index.js';
 import { CONTACTS, checkMirror, fetchdBinary } from './helpers.js';
 import { rng } from './reference-cycle.js';
+import { insertRuns, removeRuns, replaceRuns } from '../src/mirror.js';
 
 const NAMES = ['Ana', 'al', 'Bo', 'bea', 'Cy', 'Dee', 'dan', 'Eve', 'Zoe'];
 const values = (r) => {
@@ -123,4 +124,71 @@ test('a bad didChange leaves the mirror unchanged; a long run is no spread', () 
   big.applyDifference(difference({ inserted: [[0, 0, ids.length]], ids }));
   assert.equal(big.count, 300000);
   assert.equal(big.objectAt([0, 299999]).id, 'C/300000');
+});
+
+test('many moves in one section rebuild it once, as removes then inserts would', () => {
+  // Seeded random runs, more than 8 on both sides (the one-pass path): the one-pass rebuild must
+  // leave exactly what removing the old runs and then inserting the new ones leaves.
+  const r = rng(20261126);
+  const section = (n) => [{ name: '', indexTitle: '', rows: Array.from({ length: n }, (_, i) => ({ id: `C/${i}` })) }];
+  for (let run = 0; run < 400; run++) {
+    const n = r.int(70, 200); // each run below takes at most 7 rows: at least 10 runs fit
+    const removed = [];
+    for (let pos = 0; pos < n && removed.length < 30; ) {
+      const row = pos + r.int(0, 3);
+      if (row >= n) break;
+      const count = r.int(1, Math.min(3, n - row));
+      removed.push({ row, count });
+      pos = row + count + 1;
+    }
+    let total = n - removed.reduce((k, { count }) => k + count, 0);
+    const added = [];
+    const objects = [];
+    for (let k = r.int(9, 25), at = 0; k > 0; k--) {
+      const row = r.int(at, total);
+      const count = r.int(1, 3);
+      added.push({ row, count, objects, start: objects.length });
+      for (let j = 0; j < count; j++) objects.push({ id: `N/${objects.length}` });
+      total += count;
+      at = row + count;
+    }
+    assert.ok(removed.length > 8 && added.length > 8, `run ${run}: ${removed.length} removed, ${added.length} added runs`);
+    const one = section(n);
+    const before = one[0].rows;
+    const undo = [];
+    replaceRuns(one, 0, removed, added, undo);
+    assert.equal(undo.length, 1, `run ${run}: one rebuild`);
+    const two = section(n);
+    removeRuns(two, 0, removed, []);
+    insertRuns(two, 0, added, []);
+    assert.deepEqual(one[0].rows, two[0].rows, `run ${run}`);
+    assert.equal(one[0].rows.length, total);
+    undo.pop()();
+    assert.equal(one[0].rows, before);
+    // A bad position, either side: refused before anything changes.
+    const bad = r.next() < 0.5
+      ? [removed, added.map((a, i) => (i === added.length - 1 ? { ...a, row: total - a.count + 1 } : a))]
+      : [removed.map((x, i) => (i === removed.length - 1 ? { ...x, count: n - x.row + 1 } : x)), added];
+    const three = section(n);
+    const kept = three[0].rows;
+    assert.throws(() => replaceRuns(three, 0, ...bad, undo), MirrorError, `run ${run}`);
+    assert.equal(three[0].rows, kept);
+    assert.equal(undo.length, 0);
+    assert.deepEqual(kept, section(n)[0].rows);
+  }
+  // Twenty moves of a 40-row section (the even rows to the front), the last one to a row past
+  // the end: refused whole, the mirror as it was; to its right place: applied.
+  const moves = (last) => {
+    const moved = Array.from({ length: 20 }, (_, i) => [0, 2 * i, 0, i]);
+    moved[19][3] = last;
+    return difference({ moved, ids: Array.from({ length: 20 }, (_, i) => `C/${2 * i}`) });
+  };
+  const mirror = new TableMirror();
+  const ids = Array.from({ length: 40 }, (_, i) => `C/${i}`);
+  mirror.load([{ name: '', indexTitle: '', numberOfObjects: 40 }], [ids.map((id) => ({ id }))]);
+  const before = structuredClone(mirror.sections);
+  assert.throws(() => mirror.applyDifference(moves(45)), MirrorError);
+  assert.deepEqual(mirror.sections, before);
+  mirror.applyDifference(moves(19));
+  assert.deepEqual(mirror.ids(), [[...ids.filter((_, i) => i % 2 === 0), ...ids.filter((_, i) => i % 2 === 1)]]);
 });
