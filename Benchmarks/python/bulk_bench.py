@@ -25,6 +25,7 @@ figure, baselines in the same run (Benchmarks/README.md, "Bulk work"):
 Each figure is one JSON line (suite "bulk") and one readable line on stderr.
 """
 import argparse
+import gc
 import json
 import os
 import random
@@ -58,6 +59,12 @@ def emit(metric, n, fetchd_s, baseline_s, goal, **extra):
 def notify(mode, **extra):
     """`notify` of controller/create: rows mode is the default, so it is left out."""
     return {**extra, **({"mode": mode} if mode != "rows" else {})} or None
+
+
+def settle():
+    """What earlier steps left for Python's collector (the mirror, the check's lists) is not
+    the next figure's cost: collected before each timed step, on both sides."""
+    gc.collect()
 
 
 def fresh(path):
@@ -98,6 +105,7 @@ def bulk(args):
         msgs = main.controller("msgs", fetch_request("Msg", sort_descriptors=["ts"]),
                                notify=notify(args.mode, objects=False))
         columns = [[ts, sender, body] for (_, ts, sender, body) in rows]
+        settle()
         start = time.perf_counter()
         for i in range(0, n, args.chunk):
             client.store_batch_insert("Msg", keys=["ts", "sender", "body"], rows=columns[i:i + args.chunk])
@@ -110,19 +118,23 @@ def bulk(args):
         update_objects(args, client, main, msgs, store, db, n)
 
         cut = (1 << 47) // 10
+        settle()
         start = time.perf_counter()
         db.execute("UPDATE msg SET body = 'changed' WHERE ts < ?", (cut,))
         db.commit()
         update_base = time.perf_counter() - start
+        settle()
         start = time.perf_counter()
         updated = client.store_batch_update("Msg", {"body": "changed"}, predicate="ts < %d" % cut)["count"]
         update = time.perf_counter() - start
         emit("batch_update", updated, update, update_base, "<= 1.5x", of=n, mode=args.mode)
 
+        settle()
         start = time.perf_counter()
         db.execute("DELETE FROM msg WHERE ts < ?", (cut,))
         db.commit()
         delete_base = time.perf_counter() - start
+        settle()
         start = time.perf_counter()
         deleted = client.store_batch_delete("Msg", predicate="ts < %d" % cut)["count"]
         delete = time.perf_counter() - start
@@ -140,11 +152,13 @@ def update_objects(args, client, main, msgs, store, db, n):
     count = min(args.updates, n)
     numbers = rng.sample(range(1, n + 1), count)
     values = [rng.randrange(1 << 47) for _ in numbers]
+    settle()
     start = time.perf_counter()
     db.executemany("UPDATE msg SET ts = ? WHERE id = ?", zip(values, numbers))
     db.commit()
     base = time.perf_counter() - start
     cycles = msgs.cycles
+    settle()
     start = time.perf_counter()
     got = client.store_batch_update_objects("Msg", ids=["Msg/%d" % k for k in numbers], keys=["ts"],
                                             rows=[[v] for v in values])["count"]
@@ -159,6 +173,7 @@ def update_objects(args, client, main, msgs, store, db, n):
     for k, v in zip(numbers, values):
         batch.update("Msg/%d" % k, {"ts": v})
     batch.save()
+    settle()
     start = time.perf_counter()
     batch.send()
     requests = time.perf_counter() - start
