@@ -186,7 +186,9 @@ export interface StoreBatchUpdateObjectsParams {
   /** The entity's name. */
   entity: string;
   /** One object per row: its `id` and the values it takes, keyed as on the wire. */
-  objects?: Array<{ [key: string]: JSONValue }>;
+  objects?: Array<{
+    id: ObjectID;
+  } & { [key: string]: JSONValue }>;
   /** The columnar form: the object of each row of rows. */
   ids?: ObjectID[];
   /** The columnar form: the keys every row of rows gives, in order. */

@@ -150,7 +150,7 @@ public struct BatchUpdateObjectsParams: RPCParams {
     public static let params: [ParamSpec] = [
         entityParam,
         .optional(
-            "objects", .array(.object([], additional: .any)),
+            "objects", .array(.object([("id", .ref("ObjectID"))], required: ["id"], additional: .any)),
             "One object per row: its `id` and the values it takes, keyed as on the wire."),
         .optional("ids", .array(.ref("ObjectID")), "The columnar form: the object of each row of rows."),
         .optional("keys", .array(.string), "The columnar form: the keys every row of rows gives, in order."),
