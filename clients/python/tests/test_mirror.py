@@ -206,3 +206,17 @@ def test_many_moves_in_one_section_rebuild_it_once_as_removes_then_inserts_would
     with pytest.raises(MirrorError):
         mirror.apply_difference(diff)
     assert as_table(mirror) == [("", [obj(i) for i in range(40)])]
+
+
+@pytest.mark.parametrize("entry", [[0, 1], [0, 1, True], [0, "1", 2], (0, 1, 2), 7, [0, 1, 2, 3]])
+def test_a_malformed_run_is_named(entry):
+    """Runs are checked a column at a time; the one that fails is still named."""
+    from fetchd.changes import Difference
+    from fetchd.errors import ProtocolViolation
+
+    params = {"controller": "c", "sections": {"deleted": [], "inserted": []}, "deleted": [[0, 0, 1], entry],
+              "inserted": [], "moved": [], "updated": [], "ids": []}
+    with pytest.raises(ProtocolViolation, match=r"deleted: malformed entry"):
+        Difference.from_wire(params)
+    params["deleted"] = [[0, 0, 1], [0, 3, 2]]
+    assert Difference.from_wire(params).deleted == [(0, 0, 1), (0, 3, 2)]
