@@ -13,6 +13,10 @@ public enum PGValue: Sendable, Hashable, ExpressibleByStringLiteral, Expressible
     public static func int(_ value: Int64) -> PGValue { .text(String(value)) }
     public static func double(_ value: Double) -> PGValue { .text(String(value)) }
     public static func bool(_ value: Bool) -> PGValue { .text(value ? "t" : "f") }
+    /// Integers as one array parameter (`{1,2,3}`, for `= ANY($n::bigint[])`).
+    public static func ints(_ values: [Int64]) -> PGValue {
+        .text("{" + values.map(String.init).joined(separator: ",") + "}")
+    }
 
     public var text: String {
         switch self {

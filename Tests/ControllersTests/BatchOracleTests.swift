@@ -40,6 +40,13 @@ import Testing
         }
     }
 
+    /// A few random unsaved edits in one of the three contexts, taken in as a cycle.
+    static func unsavedEdits(_ graph: ObjectGraph, _ rng: inout SeededRandom) throws {
+        let target = try graph.context(["main", "edit", "other"][rng.int(0..<3)])
+        for _ in 0..<rng.int(1..<4) { try? ContextOracleTests.mutate(target, &rng) }
+        graph.processPendingChanges()
+    }
+
     /// Whether every mirror equals a fresh fetch; the first that does not is recorded.
     static func mirrorsAreFresh(_ harnesses: [ContextOracleTests.Harness], _ label: String) throws -> Bool {
         for h in harnesses {
@@ -81,11 +88,7 @@ import Testing
         for s in 0..<iterations(default: 120) {
             step = s
             // Unsaved edits the batches must merge under.
-            if rng.chance(0.5) {
-                let target = try graph.context(["main", "edit", "other"][rng.int(0..<3)])
-                for _ in 0..<rng.int(1..<4) { try? ContextOracleTests.mutate(target, &rng) }
-                graph.processPendingChanges()
-            }
+            if rng.chance(0.5) { try Self.unsavedEdits(graph, &rng) }
             batchSets = [:]
             let stored = try store.count(entity: "Book", filter: nil)
             let authors = try other.fetch(entity: "Author").filter { try store.read($0) != nil }
@@ -178,11 +181,7 @@ import Testing
         Self.mirrorEveryCycle(graph, harnesses, { "seed \(seed) step \(step)" })
         for s in 0..<iterations(default: 40) {
             step = s
-            if rng.chance(0.4) {
-                let target = try graph.context(["main", "edit", "other"][rng.int(0..<3)])
-                for _ in 0..<rng.int(1..<4) { try? ContextOracleTests.mutate(target, &rng) }
-                graph.processPendingChanges()
-            }
+            if rng.chance(0.4) { try Self.unsavedEdits(graph, &rng) }
             let text = [nil, nil, "year == 2001", "price > 15", "flag == YES"][rng.int(0..<5)]
             let filter = try text.map { try compiler.compile(FetchRequest(entity: "Book", predicate: $0)).filter }
             switch rng.int(0..<10) {

@@ -8,7 +8,7 @@ import Testing
 @testable import Controllers
 
 /// Batches on an entity that keeps everything in its own row: a context with nothing of it
-/// unsaved notes the changed rows as one run (`Context.noteChanged(run:entity:)`), one with
+/// unsaved notes the changed rows as one run (`Context.noteChanged(before:after:entity:)`), one with
 /// unsaved edits of it notes each row as it shows it. Contexts move between the two (edits
 /// come, saves and rollbacks clear them); after every step each controller's mirror must
 /// equal a fresh fetch.

@@ -32,7 +32,7 @@ public final class Context {
     private var referrerIndex: [String: [ObjectID: Set<ObjectID>]] = [:]
     /// For each object this context saw change since the last cycle: its value before.
     var cycleBefore: [ObjectID: Snapshot?] = [:]
-    /// A batch's objects noted at once (`noteNew(run:keys:)`, `noteChanged(run:entity:)`).
+    /// A batch's objects noted at once (`noteNew(run:keys:)`, `noteChanged(before:after:entity:)`).
     var cycleRun: NotedRun = .none
     /// Undo and redo (Undo.swift); nil until enabled.
     var undoStack: UndoStack?
@@ -228,21 +228,23 @@ public final class Context {
         for child in children { child.noteNew(run: run, keys: keys) }
     }
 
-    /// Saved objects of `entity` a batch changes, ascending, with their rows' values before
-    /// and after (nil: deleted): noted as `noteCurrent` notes each one, where that is what
+    /// Saved objects of `entity` a batch changes, ascending, as it read them and as it writes
+    /// them (index by index; nil: deleted): noted as `noteCurrent` notes each one, where that is what
     /// this view shows, that is when nothing of the entity is pending here or above and
     /// nothing of it is read backwards; otherwise (and for a second run) object by object.
     /// Called before the batch writes (the fallback reads the rows as they were).
-    func noteChanged(run: [(ObjectID, Snapshot, Snapshot?)], entity: String) throws(EngineError) {
-        if isBatch || run.isEmpty { return }
-        assert(zip(run, run.dropFirst()).allSatisfy { $0.0 < $1.0 }, "a run is ascending")
+    func noteChanged(
+        before: [(ObjectID, StoredObject?)], after: [(ObjectID, StoredObject?)], entity: String
+    ) throws(EngineError) {
+        if isBatch || before.isEmpty { return }
+        assert(before.count == after.count && zip(before, after).allSatisfy { $0.0 == $1.0 }, "row by row")
         guard cycleRun.count == 0, !chainHasPending(entity), model.derivedRelationships(of: entity).isEmpty else {
             // noteCurrent notes the children too.
-            for (id, _, _) in run { try noteCurrent(id) }
+            for (id, _) in before { try noteCurrent(id) }
             return
         }
-        cycleRun = .changed(run)
-        for child in children { try child.noteChanged(run: run, entity: entity) }
+        cycleRun = .changed(before: before, after: after)
+        for child in children { try child.noteChanged(before: before, after: after, entity: entity) }
     }
 
     /// Notes `id`, and the one-to-many sides its current and `next` values point at.

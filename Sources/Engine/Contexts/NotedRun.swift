@@ -1,6 +1,8 @@
 import Model
+import Store
 
-/// A batch request's objects as a merging context notes them all at once (`Context.noteRun`):
+/// A batch request's objects as a merging context notes them all at once (`noteNew(run:keys:)`,
+/// `noteChanged(before:after:entity:)`):
 /// ascending by id, with their values before and after the batch, taken from the rows the
 /// batch read and wrote. The change cycle reads each object's change from here, with no
 /// table entry, sort or read back per object (what `noteCurrent` costs for each).
@@ -8,14 +10,15 @@ enum NotedRun {
     case none
     /// New objects with the values they were written with; each has every one of `keys`.
     case inserted([(ObjectID, Snapshot)], keys: Set<String>)
-    /// Saved objects with their values before and after (nil: deleted).
-    case changed([(ObjectID, Snapshot, Snapshot?)])
+    /// Saved objects as the batch read them and as it wrote them (nil: deleted), index by
+    /// index: the same lists the store answers reads from (`JustWritten`), not a copy.
+    case changed(before: [(ObjectID, StoredObject?)], after: [(ObjectID, StoredObject?)])
 
     var count: Int {
         switch self {
         case .none: 0
         case .inserted(let run, _): run.count
-        case .changed(let run): run.count
+        case .changed(let before, _): before.count
         }
     }
 
@@ -23,7 +26,7 @@ enum NotedRun {
         switch self {
         case .none: preconditionFailure("an empty run has no ids")
         case .inserted(let run, _): run[i].0
-        case .changed(let run): run[i].0
+        case .changed(let before, _): before[i].0
         }
     }
 
@@ -33,11 +36,12 @@ enum NotedRun {
         case .none: preconditionFailure("an empty run has no changes")
         case .inserted(let run, let keys):
             return ChangeSet.Change(id: run[i].0, before: nil, after: run[i].1, changedKeys: keys)
-        case .changed(let run):
-            let (id, before, after) = run[i]
-            let keys = differing(before, after)
-            if after != nil && keys.isEmpty { return nil }
-            return ChangeSet.Change(id: id, before: before, after: after, changedKeys: keys)
+        case .changed(let before, let after):
+            let (id, old) = before[i]
+            let new = after[i].1
+            let keys = differing(old?.values, new?.values)
+            if new != nil && keys.isEmpty { return nil }
+            return ChangeSet.Change(id: id, before: old?.values, after: new?.values, changedKeys: keys)
         }
     }
 }

@@ -207,21 +207,18 @@ extension ObjectGraph {
         try commitMerged(mergers) { () throws(EngineError) in
             let prior = try read()
             matched = prior.count
-            // All three ascending, as read: the roots look rows up by a binary search.
+            // Both ascending, as read: the roots look rows up by a binary search.
             var before: [(ObjectID, StoredObject?)] = []
             var after: [(ObjectID, StoredObject?)] = []
-            var run: [(ObjectID, Snapshot, Snapshot?)] = []
             before.reserveCapacity(prior.count)
             after.reserveCapacity(prior.count)
-            run.reserveCapacity(prior.count)
             for (i, (id, row)) in prior.enumerated() {
                 // `next` says whether the row changes: no comparison of whole rows here.
                 guard let n = next(i, row) else { continue }
                 before.append((id, row))
                 after.append((id, n))
-                run.append((id, row.values, n?.values))
             }
-            let changed = run.map(\.0)
+            let changed = before.map(\.0)
             store.justWritten = JustWritten(rows: before)
             defer { store.justWritten = nil }
             // Without to-one references no other object's one-to-many side changes: the
@@ -232,7 +229,7 @@ extension ObjectGraph {
                     r.reserveNotes(changed.count)
                     for (id, n) in after { try r.noteCurrent(id, next: n?.values) }
                 } else {
-                    try r.noteChanged(run: run, entity: entity.name)
+                    try r.noteChanged(before: before, after: after, entity: entity.name)
                 }
             }
             try write(after)

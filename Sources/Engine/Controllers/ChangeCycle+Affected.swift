@@ -28,14 +28,7 @@ extension FetchedResultsController {
             if let rank = affected[i].oldRank { leaving.append((rank, i)) }
         }
         leaving.sort { $0.rank > $1.rank }
-        for (rank, i) in leaving {
-            // Only sections need the key: no copy of it per row without them.
-            if results.sectioned {
-                results.remove(at: rank, key: affected[i].oldKey!)
-            } else {
-                results.rows.remove(at: rank)
-            }
-        }
+        for (rank, i) in leaving { results.remove(at: rank, key: affected[i].oldKey!) }
         var keys: [SortKey] = []
         var entering: [Int] = []
         keys.reserveCapacity(affected.count)

@@ -138,11 +138,7 @@ extension FetchedResultsController {
         var results = self.results
         defer { self.results = results }
         for d in stride(from: dropped.count - 1, through: 0, by: -1) {
-            if results.sectioned {
-                results.remove(at: dropped[d].rank, key: keys[droppedKeys[d]])
-            } else {
-                results.rows.remove(at: dropped[d].rank)
-            }
+            results.remove(at: dropped[d].rank, key: keys[droppedKeys[d]])
         }
         return events
     }

@@ -123,9 +123,12 @@ struct Results {
     }
 
     /// Removes the row at `rank`, whose key is `key`; its section goes with its last row.
-    mutating func remove(at rank: Int, key: SortKey) {
+    /// The key is read only with sections: a big cycle copies none without them.
+    mutating func remove(at rank: Int, key: @autoclosure () -> SortKey) {
         rows.remove(at: rank)
-        if sectioned, sectionRange(key).isEmpty { sections.remove(key, id: 0) }
+        guard sectioned else { return }
+        let key = key()
+        if sectionRange(key).isEmpty { sections.remove(key, id: 0) }
     }
 
     /// Removes the row; its section goes when it was the section's last row.

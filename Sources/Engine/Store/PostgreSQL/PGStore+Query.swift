@@ -18,8 +18,7 @@ extension PGStore {
             return (f.text, f.bindings.map { PGValueEncoding.parameter($0).map(PGValue.text) })
         } catch {
             let numbers = try matchingInMemory(filter, entity: entity)
-            let array = "{" + numbers.map(String.init).joined(separator: ",") + "}"
-            return ("t.\(SchemaNaming.quoted(SchemaNaming.primaryKey)) = ANY ($\(first)::bigint[])", [.text(array)])
+            return ("t.\(SchemaNaming.quoted(SchemaNaming.primaryKey)) = ANY ($\(first)::bigint[])", [.ints(numbers)])
         }
     }
 
@@ -221,7 +220,7 @@ extension PGStore {
     }
 
     public func readNumbered(entity: String, numbers: [Int64]) throws(EngineError) -> [(ObjectID, StoredObject)] {
-        try readRows(entity, "\(Self.pk) = ANY($1::bigint[])", [Self.numberArray(numbers)])
+        try readRows(entity, "\(Self.pk) = ANY($1::bigint[])", [.ints(numbers)])
     }
 
     private func readRows(_ entity: String, _ whereSQL: String?, _ params: [PGValue?]) throws(EngineError) -> [(
@@ -250,7 +249,7 @@ extension PGStore {
         guard !names.isEmpty, !numbers.isEmpty else { return }
         let q = SchemaNaming.quoted
         let params =
-            names.map { PGValueEncoding.parameter(values[$0]!).map(PGValue.text) } + [Self.numberArray(numbers)]
+            names.map { PGValueEncoding.parameter(values[$0]!).map(PGValue.text) } + [.ints(numbers)]
         let assignments =
             names.enumerated().map { "\(q($0.element)) = $\($0.offset + 1)" } + [
                 "\(q(SchemaNaming.version)) = t.\(q(SchemaNaming.version)) + 1"
@@ -267,12 +266,7 @@ extension PGStore {
         try requireWrite()
         guard !numbers.isEmpty else { return }
         let query = "DELETE FROM \(s.table) AS t WHERE \(Self.pk) = ANY($1::bigint[])"
-        try runInWrite { c in try c.exec(query, [Self.numberArray(numbers)]) }
-    }
-
-    /// Numbers as one array parameter (`{1,2,3}`).
-    private static func numberArray(_ numbers: [Int64]) -> PGValue? {
-        .text("{" + numbers.map(String.init).joined(separator: ",") + "}")
+        try runInWrite { c in try c.exec(query, [.ints(numbers)]) }
     }
 
     private func requireWrite() throws(EngineError) {

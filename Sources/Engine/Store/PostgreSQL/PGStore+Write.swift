@@ -267,7 +267,7 @@ extension PGStore {
     private func writeLinks(_ c: PGConnection, _ s: PGEntitySQL, _ id: ObjectID, _ values: Snapshot) throws {
         for (i, (relationship, unlink)) in s.unlinkOthers.enumerated() {
             guard case .objects(let targets)? = values[relationship] else { continue }
-            let array = PGValue.text("{" + targets.map { String($0.number) }.joined(separator: ",") + "}")
+            let array = PGValue.ints(targets.map(\.number))
             try c.execPrepared(unlink, [.int(id.number), array])
             if !targets.isEmpty { try c.execPrepared(s.link[i].sql, [.int(id.number), array]) }
         }
