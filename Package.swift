@@ -87,7 +87,7 @@ let package = Package(
             path: "Tests/StoreTests"),
         .testTarget(
             name: "ContextsTests",
-            dependencies: ["TestSupport", "Contexts", "Store", "Model", "Predicates", "Postgres"],
+            dependencies: ["TestSupport", "Contexts", "Store", "Model", "Predicates", "Postgres", "SQLite"],
             path: "Tests/ContextsTests"),
         .testTarget(
             name: "ControllersTests",

@@ -14,6 +14,8 @@ public final class Connection {
     private var cache: [String: Statement] = [:]
     /// Boxes kept alive for the functions and collations registered on this connection.
     var retained: [AnyObject] = []
+    /// The box of `observeStatements`' observer, kept alive while it is installed.
+    private var statementObserver: StatementObserver?
 
     public init(path: String = ":memory:") throws(SQLiteError) {
         var db: OpaquePointer?
@@ -81,6 +83,25 @@ public final class Connection {
         try Statement(connection: self, sql: sql)
     }
 
+    /// Calls `observer` with the text of each statement as it starts running (nil stops it):
+    /// how a test counts what one operation asks of the database.
+    public func observeStatements(_ observer: ((String) -> Void)?) {
+        guard let observer else {
+            sqlite3_trace_v2(handle, 0, nil, nil)
+            statementObserver = nil
+            return
+        }
+        let box = StatementObserver(observer)
+        statementObserver = box
+        sqlite3_trace_v2(
+            handle, UInt32(SQLITE_TRACE_STMT),
+            { _, context, statement, _ in
+                let box = Unmanaged<StatementObserver>.fromOpaque(context!).takeUnretainedValue()
+                if let sql = sqlite3_sql(OpaquePointer(statement)) { box.body(String(cString: sql)) }
+                return 0
+            }, Unmanaged.passUnretained(box).toOpaque())
+    }
+
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var changes: Int { Int(sqlite3_changes(handle)) }
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
@@ -109,6 +130,11 @@ public enum SQLValue: Equatable, Sendable {
     case real(Double)
     case text(String)
     case blob([UInt8])
+}
+
+private final class StatementObserver {
+    let body: (String) -> Void
+    init(_ body: @escaping (String) -> Void) { self.body = body }
 }
 
 private final class FunctionBox {

@@ -5,6 +5,10 @@ extension Context {
     /// null); relationships set here update their inverses.
     @discardableResult
     public func insert(_ entityName: String, _ values: Snapshot) throws(EngineError) -> ObjectID {
+        try holdingReads { () throws(EngineError) in try insertHolding(entityName, values) }
+    }
+
+    private func insertHolding(_ entityName: String, _ values: Snapshot) throws(EngineError) -> ObjectID {
         guard let entity = model.entity(entityName) else {
             throw EngineError(.unknownEntity, "no entity \(entityName)", [("entity", .string(entityName))])
         }
@@ -28,6 +32,10 @@ extension Context {
 
     /// Changes some keys of an object; keys left out keep their values.
     public func update(_ id: ObjectID, _ values: Snapshot) throws(EngineError) {
+        try holdingReads { () throws(EngineError) in try updateHolding(id, values) }
+    }
+
+    private func updateHolding(_ id: ObjectID, _ values: Snapshot) throws(EngineError) {
         let current = try existing(id)
         guard let entity = model.entity(id.entity) else { return }
         try checkValues(entity, values)
@@ -41,10 +49,12 @@ extension Context {
 
     /// Deletes an object, applying the delete rules of its relationships.
     public func delete(_ id: ObjectID) throws(EngineError) {
-        _ = try existing(id)
-        var staging = Staging(self)
-        try staging.delete(id)
-        try staging.apply()
+        try holdingReads { () throws(EngineError) in
+            _ = try existing(id)
+            var staging = Staging(self)
+            try staging.delete(id)
+            try staging.apply()
+        }
     }
 
     /// Type checks every key, unknown keys first (sorted), then in model order.

@@ -76,7 +76,7 @@ public final class Context {
     func lookup(_ id: ObjectID) throws(EngineError) -> (values: Snapshot?, version: Int64?) {
         if let p = pending[id] { return (p.values, p.baseVersion) }
         if let parent { return try parent.lookup(id) }
-        guard model.hasEntity(id.entity), let row = try store.read(id) else { return (nil, nil) }
+        guard model.hasEntity(id.entity), let row = try storedRow(id) else { return (nil, nil) }
         return (row.values, row.version)
     }
 
@@ -150,7 +150,7 @@ public final class Context {
         } else if let parent {
             old = try parent.lookup(id)
         } else {
-            old = try store.read(id).map { ($0.values, $0.version) } ?? (nil, nil)
+            old = try storedRow(id).map { ($0.values, $0.version) } ?? (nil, nil)
         }
         captureForUndo(id, old.values)
         if isNew { noteNew(id) } else { try noteCurrent(id) }

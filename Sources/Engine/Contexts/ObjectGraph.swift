@@ -11,6 +11,8 @@ public final class ObjectGraph {
     /// In creation order: the order cycles of several contexts are processed and merged.
     public private(set) var contexts: [Context] = []
     private var byName: [String: Context] = [:]
+    /// Store reads shared by the contexts while one mutation runs.
+    var heldReads = HeldReads()
 
     public static let mainContext = "main"
 
