@@ -23,6 +23,7 @@ struct ExecCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() throws {
+        MallocTuning.apply()
         let input = file == "-" ? STDIN_FILENO : open(file, O_RDONLY)
         guard input >= 0 else {
             Stderr.line("fetchd exec: cannot read \(file)")

@@ -45,6 +45,7 @@ struct FetchdCommand: ParsableCommand {
     }
 
     func run() throws {
+        MallocTuning.apply()
         // Checked here, not in validate(), which also runs before a subcommand.
         if store != nil, model == nil { throw ValidationError("--store needs --model (the model to open it with)") }
         // The real stdout is kept for protocol bytes; fd 1 becomes stderr so a stray print

@@ -17,6 +17,7 @@ struct ReplayCommand: ParsableCommand {
     var file: String
 
     func run() throws {
+        MallocTuning.apply()
         guard let bytes = FetchdCommand.readFile(file) else {
             throw ValidationError("cannot read \(file)")
         }

@@ -33,6 +33,7 @@ struct WatchCommand: ParsableCommand {
     }
 
     func run() throws {
+        MallocTuning.apply()
         let server = StoreOptions.makeServer("watch", watch: watchOptions.watch, watchesFromOpen: true)
         defer { server.close() }
         let model = try storeOptions.open(server, command: "watch", create: false)
