@@ -2,9 +2,11 @@
 """fetchd on a PostgreSQL dataset against raw libpq floors measured in the same run by
 `pg-baseline` on the same cluster (Benchmarks/README.md, "PostgreSQL"):
 
-- batch_insert: `store/batchInsert` of N workload rows (columnar, one request) with a live
-  controller (difference mode) on the entity, until the client's mirror applied the cycle,
-  vs pg-baseline's COPY of the same rows. Goal: >= 0.3x COPY's rows/s.
+- batch_insert: `store/batchInsert` of N workload rows (columnar; `--insert parts`, the
+  default: the client's `batch_insert_in_parts`, one insert sent as parts of about 16 MB;
+  `--insert one`: one request) with a live controller (difference mode) on the entity, until
+  the client's mirror applied the cycle, vs pg-baseline's COPY of the same rows. Goal: >= 0.3x
+  COPY's rows/s.
 - initial_fetch: `controller/create` (performFetch) of the N rows sorted by ts, vs
   pg-baseline's ordered SELECT of ids and keys. Goal: <= 1.5x (p50 against p50).
 - external_notify: another fetchd's one-row save -> the watching fetchd's client has read
@@ -73,7 +75,10 @@ def bench(args, baseline):
         msgs = main.controller("msgs", REQUEST, notify={"mode": "difference", "objects": False})
         rows = [[ts, sender, body] for (_, ts, sender, body) in benchlib.rows(n)]
         start = time.perf_counter()
-        a.store_batch_insert("Msg", keys=["ts", "sender", "body"], rows=rows)
+        if args.insert == "parts":
+            a.batch_insert_in_parts("Msg", ["ts", "sender", "body"], rows)
+        else:
+            a.store_batch_insert("Msg", keys=["ts", "sender", "body"], rows=rows)
         inserted = time.perf_counter() - start
         want = ["Msg/%s" % pk for pk in psql(args.url, schema, 'SELECT "_pk" FROM "Msg" ORDER BY "ts", "_pk"')]
         got = [i for section in msgs.mirror.ids() for i in section]
@@ -84,7 +89,8 @@ def bench(args, baseline):
         # A rate: the ratio is fetchd's rows/s over COPY's (goal >= 0.3).
         line = {"suite": "pg", "metric": "batch_insert", "n": n, "unit": "rows/s", "fetchd": round(n / inserted),
                 "baseline": round(copy_rate) if copy_rate else None,
-                "ratio": round((n / inserted) / copy_rate, 3) if copy_rate else None, "goal": ">= 0.3x COPY"}
+                "ratio": round((n / inserted) / copy_rate, 3) if copy_rate else None, "goal": ">= 0.3x COPY",
+                "sent": args.insert}
         benchlib.emit(line)
         benchlib.log("pg", "batch_insert n=%d: %.2f s, %d rows/s; COPY %s rows/s" % (
             n, inserted, n / inserted, "%d" % copy_rate if copy_rate else "-"))
@@ -137,6 +143,8 @@ def main():
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--notifies", type=int, default=200)
+    parser.add_argument("--insert", choices=("parts", "one"), default="parts",
+                        help="the batch insert as parts (batch_insert_in_parts) or as one request")
     parser.add_argument("--dir")
     args = parser.parse_args()
     baseline = {}

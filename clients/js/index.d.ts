@@ -162,10 +162,21 @@ export interface StoreBatchInsertParams {
   rows?: Array<JSONValue[]>;
   /** Answer the new ids too (false by default). */
   returnIds?: boolean;
+  /** More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction. */
+  more?: boolean;
 }
 export interface StoreBatchInsertResult {
   count: number;
   ids?: ObjectID[];
+  held?: number;
+}
+/** store/cancelBatchInsert: Drops the rows held for an entity's batch insert sent in parts (`more`). */
+export interface StoreCancelBatchInsertParams {
+  /** The entity's name. */
+  entity: string;
+}
+export interface StoreCancelBatchInsertResult {
+  count: number;
 }
 /** store/batchUpdate: Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). */
 export interface StoreBatchUpdateParams {
@@ -689,6 +700,7 @@ export interface Requests {
   "server/echo": { params: ServerEchoParams; result: ServerEchoResult };
   "store/open": { params: StoreOpenParams; result: StoreOpenResult };
   "store/batchInsert": { params: StoreBatchInsertParams; result: StoreBatchInsertResult };
+  "store/cancelBatchInsert": { params: StoreCancelBatchInsertParams; result: StoreCancelBatchInsertResult };
   "store/batchUpdate": { params: StoreBatchUpdateParams; result: StoreBatchUpdateResult };
   "store/batchUpdateObjects": { params: StoreBatchUpdateObjectsParams; result: StoreBatchUpdateObjectsResult };
   "store/batchDelete": { params: StoreBatchDeleteParams; result: StoreBatchDeleteResult };
@@ -1049,6 +1061,8 @@ export class Client extends EventEmitter {
   purgeHistory(before: number | string, options?: { force?: boolean }): Promise<StorePurgeHistoryResult>;
   /** One transaction; every merging context takes it as one change cycle. */
   batchInsert(entity: string, options?: Omit<StoreBatchInsertParams, 'entity'>): Promise<StoreBatchInsertResult>;
+  cancelBatchInsert(entity: string): Promise<StoreCancelBatchInsertResult>;
+  batchInsertInParts(entity: string, keys: string[], rows: unknown[][], options?: { partBytes?: number; returnIds?: boolean }): Promise<StoreBatchInsertResult>;
   batchUpdate(entity: string, values: StoreBatchUpdateParams['values'], options?: Omit<StoreBatchUpdateParams, 'entity' | 'values'>): Promise<StoreBatchUpdateResult>;
   /** Each saved object its own values ({objects} with ids and/or columnar {ids, keys, rows}), one transaction. */
   batchUpdateObjects(entity: string, options?: Omit<StoreBatchUpdateObjectsParams, 'entity'>): Promise<StoreBatchUpdateObjectsResult>;

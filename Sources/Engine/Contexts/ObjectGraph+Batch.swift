@@ -28,19 +28,30 @@ extension ObjectGraph {
     /// wrong type), reported with the others. Every problem is listed (`validation`, by row
     /// and key); then nothing is written.
     @discardableResult
+    ///
+    /// Rows held for the entity (`holdInsertPart`) are part of this insert: they come first,
+    /// row numbers count on through them, and whatever happens they are held no longer.
     public func batchInsert(_ entityName: String, rows: [Snapshot], rejected: [BatchProblem] = [])
         throws(EngineError) -> [ObjectID]
     {
         let entity = try batchEntity(entityName)
-        return try underWriteLock { () throws(EngineError) in
-            let batch = batchContext()
-            try Self.refuse(try Self.rowProblems(rows, rejected, entity, batch), "rows")
-            if let ids = try insertDirectly(entity, rows) { return ids }
-            var ids: [ObjectID] = []
-            ids.reserveCapacity(rows.count)
-            for values in rows { ids.append(try batch.insert(entity.name, values)) }
-            try batch.save()
-            return ids
+        let held = heldInserts.removeValue(forKey: entity.name)
+        do {
+            return try underWriteLock { () throws(EngineError) in
+                let batch = batchContext()
+                var problems = try Self.rowProblems(rows, rejected, entity, batch, firstRow: held?.rows.count ?? 0)
+                if let held { problems += try held.missingTargets(entity, batch) }
+                try Self.refuse(problems, "rows")
+                let all = held.map { $0.rows + rows } ?? rows
+                if let ids = try insertDirectly(entity, all) { return ids }
+                var ids: [ObjectID] = []
+                ids.reserveCapacity(all.count)
+                for values in all { ids.append(try batch.insert(entity.name, values)) }
+                try batch.save()
+                return ids
+            }
+        } catch {
+            throw held.map { error.droppingHeld($0.rows.count) } ?? error
         }
     }
 
@@ -294,8 +305,11 @@ extension ObjectGraph {
     /// Every problem of the rows: those the caller could not read (`rejected`), then each
     /// row's own, except for keys already reported (a row rejected as a whole, without a
     /// key, is not checked again).
+    /// Row numbers (of `rows` and of `rejected`) count from 0; the problems count from
+    /// `firstRow` (a part of a held insert).
     static func rowProblems(
-        _ rows: [Snapshot], _ rejected: [BatchProblem], _ entity: Entity, _ view: Context, required: Bool = true
+        _ rows: [Snapshot], _ rejected: [BatchProblem], _ entity: Entity, _ view: Context, required: Bool = true,
+        firstRow: Int = 0
     ) throws(EngineError) -> [BatchProblem] {
         var all = rejected
         var reported: [Int: Set<String?>] = [:]
@@ -308,6 +322,7 @@ extension ObjectGraph {
                 all.append(BatchProblem(row: row, key: p.key, reason: p.reason))
             }
         }
+        if firstRow != 0 { for i in all.indices { all[i].row = all[i].row.map { $0 + firstRow } } }
         return all
     }
 

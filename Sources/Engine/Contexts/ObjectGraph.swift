@@ -13,6 +13,8 @@ public final class ObjectGraph {
     private var byName: [String: Context] = [:]
     /// Store reads shared by the contexts while one mutation runs.
     var heldReads = HeldReads()
+    /// Batch inserts arriving in parts, by entity (ObjectGraph+HeldInsert.swift).
+    var heldInserts: [String: HeldInsert] = [:]
 
     public static let mainContext = "main"
 

@@ -18,6 +18,9 @@ public enum BatchDeclarations {
     public static let insert = MethodDeclaration<BatchInsertParams, BatchInsertResult>(
         "store/batchInsert", "Inserts many objects of one entity in one transaction (NSBatchInsertRequest).",
         errors: rowErrors)
+    public static let cancelInsert = MethodDeclaration<BatchCancelInsertParams, Single<CountMember>>(
+        "store/cancelBatchInsert", "Drops the rows held for an entity's batch insert sent in parts (`more`).",
+        errors: [.invalidParams, .engine(.noStore), .engine(.unknownEntity)])
     public static let update = MethodDeclaration<BatchUpdateParams, Single<CountMember>>(
         "store/batchUpdate", "Sets values on every matching saved object in one transaction (NSBatchUpdateRequest).",
         errors: rowErrors + query)
@@ -56,6 +59,10 @@ public struct BatchInsertParams: RPCParams {
         .optional("keys", .array(.string), "The columnar form: the keys every row of rows gives, in order."),
         .optional("rows", .array(.array(.any)), "The columnar form: one array of values per row, in keys order."),
         .optional("returnIds", .boolean, "Answer the new ids too (false by default)."),
+        .optional(
+            "more", .boolean,
+            "More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction."
+        ),
     ]
     let graph: ObjectGraph
     let entity: Entity
@@ -63,11 +70,13 @@ public struct BatchInsertParams: RPCParams {
     /// Values that could not be read, by row and key.
     var rejected: [ObjectGraph.BatchProblem] = []
     let returnIds: Bool
+    let more: Bool
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
         entity = try scope.entity(try p.string("entity"))
         returnIds = try p.optionalBool("returnIds") ?? false
+        more = try p.optionalBool("more") ?? false
         var reader = RowReader(entity)
         // The objects first, then the rows: row numbers count on through both.
         for object in try p.optionalArray("objects", of: JSONObject.self) ?? [] { rows.append(reader.read(object)) }
@@ -184,13 +193,28 @@ public struct BatchUpdateObjectsParams: RPCParams {
 public struct BatchInsertResult: RPCResult {
     public static let resultName = "inserted"
     public static let schema = Schema.object(
-        [("count", .integer), ("ids", .array(.ref("ObjectID")))], required: ["count"], closed: true)
+        [("count", .integer), ("ids", .array(.ref("ObjectID"))), ("held", .integer)], required: ["count"],
+        closed: true)
     let ids: [ObjectID]
     let returnIds: Bool
+    /// A part sent with `more`: how many rows the insert holds now (nothing was written).
+    var held: Int? = nil
     public var json: JSON {
         var o: JSONObject = ["count": .integer(Int64(ids.count))]
         if returnIds { o["ids"] = .array(ids.map { .string($0.description) }) }
+        if let held { o["held"] = .integer(Int64(held)) }
         return .object(o)
+    }
+}
+
+public struct BatchCancelInsertParams: RPCParams {
+    public static let params: [ParamSpec] = [entityParam]
+    let graph: ObjectGraph
+    let entity: Entity
+
+    public init(params p: ParamReader, in scope: ParamScope) throws {
+        graph = try scope.graph()
+        entity = try scope.entity(try p.string("entity"))
     }
 }
 

@@ -177,8 +177,44 @@ export class Client extends EventEmitter {
    * (protocol.md §5 "Batch requests"). options: {objects} (one values object per row) and/or
    * the columnar {keys, rows}; {returnIds}.
    */
-  batchInsert(entity, { objects, keys, rows, returnIds } = {}) {
-    return this.request(...wire('store/batchInsert', { entity, objects, keys, rows, returnIds }));
+  batchInsert(entity, { objects, keys, rows, returnIds, more } = {}) {
+    return this.request(...wire('store/batchInsert', { entity, objects, keys, rows, returnIds, more }));
+  }
+
+  /** store/cancelBatchInsert: drops the rows held for an insert sent in parts; resolves to {count}. */
+  cancelBatchInsert(entity) {
+    return this.request(...wire('store/cancelBatchInsert', { entity }));
+  }
+
+  /**
+   * store/batchInsert of `rows` (columnar, in `keys` order) sent in parts of about `partBytes`
+   * encoded bytes (`more`, protocol.md §5): one transaction and one change cycle, as a single
+   * request would be, but no message holds every row, and each part is encoded while fetchd
+   * reads the one before. The first part (10,000 rows) sets how many rows the next ones take.
+   * A part fetchd refuses rejects with its FetchdError, and fetchd then holds nothing.
+   */
+  async batchInsertInParts(entity, keys, rows, { partBytes = 16 << 20, returnIds } = {}) {
+    if (!(partBytes >= 1)) throw new RangeError('partBytes must be at least 1');
+    let size = 10000;
+    let start = 0;
+    let previous = null;
+    for (;;) {
+      const part = rows.slice(start, start + size);
+      start += part.length;
+      const more = start < rows.length;
+      const params = { entity, keys, rows: part, returnIds: more ? undefined : returnIds, more: more || undefined };
+      const framed = this.core.request(...wire('store/batchInsert', params));
+      // The part before, answered while this one was encoded.
+      if (previous) await previous;
+      const answer = this.#expect(framed.id).then((response) => {
+        if (response.error) throw response.error;
+        return response.result;
+      });
+      this.#write(framed.data);
+      if (!more) return answer;
+      previous = answer;
+      size = Math.max(1, Math.floor((part.length * partBytes) / Math.max(1, framed.data.length)));
+    }
   }
 
   /** store/batchUpdate: `values` on every saved object the predicate matches. options: {predicate, variables}. */

@@ -121,3 +121,40 @@ test('batchUpdateObjects: a bad request lists every problem by row and changes n
     assert.equal(await client.close(), 0);
   }
 });
+
+test('batchInsertInParts: several requests, one cycle, ids in row order; a bad part holds nothing', async () => {
+  const client = Client.spawn(fetchdBinary());
+  try {
+    await client.openStore(CONTACTS);
+    const people = await client.context().controller('people', fetchRequest('Contact', { sortDescriptors: ['age', 'name'] }), {
+      mode: 'difference',
+    });
+    let requests = 0;
+    const request = client.core.request.bind(client.core);
+    client.core.request = (method, params) => {
+      if (method === 'store/batchInsert') requests += 1;
+      return request(method, params);
+    };
+    const rows = Array.from({ length: 25000 }, (_, i) => [`p${String(i).padStart(5, '0')}`, 'P', (i * 7919) % 90]);
+    const result = await client.batchInsertInParts('Contact', ['name', 'initial', 'age'], rows, { partBytes: 200000, returnIds: true });
+    assert.ok(requests >= 3, `${requests} requests`);
+    assert.equal(result.count, 25000);
+    const numbers = result.ids.map((id) => Number(id.split('/')[1]));
+    assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b));
+    assert.equal(people.cycles, 1);
+    await checkMirror(people);
+
+    const bad = rows.map((row) => [...row]);
+    bad[20003][2] = 'old';
+    await assert.rejects(
+      client.batchInsertInParts('Contact', ['name', 'initial', 'age'], bad, { partBytes: 100000 }),
+      (e) => e instanceof FetchdError && e.code === -32030 && e.data.errors[0].row === 20003 && e.data.heldRowsDropped > 0,
+    );
+    assert.deepEqual(await client.cancelBatchInsert('Contact'), { count: 0 });
+    assert.equal(people.cycles, 1);
+    assert.equal((await client.batchInsertInParts('Contact', ['name', 'initial', 'age'], rows.slice(0, 3))).count, 3);
+    assert.equal(people.cycles, 2);
+  } finally {
+    assert.equal(await client.close(), 0);
+  }
+});

@@ -15,8 +15,8 @@ from .errors import ConnectionClosed
 from .framing import LSP
 from .locate import find_fetchd
 from .protocol import Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
-from .wire_methods import SyncMethods
-from .wire_types import FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, StoreOpenResult
+from .wire_methods import Calls, SyncMethods
+from .wire_types import FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, StoreBatchInsertResult, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -246,6 +246,46 @@ class Client(SyncMethods):
         controller = Controller(self, context_name, name, request, section_name_key_path, notify, delegate, mirror)
         self.run(controller.create_step(self.core))
         return controller
+
+    def batch_insert_in_parts(
+        self,
+        entity: str,
+        keys: List[str],
+        rows: Sequence[List[Any]],
+        *,
+        part_bytes: int = 16 << 20,
+        return_ids: Optional[bool] = None,
+    ) -> StoreBatchInsertResult:
+        """``store/batchInsert`` of ``rows`` (columnar, in ``keys`` order) sent in parts of about
+        ``part_bytes`` encoded bytes (``more``, protocol.md §5): one transaction and one change
+        cycle, as a single request would be, but no message has to hold every row, and each
+        part is encoded while fetchd reads the one before. The first part (10,000 rows) sets
+        how many rows the next ones take. A part fetchd refuses raises its FetchdError, and
+        fetchd then holds nothing; any other exception may leave parts held, which
+        ``store_cancel_batch_insert`` drops."""
+        if part_bytes < 1:
+            raise ValueError("part_bytes must be at least 1")
+        size, start = 10_000, 0
+        waiting: Optional[Tuple[Any, Call[StoreBatchInsertResult]]] = None
+        while True:
+            part = rows[start:start + size]
+            start += len(part)
+            more = start < len(rows)
+            call = Calls.store_batch_insert(
+                entity, keys=keys, rows=part if isinstance(part, list) else list(part),
+                return_ids=None if more else return_ids, more=True if more else None)
+            request_id, data = self.core.request(call.method, call.params)
+            if waiting is not None:  # the part before, answered while this one was encoded
+                try:
+                    result_of(waiting[1], self.wait([waiting[0]])[0])
+                except BaseException:
+                    self.core.forget([request_id])
+                    raise
+            self.write(data)
+            waiting = (request_id, call)
+            if not more:
+                return result_of(call, self.wait([request_id])[0])
+            size = max(1, len(part) * part_bytes // max(1, len(data)))
 
     def batch(self, context: Union[str, Context, None] = "main") -> Batch:
         """A JSON-RPC batch (one change cycle); see ``Context.batch``."""

@@ -58,6 +58,7 @@ from .wire_types import (
     StoreBatchInsertResult,
     StoreBatchUpdateObjectsResult,
     StoreBatchUpdateResult,
+    StoreCancelBatchInsertResult,
     StoreCheckExternalChangesResult,
     StoreHistoryResult,
     StoreHistoryTokenResult,
@@ -76,6 +77,7 @@ REQUESTS: Dict[str, str] = {
     "server/echo": "server_echo",
     "store/open": "store_open",
     "store/batchInsert": "store_batch_insert",
+    "store/cancelBatchInsert": "store_cancel_batch_insert",
     "store/batchUpdate": "store_batch_update",
     "store/batchUpdateObjects": "store_batch_update_objects",
     "store/batchDelete": "store_batch_delete",
@@ -179,7 +181,7 @@ class Calls:
         return Call("store/open", params)
 
     @staticmethod
-    def store_batch_insert(entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None) -> Call[StoreBatchInsertResult]:
+    def store_batch_insert(entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None) -> Call[StoreBatchInsertResult]:
         """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)
 
         entity: The entity's name.
@@ -187,6 +189,7 @@ class Calls:
         keys: The columnar form: the keys every row of rows gives, in order.
         rows: The columnar form: one array of values per row, in keys order.
         return_ids: Answer the new ids too (false by default).
+        more: More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction.
         """
         params: Dict[str, Any] = {}
         params["entity"] = entity
@@ -198,7 +201,19 @@ class Calls:
             params["rows"] = rows
         if return_ids is not None:
             params["returnIds"] = return_ids
+        if more is not None:
+            params["more"] = more
         return Call("store/batchInsert", params)
+
+    @staticmethod
+    def store_cancel_batch_insert(entity: str) -> Call[StoreCancelBatchInsertResult]:
+        """Drops the rows held for an entity's batch insert sent in parts (`more`). (``store/cancelBatchInsert``)
+
+        entity: The entity's name.
+        """
+        params: Dict[str, Any] = {}
+        params["entity"] = entity
+        return Call("store/cancelBatchInsert", params)
 
     @staticmethod
     def store_batch_update(entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> Call[StoreBatchUpdateResult]:
@@ -749,7 +764,7 @@ class SyncMethods:
         """
         return self.call(Calls.store_open(model, path=path, url=url, schema=schema, history_token=history_token))
 
-    def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None) -> StoreBatchInsertResult:
+    def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None) -> StoreBatchInsertResult:
         """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)
 
         entity: The entity's name.
@@ -757,8 +772,16 @@ class SyncMethods:
         keys: The columnar form: the keys every row of rows gives, in order.
         rows: The columnar form: one array of values per row, in keys order.
         return_ids: Answer the new ids too (false by default).
+        more: More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction.
         """
-        return self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids))
+        return self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids, more=more))
+
+    def store_cancel_batch_insert(self, entity: str) -> StoreCancelBatchInsertResult:
+        """Drops the rows held for an entity's batch insert sent in parts (`more`). (``store/cancelBatchInsert``)
+
+        entity: The entity's name.
+        """
+        return self.call(Calls.store_cancel_batch_insert(entity))
 
     def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchUpdateResult:
         """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)
@@ -1108,7 +1131,7 @@ class AsyncMethods:
         """
         return await self.call(Calls.store_open(model, path=path, url=url, schema=schema, history_token=history_token))
 
-    async def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None) -> StoreBatchInsertResult:
+    async def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None) -> StoreBatchInsertResult:
         """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)
 
         entity: The entity's name.
@@ -1116,8 +1139,16 @@ class AsyncMethods:
         keys: The columnar form: the keys every row of rows gives, in order.
         rows: The columnar form: one array of values per row, in keys order.
         return_ids: Answer the new ids too (false by default).
+        more: More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction.
         """
-        return await self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids))
+        return await self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids, more=more))
+
+    async def store_cancel_batch_insert(self, entity: str) -> StoreCancelBatchInsertResult:
+        """Drops the rows held for an entity's batch insert sent in parts (`more`). (``store/cancelBatchInsert``)
+
+        entity: The entity's name.
+        """
+        return await self.call(Calls.store_cancel_batch_insert(entity))
 
     async def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchUpdateResult:
         """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)

@@ -199,6 +199,7 @@ class StoreBatchInsertParams(_StoreBatchInsertParamsRequired, total=False):
     keys: List[str]
     rows: List[List[Any]]
     returnIds: bool
+    more: bool
 
 
 class _StoreBatchInsertResultRequired(TypedDict):
@@ -208,6 +209,17 @@ class _StoreBatchInsertResultRequired(TypedDict):
 class StoreBatchInsertResult(_StoreBatchInsertResultRequired, total=False):
     """Result of store/batchInsert."""
     ids: List[ObjectID]
+    held: int
+
+
+class StoreCancelBatchInsertParams(TypedDict):
+    """Params of store/cancelBatchInsert."""
+    entity: str
+
+
+class StoreCancelBatchInsertResult(TypedDict):
+    """Result of store/cancelBatchInsert."""
+    count: int
 
 
 class _StoreBatchUpdateParamsRequired(TypedDict):
@@ -942,6 +954,8 @@ __all__ = [
     "StoreBatchUpdateObjectsResult",
     "StoreBatchUpdateParams",
     "StoreBatchUpdateResult",
+    "StoreCancelBatchInsertParams",
+    "StoreCancelBatchInsertResult",
     "StoreCheckExternalChangesResult",
     "StoreDidChangeExternallyParams",
     "StoreDidChangeExternallyParamsInvalidItem",

@@ -106,3 +106,41 @@ def test_batch_update_objects_lists_every_problem_and_writes_nothing(server):
     assert cycles == []
     assert main.fetch(request) == before
     check_mirror(people)
+
+
+def test_an_insert_in_parts_is_one_cycle_with_ids_in_row_order(server):
+    server.open_store(CONTACTS)
+    people = server.context().controller("people", fetch_request("Contact", sort_descriptors=["age", "name"]))
+    cycles = []
+    server.add_listener(lambda method, params: cycles.append(method) if method == "controller/didChangeContent" else None)
+    sent = []
+    original = server.write
+    server.write = lambda data: (sent.append(data), original(data))[1]
+    rows = [[f"p{i:05d}", "P", (i * 7919) % 90] for i in range(25_000)]
+    result = server.batch_insert_in_parts("Contact", ["name", "initial", "age"], rows, part_bytes=200_000,
+                                          return_ids=True)
+    server.write = original
+    # 10,000 rows first, then parts of about 200 kB: several requests, one cycle.
+    assert len(sent) >= 3 and all(len(data) < 400_000 for data in sent[1:])
+    assert result["count"] == 25_000 == len(result["ids"])
+    numbers = [int(i.split("/")[1]) for i in result["ids"]]
+    assert numbers == sorted(numbers)
+    assert len(cycles) == 1
+    check_mirror(people)
+    got = server.context().get(result["ids"][:1] + result["ids"][-1:], keys=["name"])
+    assert [o["name"] for o in got] == ["p00000", "p24999"]
+
+
+def test_a_bad_part_raises_numbered_through_the_insert_and_nothing_is_held(server):
+    server.open_store(CONTACTS)
+    rows = [[f"p{i}", "P", i % 90] for i in range(30_000)]
+    rows[20_003][2] = "old"
+    with pytest.raises(FetchdError) as caught:
+        server.batch_insert_in_parts("Contact", ["name", "initial", "age"], rows, part_bytes=100_000)
+    assert caught.value.code == -32030
+    assert [(e["row"], e["key"]) for e in caught.value.data["errors"]] == [(20_003, "age")]
+    assert caught.value.data["heldRowsDropped"] > 0
+    assert server.store_cancel_batch_insert("Contact")["count"] == 0
+    assert server.context().count(fetch_request("Contact")) == 0
+    # The client is still in step: the next insert in parts works.
+    assert server.batch_insert_in_parts("Contact", ["name", "initial", "age"], rows[:3])["count"] == 3

@@ -1,0 +1,74 @@
+import Model
+import Store
+
+/// The parts of a batch insert held until its last part (protocol.md §5, "Batch requests").
+/// Each part is checked when it arrives, so a bad row is reported at once and nothing waits
+/// to fail at the end; the write checks again only what may have changed since: that the
+/// objects the held rows refer to still exist.
+struct HeldInsert {
+    var rows: [Snapshot] = []
+    /// The objects the held rows refer to (each existed when its part was checked).
+    var targets: Set<ObjectID> = []
+
+    /// The held rows that refer to an object deleted since their part was checked.
+    func missingTargets(_ entity: Entity, _ view: Context) throws(EngineError) -> [ObjectGraph.BatchProblem] {
+        var gone: Set<ObjectID> = []
+        for t in targets where try view.object(t) == nil { gone.insert(t) }
+        guard !gone.isEmpty else { return [] }
+        var problems: [ObjectGraph.BatchProblem] = []
+        for (row, values) in rows.enumerated() {
+            for r in entity.relationships {
+                for t in values[r.name]?.objectIDs ?? [] where gone.contains(t) {
+                    problems.append(.init(row: row, key: r.name, reason: "refers to \(t), which does not exist"))
+                }
+            }
+        }
+        return problems
+    }
+}
+
+extension ObjectGraph {
+    /// Checks `rows` as a batch insert checks its rows and holds them as the next part of
+    /// the entity's insert: nothing is written until a `batchInsert` of the entity, which
+    /// writes every held row before its own in one transaction. Row numbers of `rows` and
+    /// `rejected` count from 0; the problems number them through the whole insert. A part
+    /// with a problem drops what was held (the insert starts over). Answers how many rows
+    /// are held now.
+    @discardableResult
+    public func holdInsertPart(_ entityName: String, rows: [Snapshot], rejected: [BatchProblem] = [])
+        throws(EngineError) -> Int
+    {
+        let entity = try batchEntity(entityName)
+        // Taken out: a part with a problem leaves nothing held.
+        var held = heldInserts.removeValue(forKey: entity.name) ?? HeldInsert()
+        let problems = try Self.rowProblems(rows, rejected, entity, batchContext(), firstRow: held.rows.count)
+        do throws(EngineError) { try Self.refuse(problems, "rows") } catch { throw error.droppingHeld(held.rows.count) }
+        for values in rows {
+            for r in entity.relationships { held.targets.formUnion(values[r.name]?.objectIDs ?? []) }
+        }
+        held.rows += rows
+        heldInserts[entity.name] = held
+        return held.rows.count
+    }
+
+    /// Drops the rows held for the entity's insert; answers how many there were.
+    @discardableResult
+    public func dropHeldInsert(_ entityName: String) throws(EngineError) -> Int {
+        let entity = try batchEntity(entityName)
+        return heldInserts.removeValue(forKey: entity.name)?.rows.count ?? 0
+    }
+
+    /// How many rows are held for the entity's insert.
+    public func heldInsertCount(_ entityName: String) -> Int { heldInserts[entityName]?.rows.count ?? 0 }
+}
+
+extension EngineError {
+    /// This error, saying that the `count` rows held for the insert were dropped with it.
+    func droppingHeld(_ count: Int) -> EngineError {
+        guard count > 0 else { return self }
+        var error = self
+        error.message += "; the \(count) row(s) held for this insert were dropped"
+        error.details.append(("heldRowsDropped", .int(Int64(count))))
+        return error
+    }
+}
