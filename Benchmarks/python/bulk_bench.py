@@ -63,9 +63,12 @@ def notify(mode, **extra):
 
 
 def settle():
-    """What earlier steps left for Python's collector (the mirror, the check's lists) is not
-    the next figure's cost: collected before each timed step, on both sides."""
+    """What earlier steps left behind is not the next figure's cost: Python's collector runs
+    (the mirror, the check's lists) and the dirty pages of the files written so far reach
+    the disk (the baseline's 1M-row file would otherwise be written back while fetchd is
+    timed), before each timed step, on both sides."""
     gc.collect()
+    os.sync()
 
 
 def fresh(path):
@@ -87,6 +90,7 @@ def baseline_file(path, rows):
     db.execute("PRAGMA cache_size=-65536")  # as fetchd's store and WORKLOAD.md's baselines
     db.execute("CREATE TABLE msg(id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, sender TEXT NOT NULL, body TEXT NOT NULL)")
     db.execute("CREATE INDEX msg_ts ON msg(ts, id)")
+    settle()
     start = time.perf_counter()
     db.executemany("INSERT INTO msg(id, ts, sender, body) VALUES (?, ?, ?, ?)", rows)
     db.commit()
