@@ -132,15 +132,17 @@ class TableMirror:
                 raise MirrorError(f"rows inserted into section {section}, but there are {len(sections)} sections")
             work.insert_runs(section, sorted(additions[section], key=lambda a: a[0]))
         for section, row, count in diff.updated:
-            objects = diff.rows(at, count)
-            at += count
+            ids = diff.ids[at:at + count]
             if not 0 <= section < len(sections) or not 0 <= row or row + count > len(sections[section].rows):
                 raise MirrorError(f"update run {[section, row, count]} is outside the table")
             rows = sections[section].rows
-            for k, obj in enumerate(objects):
-                if rows[row + k].get("id") != obj["id"]:
-                    raise MirrorError(f"row {[section, row + k]} holds {rows[row + k].get('id')!r}, the cycle updates {obj['id']!r}")
-            work.replace_rows(section, row, objects)
+            for k, object_id in enumerate(ids):
+                if rows[row + k].get("id") != object_id:
+                    raise MirrorError(f"row {[section, row + k]} holds {rows[row + k].get('id')!r}, the cycle updates {object_id!r}")
+            # Without values (objects: false) a row that is just its id stays as it is.
+            if diff.values is not None or any(len(rows[k]) != 1 for k in range(row, row + count)):
+                work.replace_rows(section, row, diff.rows(at, count))
+            at += count
         for index, info in diff.sections_inserted:
             if info.number_of_objects != len(sections[index].rows):
                 raise MirrorError(f"inserted section {info.name!r} has {len(sections[index].rows)} rows, not {info.number_of_objects}")
