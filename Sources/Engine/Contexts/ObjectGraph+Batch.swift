@@ -27,10 +27,10 @@ extension ObjectGraph {
     /// their ids in row order. `rejected` are rows the caller could not read (a value of the
     /// wrong type), reported with the others. Every problem is listed (`validation`, by row
     /// and key); then nothing is written.
-    @discardableResult
     ///
     /// Rows held for the entity (`holdInsertPart`) are part of this insert: they come first,
     /// row numbers count on through them, and whatever happens they are held no longer.
+    @discardableResult
     public func batchInsert(_ entityName: String, rows: [Snapshot], rejected: [BatchProblem] = [])
         throws(EngineError) -> [ObjectID]
     {
