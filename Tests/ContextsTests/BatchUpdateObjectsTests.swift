@@ -75,17 +75,10 @@ import Testing
                     rejected: [.init(row: 5, key: key, reason: "expected a string, got object")])
             }
             #expect(error?.kind == .validation, "\(entity)")
-            guard case .list(let items)? = error?.detail("errors") else {
-                Issue.record("no errors list: \(String(describing: error))")
-                return
-            }
-            let rows = items.compactMap { item -> Int64? in
-                guard case .record(let fields) = item, case .int(let row)? = fields.first(where: { $0.0 == "row" })?.1
-                else { return nil }
-                return row
-            }
+            let problems = batchProblems(error)
+            let rows = problems.compactMap { p -> Int64? in if case .int(let row)? = p["row"] { row } else { nil } }
             // Unknown, given twice, another entity's, a wrong type and an unknown key, the caller's.
-            #expect(rows == [1, 2, 3, 4, 4, 4, 5], "\(entity): \(items)")
+            #expect(rows == [1, 2, 3, 4, 4, 4, 5], "\(entity): \(problems)")
             #expect(try graph.store.read(own)?.values[key] == (entity == "Contact" ? .string("Ann") : .string("one")))
         }
         #expect(recorder.take().isEmpty)

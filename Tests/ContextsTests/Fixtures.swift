@@ -57,6 +57,16 @@ extension ObjectID {
     static func group(_ n: Int64) -> ObjectID { ObjectID(entity: "Group", number: n) }
 }
 
+/// The problems a batch's `validation` error lists (`data.errors`), each as its fields by
+/// name; empty when the error has no such list.
+func batchProblems(_ error: EngineError?) -> [[String: EngineError.Detail]] {
+    guard case .list(let items)? = error?.detail("errors") else { return [] }
+    return items.map { item in
+        guard case .record(let fields) = item else { return [:] }
+        return Dictionary(fields, uniquingKeysWith: { first, _ in first })
+    }
+}
+
 /// The EngineError `body` throws, or nil when it succeeds.
 func engineError(_ body: () throws -> Void) -> EngineError? {
     do {

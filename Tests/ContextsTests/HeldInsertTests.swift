@@ -13,12 +13,8 @@ import Testing
 
     /// The rows' problems as "row:key" strings, and the error's count of dropped rows.
     static func problems(_ error: EngineError?) -> ([String], Int64?) {
-        guard case .list(let items)? = error?.detail("errors") else { return ([], nil) }
-        let found = items.map { item -> String in
-            guard case .record(let fields) = item else { return "?" }
-            let row = fields.first { $0.0 == "row" }.map { "\($0.1)" } ?? "-"
-            let key = fields.first { $0.0 == "key" }.map { "\($0.1)" } ?? "-"
-            return "\(row):\(key)"
+        let found = batchProblems(error).map { p in
+            "\(p["row"].map { "\($0)" } ?? "-"):\(p["key"].map { "\($0)" } ?? "-")"
         }
         guard case .int(let dropped)? = error?.detail("heldRowsDropped") else { return (found, nil) }
         return (found, dropped)

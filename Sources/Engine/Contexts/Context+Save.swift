@@ -198,7 +198,7 @@ extension Context {
                             (id, r.name, r.toMany ? "required relationship is empty" : "required relationship missing"))
                     }
                     for t in targets where try object(t) == nil {
-                        errors.append((id, r.name, "refers to \(t), which does not exist"))
+                        errors.append((id, r.name, InvalidValue.missingTarget("\(t)")))
                     }
                 }
             } else if let base = p.base {
@@ -209,7 +209,7 @@ extension Context {
                         derived.contains(r.name) ? try derivedIDs(id, r).sorted() : (base[r.name] ?? .null).objectIDs
                     for t in targets where pending[t] == nil {
                         if let tv = try object(t), (tv[r.inverse] ?? .null).objectIDs.contains(id) {
-                            errors.append((t, r.inverse, "refers to \(id), which does not exist"))
+                            errors.append((t, r.inverse, InvalidValue.missingTarget("\(id)")))
                         }
                     }
                 }

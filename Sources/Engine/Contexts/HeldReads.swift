@@ -9,8 +9,6 @@ import Store
 struct HeldReads {
     private var rows: [ObjectID: StoredObject?]?
 
-    var isHolding: Bool { rows != nil }
-
     /// Starts holding; false when an enclosing mutation already holds (it ends the hold).
     mutating func begin() -> Bool {
         guard rows == nil else { return false }

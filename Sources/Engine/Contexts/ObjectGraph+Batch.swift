@@ -396,7 +396,7 @@ extension ObjectGraph {
                     }
                     for t in v.objectIDs where !found.contains(t) {
                         if try view.object(t) == nil {
-                            out.append((key, "refers to \(t), which does not exist"))
+                            out.append((key, InvalidValue.missingTarget("\(t)")))
                         } else {
                             found.insert(t)
                         }

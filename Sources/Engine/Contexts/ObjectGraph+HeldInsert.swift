@@ -19,7 +19,7 @@ struct HeldInsert {
         for (row, values) in rows.enumerated() {
             for r in entity.relationships {
                 for t in values[r.name]?.objectIDs ?? [] where gone.contains(t) {
-                    problems.append(.init(row: row, key: r.name, reason: "refers to \(t), which does not exist"))
+                    problems.append(.init(row: row, key: r.name, reason: InvalidValue.missingTarget("\(t)")))
                 }
             }
         }

@@ -10,6 +10,10 @@ public struct InvalidValue: Equatable, Sendable {
     public var key: String?
     public var problem: String
 
+    /// Why a reference to `target` (an id, `Entity/N`) is refused: the one wording every
+    /// check that finds a missing target uses (a save, a batch, a stored row).
+    public static func missingTarget(_ target: String) -> String { "refers to \(target), which does not exist" }
+
     public init(id: ObjectID, key: String?, problem: String) {
         self.id = id
         self.key = key
@@ -81,7 +85,7 @@ extension SQLiteStore {
                 } else if !exists {
                     out.append(
                         InvalidValue(
-                            id: id, key: r.name, problem: "refers to \(r.destination)/\(number), which does not exist"))
+                            id: id, key: r.name, problem: InvalidValue.missingTarget("\(r.destination)/\(number)")))
                 }
             }
             return out

@@ -236,7 +236,7 @@ extension PGStore {
                 out.append(
                     InvalidValue(
                         id: id, key: r.name,
-                        problem: "refers to \(r.destination)/\(row[column + 1] ?? ""), which does not exist"))
+                        problem: InvalidValue.missingTarget("\(r.destination)/\(row[column + 1] ?? "")")))
             }
             column += 3
         }
