@@ -20,10 +20,14 @@ public protocol MessageHandler: AnyObject {
     /// A descriptor the transport waits on beside its input (while `idleIntervalMilliseconds`
     /// is set): when it becomes readable, `checkOutside` is called (and reads it).
     var wakeDescriptor: Int32? { get }
+    /// Once what a message (or an idle check) caused has been written and flushed: work that
+    /// need not delay the answer, such as the store's checkpoint.
+    func afterOutput()
 }
 
 extension MessageHandler {
     public func checkOutside() {}
     public var idleIntervalMilliseconds: Int32? { nil }
     public var wakeDescriptor: Int32? { nil }
+    public func afterOutput() {}
 }

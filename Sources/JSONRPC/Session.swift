@@ -87,6 +87,7 @@ public final class Session {
             emit(frame)
         }
         if !outgoing.isEmpty { onFlush?() }
+        handler.afterOutput()
     }
 
     /// One top-level message: parse, dispatch, close the cycle. Public for in-process tests.

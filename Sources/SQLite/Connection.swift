@@ -16,6 +16,8 @@ public final class Connection {
     var retained: [AnyObject] = []
     /// The box of `observeStatements`' observer, kept alive while it is installed.
     private var statementObserver: StatementObserver?
+    /// The WAL's page count as commits report it, once checkpoints are deferred.
+    var walPageCount: WALPageCount?
 
     public init(path: String = ":memory:") throws(SQLiteError) {
         var db: OpaquePointer?

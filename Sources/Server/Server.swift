@@ -113,6 +113,8 @@ public final class Server: MessageHandler {
 
     public var wakeDescriptor: Int32? { changeAnnouncer?.descriptor }
 
+    public func afterOutput() { contexts.graph?.store.checkpointIfDue() }
+
     func requestExit(_ code: Int32) { exitCode = code }
 
     private func invoke(_ method: String, _ params: Params?, isNotification: Bool) -> Result<JSON, RPCError> {

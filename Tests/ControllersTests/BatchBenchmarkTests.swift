@@ -33,10 +33,10 @@ import Testing
     }
 
     /// The same rows through one prepared INSERT in one transaction, into a table like the
-    /// entity's (primary key, the three columns, an index on ts).
+    /// entity's (primary key, the three columns, an index on ts), with the store's page cache.
     static func raw(_ rows: [Snapshot], _ dir: TempDir) throws -> (Double, Connection) {
         let db = try Connection(path: dir.file("raw.sqlite"))
-        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
+        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536")
         try db.execute(
             "CREATE TABLE msg(id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, sender TEXT NOT NULL, body TEXT NOT NULL)")
         try db.execute("CREATE INDEX msg_ts ON msg(ts, id)")

@@ -111,6 +111,9 @@ public protocol Store: AnyObject {
     func purgeHistory(before token: Int64, force: Bool) throws(EngineError) -> Int
     /// Records this store's merge cursor and heartbeat when due.
     func recordCursorIfDue()
+    /// Work the commits put off until their answer is out (SQLite's WAL checkpoint, when the
+    /// host deferred checkpoints); nothing where there is none.
+    func checkpointIfDue()
     /// What the model forbids in the saved row of `id` (written by another client).
     func storedProblems(_ id: ObjectID) throws(EngineError) -> [InvalidValue]
     /// The wake-up of other processes' commits; nil where there is none.

@@ -42,7 +42,11 @@ public final class ContextsState: ServerObserver {
         let store: any Store
         switch location {
         case .file(let path):
-            store = try SQLiteStore.open(path: path, model: model, configure: { try SQLFunctions.register(on: $0) })
+            store = try SQLiteStore.open(path: path, model: model) { db in
+                try SQLFunctions.register(on: db)
+                // The server checkpoints once each answer is out (`Server.afterOutput`).
+                db.deferCheckpoints()
+            }
         case .server(let url, let schema):
             store = try PGStore.open(url: url, model: model, schema: schema, log: log)
         }

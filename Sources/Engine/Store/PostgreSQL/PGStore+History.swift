@@ -150,6 +150,9 @@ extension PGStore {
     }
 
     /// A cursor row is this store's own: it needs no writers' lock.
+    /// The server checkpoints on its own.
+    public func checkpointIfDue() {}
+
     public func recordCursorIfDue() {
         guard !isWriting, let c = try? db() else { return }
         let now = SQLiteStore.now()

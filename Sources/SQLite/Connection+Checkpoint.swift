@@ -1,0 +1,47 @@
+import CSQLite
+
+extension Connection {
+    /// Takes WAL checkpoints out of commits. By default the commit that leaves the WAL at
+    /// 1000 pages or more copies them into the database file before it returns, which costs
+    /// as much as the write itself after a big one; after this call commits only count the
+    /// pages, and `checkpointIfDue` runs the checkpoint when the caller chooses (a server:
+    /// once its answer is written).
+    public func deferCheckpoints(atPages pages: Int = 1000) {
+        let count = WALPageCount(threshold: pages)
+        walPageCount = count
+        // Replaces SQLite's own hook, which is what runs the checkpoint in the commit.
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, pages in
+                Unmanaged<WALPageCount>.fromOpaque(context!).takeUnretainedValue().pages = Int(pages)
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(count).toOpaque())
+    }
+
+    /// Whether the commits since the last checkpoint left the WAL at the threshold or more.
+    public var checkpointIsDue: Bool {
+        guard let count = walPageCount else { return false }
+        return count.pages >= count.threshold
+    }
+
+    /// A passive checkpoint (readers and writers of other connections go on meanwhile) when
+    /// one is due; whether it ran. When it could not, the next call tries again.
+    @discardableResult
+    public func checkpointIfDue() throws(SQLiteError) -> Bool {
+        guard checkpointIsDue, let count = walPageCount else { return false }
+        var log: Int32 = 0
+        var copied: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+        guard rc == SQLITE_OK else { throw lastError }
+        // Frames a reader still needs stay; the next commit reports the count again.
+        count.pages = 0
+        return true
+    }
+}
+
+/// Filled in by the WAL hook after each commit of the connection.
+final class WALPageCount {
+    let threshold: Int
+    var pages = 0
+    init(threshold: Int) { self.threshold = threshold }
+}
