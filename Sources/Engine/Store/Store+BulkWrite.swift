@@ -6,6 +6,12 @@ import SQLite
 /// to-many relationship, so no join rows and nothing derived to read per row): one
 /// statement reads the matching rows, one records them in the history with their old
 /// values, one changes them. What a save writes row by row, for the whole set at once.
+///
+/// The writing statements are `OR FAIL`: a statement that fails keeps what it wrote before
+/// the failure, instead of undoing it from a statement journal. A failure ends the batch,
+/// whose whole transaction is rolled back, so nothing needs that journal, and writing one
+/// (the old content of every page a 100k-row update touches, in a temporary file) cost
+/// about as much as the update itself.
 extension SQLiteStore {
     /// Whether `entity` keeps everything in its own row.
     public func isSingleRow(_ entity: String) -> Bool {
@@ -72,7 +78,7 @@ extension SQLiteStore {
                     + set.map { "iif(t.\(q($0)) IS NOT ?, \(HistorySchema.literal($0 + ",")), '')" }
                     .joined(separator: " || ") + ", ',')"
                 try db.prepare(
-                    "INSERT INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, keys, version, old) "
+                    "INSERT OR FAIL INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, keys, version, old) "
                         + "SELECT ?, \(HistorySchema.literal(entity)), t.\(q(SchemaNaming.primaryKey)), 'U', \(keys), "
                         + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(entity)) AS t\(rows.sql)"
                 )
@@ -80,7 +86,7 @@ extension SQLiteStore {
             }
             let assignments =
                 set.map { "\(q($0)) = ?" } + ["\(q(SchemaNaming.version)) = t.\(q(SchemaNaming.version)) + 1"]
-            try db.prepare("UPDATE \(q(entity)) AS t SET \(assignments.joined(separator: ", "))\(rows.sql)")
+            try db.prepare("UPDATE OR FAIL \(q(entity)) AS t SET \(assignments.joined(separator: ", "))\(rows.sql)")
                 .run(setValues + [rows.list])
         } catch let e as EngineError {
             throw e
@@ -98,7 +104,7 @@ extension SQLiteStore {
             let db = try connection
             if Self.recordsHistory {
                 try db.prepare(
-                    "INSERT INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, version, old) "
+                    "INSERT OR FAIL INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, version, old) "
                         + "SELECT ?, \(HistorySchema.literal(entity)), t.\(q(SchemaNaming.primaryKey)), 'D', "
                         + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(entity)) AS t\(rows.sql)"
                 )
