@@ -1,5 +1,6 @@
 import Model
 import Predicates
+import SQLite
 import Store
 import TestSupport
 import Testing
@@ -164,6 +165,35 @@ import Testing
         #expect(try graph.batchUpdate("Contact", filter: nil, values: ["age": .integer(9)]) == 1)
         #expect(try main.fetch(entity: "Contact").count == 1)
         #expect(recorder.take().map(\.reason) == [.batch])
+    }
+
+    /// The set-based update writes `OR FAIL` (no statement journal): a statement that fails
+    /// part way keeps its first rows until the batch's transaction is rolled back. A unique
+    /// index a plain client added makes the second row fail: nothing of the batch stays, in
+    /// the rows, the history or any context.
+    @Test func anUpdateFailingPartWayLeavesNothing() throws {
+        let dir = TempDir()
+        let file = dir.file("unique.sqlite")
+        let (graph, recorder) = try Fixture.graph(path: file)
+        let main = try graph.context(ObjectGraph.mainContext)
+        let notes = try ["a", "b", "c"].map { try main.insert("Note", ["text": .string($0)]) }
+        try main.save()
+        _ = recorder.take()
+        let other = try Connection(path: file)
+        try other.execute("PRAGMA busy_timeout=2000; CREATE UNIQUE INDEX note_text ON \"Note\"(text)")
+        let historyRows = {
+            let s = try other.prepare("SELECT count(*) FROM \"_fetchd_history\"")
+            _ = try s.step()
+            return s.int64(0)
+        }
+        let before = try historyRows()
+        let error = engineError { try graph.batchUpdate("Note", filter: nil, values: ["text": .string("same")]) }
+        #expect(error?.kind == .storeError)
+        #expect(try notes.map { try graph.store.read($0)?.values["text"] } == ["a", "b", "c"].map { .string($0) })
+        #expect(try historyRows() == before)
+        #expect(recorder.take().isEmpty)
+        #expect(!graph.store.isWriting)
+        #expect(try main.object(notes[0])?["text"] == .string("a"))
     }
 
     /// `ids` with a predicate: those of the ids the predicate matches, and only they count.

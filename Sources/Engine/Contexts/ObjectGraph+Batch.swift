@@ -126,12 +126,31 @@ extension ObjectGraph {
 
     // MARK: Parts
 
+    /// The to-one references of `entity` whose other side is derived (a to-many read
+    /// backwards): columns of its own row, with no other side to keep in step.
+    func simpleReferences(of entity: Entity) -> Set<String> {
+        Set(store.model.referencingRelationships(of: entity.name).map(\.name))
+    }
+
+    /// Whether every key the rows set is a column of the entity's own row: an attribute or
+    /// a simple reference (each key checked once, however many rows give it).
+    func setsOwnColumns(_ rows: [Snapshot], of entity: Entity) -> Bool {
+        let simple = simpleReferences(of: entity)
+        var checked = Set<String>()
+        for values in rows {
+            for key in values.keys where checked.insert(key).inserted {
+                guard entity.attribute(key) != nil || simple.contains(key) else { return false }
+            }
+        }
+        return true
+    }
+
     /// The common bulk load, rows (already validated) of attributes and to-one references
     /// whose other side is a derived to-many (nothing else to keep in step): written without
     /// staging each object in the transient context, and read back by the merging roots from
     /// what was written. Nil when a row sets another relationship (the general path then).
     private func insertDirectly(_ entity: Entity, _ rows: [Snapshot]) throws(EngineError) -> [ObjectID]? {
-        let simple = Set(store.model.referencingRelationships(of: entity.name).map(\.name))
+        let simple = simpleReferences(of: entity)
         for r in entity.relationships where !simple.contains(r.name) {
             if rows.contains(where: { $0[r.name] != nil }) { return nil }
         }
@@ -160,10 +179,7 @@ extension ObjectGraph {
     private func updateDirectly(_ entity: Entity, _ filter: (any ObjectFilter)?, _ values: Snapshot)
         throws(EngineError) -> Int?
     {
-        let simple = Set(store.model.referencingRelationships(of: entity.name).map(\.name))
-        guard store.isSingleRow(entity.name),
-            values.keys.allSatisfy({ entity.attribute($0) != nil || simple.contains($0) })
-        else { return nil }
+        guard store.isSingleRow(entity.name), setsOwnColumns([values], of: entity) else { return nil }
         return try writeMatching(entity) { () throws(EngineError) in
             try store.readMatching(entity: entity.name, filter: filter)
         } next: { _, prior in
@@ -188,7 +204,7 @@ extension ObjectGraph {
     /// otherwise.
     private func deleteDirectly(_ entity: Entity, _ filter: (any ObjectFilter)?) throws(EngineError) -> Int? {
         // Only to-one references whose other side is derived: nothing else points here.
-        let simple = Set(store.model.referencingRelationships(of: entity.name).map(\.name))
+        let simple = simpleReferences(of: entity)
         guard
             entity.relationships.allSatisfy({
                 simple.contains($0.name) && $0.deleteRule != .cascade && $0.deleteRule != .deny

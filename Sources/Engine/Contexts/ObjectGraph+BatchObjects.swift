@@ -16,7 +16,8 @@ extension ObjectGraph {
         let entity = try batchEntity(entityName)
         return try underWriteLock { () throws(EngineError) in
             let batch = batchContext()
-            var problems = try Self.rowProblems(objects.map(\.1), rejected, entity, batch, required: false)
+            let rows = objects.map(\.1)
+            var problems = try Self.rowProblems(rows, rejected, entity, batch, required: false)
             var rowOf: [ObjectID: Int] = Dictionary(minimumCapacity: objects.count)
             for (row, (id, _)) in objects.enumerated() {
                 if id.entity != entity.name {
@@ -26,7 +27,7 @@ extension ObjectGraph {
                     rowOf[id] = first
                 }
             }
-            let direct = store.isSingleRow(entity.name) && Self.ownColumns(objects, entity, store.model)
+            let direct = store.isSingleRow(entity.name) && setsOwnColumns(rows, of: entity)
             // Saved objects only, read at once where the rows are written at once.
             let saved: Set<ObjectID>
             var prior: [(ObjectID, StoredObject)] = []
@@ -60,18 +61,5 @@ extension ObjectGraph {
                 try store.write(StoreBatch(updates: changed.map { ($0.0, $0.1!.values) }))
             }
         }
-    }
-
-    /// Whether every key the objects set is an attribute or a to-one reference whose other
-    /// side is derived: the entity's own columns, nothing else to keep in step.
-    private static func ownColumns(_ objects: [(ObjectID, Snapshot)], _ entity: Entity, _ model: ObjectModel) -> Bool {
-        let simple = Set(model.referencingRelationships(of: entity.name).map(\.name))
-        var checked = Set<String>()
-        for (_, values) in objects {
-            for key in values.keys where checked.insert(key).inserted {
-                guard entity.attribute(key) != nil || simple.contains(key) else { return false }
-            }
-        }
-        return true
     }
 }

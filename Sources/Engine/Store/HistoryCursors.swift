@@ -71,13 +71,6 @@ extension SQLiteStore {
         upkeep.cursorTime = now
     }
 
-    /// The WAL checkpoint the commits made due, once checkpoints are deferred
-    /// (`Connection.deferCheckpoints`); never inside a write. A failure waits for the next call.
-    public func checkpointIfDue() {
-        guard !isWriting, isOpen, let db = try? connection else { return }
-        _ = try? db.checkpointIfDue()
-    }
-
     /// After a merge (or while idle): records the cursor when it moved and the last record is
     /// older than `cursorInterval`, or when the heartbeat is due. Never waits for the write
     /// lock: when another writer holds it, the record waits for the next call.

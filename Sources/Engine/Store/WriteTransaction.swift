@@ -58,6 +58,13 @@ extension SQLiteStore {
         }
     }
 
+    /// The WAL checkpoint the commits made due, once checkpoints are deferred
+    /// (`Connection.deferCheckpoints`); never inside a write. A failure waits for the next call.
+    public func checkpointIfDue() {
+        guard !isWriting, isOpen, let db = try? connection else { return }
+        _ = try? db.checkpointIfDue()
+    }
+
     /// Rolls back the open write transaction, if any.
     public func rollbackWrite() {
         guard writeToken != nil else { return }

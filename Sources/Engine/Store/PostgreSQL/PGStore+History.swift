@@ -149,10 +149,10 @@ extension PGStore {
         upkeep.cursorTime = now
     }
 
-    /// A cursor row is this store's own: it needs no writers' lock.
     /// The server checkpoints on its own.
     public func checkpointIfDue() {}
 
+    /// A cursor row is this store's own: it needs no writers' lock.
     public func recordCursorIfDue() {
         guard !isWriting, let c = try? db() else { return }
         let now = SQLiteStore.now()
