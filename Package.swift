@@ -77,7 +77,7 @@ let package = Package(
         // Helpers every test target may use (a seeded generator, scratch directories).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ModelTests", dependencies: ["Model"], path: "Tests/ModelTests"),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"], path: "Tests/JSONTests"),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], path: "Tests/JSONTests"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], path: "Tests/JSONRPCTests"),
         .testTarget(
             name: "PredicatesTests", dependencies: ["TestSupport", "Predicates", "Model", "SQLite", "Postgres"],

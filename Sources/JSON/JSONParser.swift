@@ -22,8 +22,20 @@ extension JSON {
     /// Parses one JSON text of any type (`JSON_DECODE_ANY`), so a caller can tell "not JSON"
     /// from "JSON, but not what I wanted". Strings may contain U+0000 (`JSON_ALLOW_NUL`); the
     /// writer escapes it back as `\u0000`. jansson caps nesting at 2048 levels, which keeps
-    /// both its parser and our conversion below off the end of the stack.
+    /// both its parser and our conversion below off the end of the stack. The text is read
+    /// straight into `JSON` where `JSONDirectParser` is sure of it, by jansson otherwise.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
+        if let value = JSONDirectParser.parse(bytes) { return value }
+        return try parseWithJansson(bytes)
+    }
+
+    /// What `JSONDirectParser` reads straight from the bytes, or nil where it leaves the text
+    /// to jansson (exposed so tests can hold the two parsers against each other).
+    public static func parseDirectly(_ bytes: UnsafeRawBufferPointer) -> JSON? { JSONDirectParser.parse(bytes) }
+
+    /// jansson's reading of the text: the reference for what fetchd accepts, and the source
+    /// of every parse error's reason and position.
+    public static func parseWithJansson(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
         var error = json_error_t()
         let flags = Int(JSON_DECODE_ANY | JSON_ALLOW_NUL)
         let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)

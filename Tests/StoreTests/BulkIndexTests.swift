@@ -27,6 +27,12 @@ import Testing
         return out
     }
 
+    static func pragma(_ db: Connection, _ name: String) throws -> Int64 {
+        let s = try db.prepareUncached("PRAGMA \(name)")
+        _ = try s.step()
+        return s.int64(0)
+    }
+
     /// 25,000 new items (an empty table: their indexes are rebuilt), keys in scrambled order.
     static func load(_ store: any Store) throws -> StoreBatch {
         var batch = StoreBatch()
@@ -70,6 +76,9 @@ import Testing
         let integrity = try db.prepareUncached("PRAGMA integrity_check")
         _ = try integrity.step()
         #expect(integrity.text(0) == "ok")
+        // The rebuild's small sort runs and sort threads end with it.
+        #expect(try Self.pragma(db, "cache_size") == -Int64(SQLiteStore.pageCacheKiB))
+        #expect(try Self.pragma(db, "threads") == 0)
     }
 
     @Test func aFailedBulkWriteLeavesTheIndexes() throws {
@@ -80,5 +89,6 @@ import Testing
         #expect(throws: EngineError.self) { try store.write(batch) }
         #expect(try Self.indexes(db).count == 2)
         #expect(try store.count(entity: "Item", filter: nil) == 0)
+        #expect(try Self.pragma(db, "cache_size") == -Int64(SQLiteStore.pageCacheKiB))
     }
 }

@@ -107,7 +107,7 @@ public final class SQLiteStore: Store {
             }
             // A 64 MiB page cache (SQLite's default is 2 MiB): a big write's index pages stay
             // in memory instead of spilling to the WAL before the commit.
-            try db.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536")
+            try db.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-\(pageCacheKiB)")
         } catch { throw storeError(error, "cannot configure \(path)") }
         do { try configure(db) } catch let e as EngineError { throw e } catch {
             throw EngineError(.storeError, "configuring the connection failed: \(error)", [("path", .string(path))])
@@ -305,7 +305,7 @@ public final class SQLiteStore: Store {
                     k = end
                 }
                 try flushRun()
-                for e in rebuilt { for sql in Schema.indexes(e) { try db.execute(sql) } }
+                if !rebuilt.isEmpty { try rebuildIndexes(db, rebuilt) }
                 for (id, values) in batch.updates {
                     let t = try table(id)
                     let s = try db.prepare(t.update)
@@ -364,6 +364,23 @@ public final class SQLiteStore: Store {
         }
         return out
     }
+
+    /// Builds the indexes `dropIndexesForBulkInserts` dropped. SQLite sorts an index's keys
+    /// in runs as large as the page cache before merging them: with the 64 MiB cache, one
+    /// run of a million keys sorts slower than small runs that stay in the CPU's cache, and
+    /// with `threads` the runs sort on a second core. Measured on 1M integer keys: 0.69 s
+    /// with the big cache, 0.37 s with 4 MiB runs, 0.29 s with those on two threads. The
+    /// cache and threads go back to what they were whatever happens.
+    private func rebuildIndexes(_ db: Connection, _ entities: [Entity]) throws {
+        try db.execute("PRAGMA cache_size=-\(Self.indexSortRunKiB); PRAGMA threads=2")
+        defer { try? db.execute("PRAGMA threads=0; PRAGMA cache_size=-\(Self.pageCacheKiB)") }
+        for e in entities { for sql in Schema.indexes(e) { try db.execute(sql) } }
+    }
+
+    /// The connection's page cache (KiB).
+    public static let pageCacheKiB = 65536
+    /// The page cache while indexes are built (KiB), and so the size of each sorted run.
+    static let indexSortRunKiB = 4096
 
     /// How many new rows of one entity make rebuilding its indexes worth it (both stores).
     static let bulkIndexRebuild = 20_000
