@@ -20,6 +20,14 @@ public final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets for another run that binds every parameter again. Unlike `reset`, the bound
+    /// values are kept: SQLite then copies the next text into the buffer the last one used
+    /// instead of freeing it and allocating another (a malloc and a free per text value of a
+    /// bulk insert).
+    public func rewind() {
+        sqlite3_reset(handle)
+    }
+
     // MARK: Binding
 
     public func bind(_ value: SQLValue, at index: Int32) throws(SQLiteError) {

@@ -298,7 +298,7 @@ public final class SQLiteStore: Store {
                         }
                     }
                     while try s.step() {}
-                    s.reset()
+                    s.rewind() // every parameter is bound again for the next rows
                     if !t.manyToMany.isEmpty {
                         for (id, values) in inserts[k..<end] { try writeJoins(db, t, id, values, replacing: false) }
                     }

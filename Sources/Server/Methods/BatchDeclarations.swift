@@ -98,7 +98,7 @@ struct RowReader {
     /// One object's values (leaving out `skipping`, a key of the form's own).
     mutating func read(_ object: JSONObject, skipping: String? = nil) -> Snapshot {
         var values = Snapshot(minimumCapacity: object.count)
-        for (key, json) in object where key != skipping { read(json, key, entity.key(key), into: &values) }
+        for (key, json) in object where key != skipping { read(json, key, Column(entity.key(key)), into: &values) }
         row += 1
         return values
     }
@@ -112,8 +112,9 @@ struct RowReader {
         for key in keys where !seen.insert(key).inserted {
             rejected.append(.init(key: key, reason: "listed twice in keys"))
         }
-        // Each key looked up once, not once per row.
-        let kinds = keys.map { entity.key($0) }
+        // Each key looked up once, not once per row; an attribute kept as its type alone, so
+        // reading a value copies (and retains) nothing of the model.
+        let kinds = keys.map { Column(entity.key($0)) }
         var out: [Snapshot] = []
         out.reserveCapacity(columns.count)
         for items in columns {
@@ -129,15 +130,30 @@ struct RowReader {
         return out
     }
 
+    /// What the entity says a key is: for an attribute only its type.
+    private enum Column {
+        case attribute(AttributeType)
+        case relationship(Relationship)
+        case unknown
+
+        init(_ key: Entity.Key?) {
+            switch key {
+            case .attribute(let a)?: self = .attribute(a.type)
+            case .relationship(let r)?: self = .relationship(r)
+            case nil: self = .unknown
+            }
+        }
+    }
+
     /// One value typed by its key (`kind`, what the entity says `key` is); a problem is
     /// noted against the current row.
-    private mutating func read(_ json: JSON, _ key: String, _ kind: Entity.Key?, into values: inout Snapshot) {
+    private mutating func read(_ json: JSON, _ key: String, _ kind: Column, into values: inout Snapshot) {
         do throws(EngineError) {
             switch kind {
-            case nil:
+            case .unknown:
                 rejected.append(.init(row: row, key: key, reason: "\(entity.name) has no key \(key)"))
-            case .attribute(let a):
-                values[key] = try WireValue.value(json, as: a.type)
+            case .attribute(let type):
+                values[key] = try WireValue.value(json, as: type)
             case .relationship(let r):
                 values[key] = try WireValue.value(json, for: r)
             }
