@@ -113,7 +113,11 @@ public final class Server: MessageHandler {
 
     public var wakeDescriptor: Int32? { changeAnnouncer?.descriptor }
 
-    public func afterOutput() { contexts.graph?.store.checkpointIfDue() }
+    /// What need not delay the answer: freeing what a batch left, the store's checkpoint.
+    public func afterOutput() {
+        contexts.graph?.releaseDeferred()
+        contexts.graph?.store.checkpointIfDue()
+    }
 
     func requestExit(_ code: Int32) { exitCode = code }
 

@@ -43,6 +43,7 @@ extension ObjectGraph {
                 if let held { problems += try held.missingTargets(entity, batch) }
                 try Self.refuse(problems, "rows")
                 let all = held.map { $0.rows + rows } ?? rows
+                releaseLater(all)
                 if let ids = try insertDirectly(entity, all) { return ids }
                 var ids: [ObjectID] = []
                 ids.reserveCapacity(all.count)

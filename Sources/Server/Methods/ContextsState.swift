@@ -52,6 +52,7 @@ public final class ContextsState: ServerObserver {
         }
         graph?.close()
         let graph = ObjectGraph(store: store)
+        graph.defersRelease = true // freed by `Server.afterOutput`, once the answer is out
         graph.onChangeSet = { [unowned self] set in for observer in observers { observer.contextDidChange(set) } }
         self.graph = graph
         compiler = RequestCompiler(model: model)
