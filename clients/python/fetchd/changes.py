@@ -55,11 +55,8 @@ class SectionChange:
 def _index_path(value: Any, params: Dict[str, Any]) -> Optional[IndexPath]:
     if value is None:
         return None
-    if (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
+    # `type(...) is int` leaves bools out; checked without a generator (once per row).
+    if type(value) is list and len(value) == 2 and type(value[0]) is int and type(value[1]) is int:
         return (value[0], value[1])
     raise ProtocolViolation(f"malformed index path {value!r} in {params!r}")
 

@@ -90,14 +90,10 @@ class ControllerCore(NotificationTarget):
         elif method == DID_CHANGE_OBJECT:
             obj_change = ObjectChange.from_wire(params)
             self._open_batch(method).objects.append(obj_change)
-            self._call(
-                "did_change_object",
-                self,
-                obj_change.row,
-                obj_change.index_path,
-                obj_change.type,
-                obj_change.new_index_path,
-            )
+            # Looked up first: the row (a copy of the values) is built only for a delegate.
+            handler = getattr(self.delegate, "did_change_object", None)
+            if handler is not None:
+                handler(self, obj_change.row, obj_change.index_path, obj_change.type, obj_change.new_index_path)
         elif method == DID_CHANGE_CONTENT:
             batch = self._open_batch(method)
             self._batch = None

@@ -34,6 +34,8 @@ from typing import (
 from . import framing as framing_mod
 from .errors import FetchdError, ProtocolViolation
 
+_decode = json.JSONDecoder().decode
+
 T = TypeVar("T")
 U = TypeVar("U")
 Params = Optional[Dict[str, Any]]
@@ -167,7 +169,8 @@ class ProtocolCore:
         out: List[Incoming] = []
         for body in bodies:
             try:
-                message = json.loads(body)
+                # fetchd writes UTF-8: decoded directly, not through json.loads' sniffing.
+                message = _decode(body.decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as error:
                 raise ProtocolViolation(f"server sent invalid JSON: {error}: {body[:200]!r}") from None
             if isinstance(message, list):

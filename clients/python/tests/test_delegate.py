@@ -100,6 +100,9 @@ def test_unpaired_notifications_are_protocol_violations(sequence):
         {"type": "rename", "id": "N/1", "indexPath": [0, 0]},
         {"type": "update", "id": 7, "indexPath": [0, 0], "newIndexPath": [0, 0]},
         {"type": "update", "id": "N/1", "indexPath": [0], "newIndexPath": [0, 0]},
+        {"type": "insert", "id": "N/1", "newIndexPath": [True, 0]},
+        {"type": "insert", "id": "N/1", "newIndexPath": [0, 1.0]},
+        {"type": "insert", "id": "N/1", "newIndexPath": (0, 1)},
     ],
 )
 def test_malformed_object_changes_are_refused(params):
