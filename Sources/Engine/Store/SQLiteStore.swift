@@ -370,7 +370,7 @@ public final class SQLiteStore: Store {
     /// run of a million keys sorts slower than small runs that stay in the CPU's cache, and
     /// with `threads` the runs sort on a second core. Measured on 1M integer keys: 0.69 s
     /// with the big cache, 0.37 s with 4 MiB runs, 0.29 s with those on two threads. The
-    /// cache and threads go back to what they were whatever happens.
+    /// connection gets its own cache and no sort threads back whatever happens.
     private func rebuildIndexes(_ db: Connection, _ entities: [Entity]) throws {
         try db.execute("PRAGMA cache_size=-\(Self.indexSortRunKiB); PRAGMA threads=2")
         defer { try? db.execute("PRAGMA threads=0; PRAGMA cache_size=-\(Self.pageCacheKiB)") }
