@@ -16,10 +16,6 @@ struct KeyMerge {
     private var rank = 0
     private var headNumber: Int64 = 0
     private var headKey: SortKey = []
-    /// The ordering's direction on its first component, when two integers there settle a
-    /// comparison (`ObjectOrdering.firstComponentAscending`), and the head's integer there.
-    private let ascending: Bool?
-    private var headInteger: Int64?
 
     /// `memory` is sorted here.
     init(memory: [(Int64, SortKey)], ordering: (any ObjectOrdering)?, first: Int, end: Int) {
@@ -28,13 +24,7 @@ struct KeyMerge {
         self.compare = compare
         self.first = first
         self.end = end
-        ascending = ordering?.firstComponentAscending
         if let head = self.memory.first { (headNumber, headKey) = head }
-        headInteger = Self.firstInteger(headKey)
-    }
-
-    private static func firstInteger(_ key: SortKey) -> Int64? {
-        if case .integer(let v)? = key.first { return v } else { return nil }
     }
 
     /// Whether `(a, ak)` sorts before `(b, bk)`: key, then id number.
@@ -48,14 +38,6 @@ struct KeyMerge {
 
     /// One SQL row: the memory rows before it, then it.
     mutating func row(_ number: Int64, _ key: SortKey, _ body: (Int64, SortKey) -> Void) {
-        // Most SQL rows come before the next memory row: when both first components are
-        // different integers that says so, without the ordering's comparison.
-        if let ascending, let head = headInteger, case .integer(let x)? = key.first, head != x,
-            (head < x) != ascending
-        {
-            emit(number, key, body)
-            return
-        }
         while m < memory.count && Self.before(compare, headNumber, headKey, number, key) {
             emit(headNumber, headKey, body)
             advance()
@@ -73,10 +55,7 @@ struct KeyMerge {
 
     private mutating func advance() {
         m += 1
-        if m < memory.count {
-            (headNumber, headKey) = memory[m]
-            headInteger = Self.firstInteger(headKey)
-        }
+        if m < memory.count { (headNumber, headKey) = memory[m] }
     }
 
     private mutating func emit(_ number: Int64, _ key: SortKey, _ body: (Int64, SortKey) -> Void) {
