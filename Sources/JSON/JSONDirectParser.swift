@@ -82,6 +82,9 @@ struct JSONDirectParser {
             depth -= 1
             return .array(items)
         }
+        // Room for a short array's items at once: appending to an empty array would grow it
+        // one reallocation at a time (a row of three values took three allocations).
+        items.reserveCapacity(4)
         while true {
             guard let item = value() else { return nil }
             items.append(item)
@@ -112,6 +115,7 @@ struct JSONDirectParser {
             depth -= 1
             return .object(JSONObject())
         }
+        entries.reserveCapacity(4)
         while true {
             // jansson refuses a key holding U+0000.
             guard i < end, bytes[i] == UInt8(ascii: "\""), let key = string(), !key.utf8.contains(0) else { return nil }

@@ -66,6 +66,32 @@ import Testing
         #expect(recorder.take().isEmpty)
     }
 
+    /// Rows take turns between key sets (the checker remembers the last row's keys): each
+    /// row's problems are its own.
+    @Test func rowsWithDifferentKeysAreEachCheckedForTheirOwn() throws {
+        let (graph, _) = try Fixture.graph()
+        var rows: [Snapshot] = []
+        var expected: Set<String> = []
+        for i in 0..<30 {
+            switch i % 3 {
+            case 0: rows.append(["name": .string("x"), "age": .integer(1)])
+            case 1:
+                rows.append(["nope": .string("x"), "age": .integer(1)])
+                expected.formUnion(["\(i) nope", "\(i) name"])
+            default:
+                rows.append(["name": .integer(3), "age": .integer(1)])
+                expected.insert("\(i) name")
+            }
+        }
+        let error = engineError { try graph.batchInsert("Contact", rows: rows) }
+        let found = batchProblems(error).map { p -> String in
+            guard case .int(let row)? = p["row"], case .string(let key)? = p["key"] else { return "?" }
+            return "\(row) \(key)"
+        }
+        #expect(Set(found) == expected)
+        #expect(found.count == expected.count)
+    }
+
     /// A row with as many keys as the entity has, one of them unknown, still leaves a
     /// required one out: both are listed (a row is only taken as complete when every key it
     /// gives is the entity's).

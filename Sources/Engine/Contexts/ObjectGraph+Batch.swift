@@ -378,6 +378,10 @@ extension ObjectGraph {
         private let kinds: [String: Entity.Key]
         private let keyCount: Int
         private var found: Set<ObjectID> = []
+        /// The keys of the last row checked, in its order, with what each is: rows of one
+        /// batch usually list the same keys in the same order, so most keys are found here
+        /// by comparison instead of by hashing.
+        private var lastKeys: [(key: String, kind: Entity.Key?)] = []
 
         init(_ entity: Entity, _ view: Context) {
             self.entity = entity
@@ -397,8 +401,14 @@ extension ObjectGraph {
             var out: [(key: String, reason: String)] = []
             // In any order: `refuse` sorts the list.
             var known = 0
-            for (key, v) in values {
-                let kind = kinds[key]
+            for (j, (key, v)) in values.enumerated() {
+                let kind: Entity.Key?
+                if j < lastKeys.count, lastKeys[j].key == key {
+                    kind = lastKeys[j].kind
+                } else {
+                    kind = kinds[key]
+                    if j < lastKeys.count { lastKeys[j] = (key, kind) } else { lastKeys.append((key, kind)) }
+                }
                 if kind != nil { known += 1 }
                 do throws(EngineError) { try entity.check(key, kind, v) } catch {
                     out.append((key, error.message))

@@ -98,7 +98,9 @@ struct RowReader {
     /// One object's values (leaving out `skipping`, a key of the form's own).
     mutating func read(_ object: JSONObject, skipping: String? = nil) -> Snapshot {
         var values = Snapshot(minimumCapacity: object.count)
-        for (key, json) in object where key != skipping { read(json, key, Column(entity.key(key)), into: &values) }
+        for (key, json) in object where key != skipping {
+            if let v = value(json, key, Column(entity.key(key))) { values[key] = v }
+        }
         row += 1
         return values
     }
@@ -115,17 +117,32 @@ struct RowReader {
         // Each key looked up once, not once per row; an attribute kept as its type alone, so
         // reading a value copies (and retains) nothing of the model.
         let kinds = keys.map { Column(entity.key($0)) }
+        // Every row has the same keys: its dictionary starts as a copy of one template (the
+        // same table, nothing hashed) and gets its values by position.
+        var template = Snapshot(minimumCapacity: keys.count)
+        for key in keys { template[key] = .null }
+        let slots = keys.map { template.index(forKey: $0)! }
+        var read: [Value?] = Array(repeating: nil, count: keys.count)
         var out: [Snapshot] = []
         out.reserveCapacity(columns.count)
         for items in columns {
-            var values = Snapshot(minimumCapacity: keys.count)
-            if items.count != keys.count {
+            defer { row += 1 }
+            guard items.count == keys.count else {
                 rejected.append(.init(row: row, reason: "\(items.count) value(s) for \(keys.count) key(s)"))
-            } else {
-                for i in items.indices { read(items[i], keys[i], kinds[i], into: &values) }
+                out.append([:])
+                continue
+            }
+            var complete = true
+            for i in items.indices {
+                read[i] = value(items[i], keys[i], kinds[i])
+                if read[i] == nil { complete = false }
+            }
+            var values = complete ? template : Snapshot(minimumCapacity: keys.count)
+            for i in read.indices {
+                guard let v = read[i] else { continue }
+                if complete { values.values[slots[i]] = v } else { values[keys[i]] = v }
             }
             out.append(values)
-            row += 1
         }
         return out
     }
@@ -145,20 +162,22 @@ struct RowReader {
         }
     }
 
-    /// One value typed by its key (`kind`, what the entity says `key` is); a problem is
-    /// noted against the current row.
-    private mutating func read(_ json: JSON, _ key: String, _ kind: Column, into values: inout Snapshot) {
+    /// One value typed by its key (`kind`, what the entity says `key` is); nil, with a problem
+    /// noted against the current row, when it is not one.
+    private mutating func value(_ json: JSON, _ key: String, _ kind: Column) -> Value? {
         do throws(EngineError) {
             switch kind {
             case .unknown:
                 rejected.append(.init(row: row, key: key, reason: "\(entity.name) has no key \(key)"))
+                return nil
             case .attribute(let type):
-                values[key] = try WireValue.value(json, as: type)
+                return try WireValue.value(json, as: type)
             case .relationship(let r):
-                values[key] = try WireValue.value(json, for: r)
+                return try WireValue.value(json, for: r)
             }
         } catch {
             rejected.append(.init(row: row, key: key, reason: error.message))
+            return nil
         }
     }
 }
