@@ -118,7 +118,8 @@ struct RowReader {
         // reading a value copies (and retains) nothing of the model.
         let kinds = keys.map { Column(entity.key($0)) }
         // Every row has the same keys: its dictionary starts as a copy of one template (the
-        // same table, nothing hashed) and gets its values by position.
+        // same table, nothing hashed) and gets its values by position. The template's
+        // indices hold for each copy, which keeps the table's layout until a key is added.
         var template = Snapshot(minimumCapacity: keys.count)
         for key in keys { template[key] = .null }
         let slots = keys.map { template.index(forKey: $0)! }
