@@ -66,6 +66,20 @@ import Testing
         #expect(recorder.take().isEmpty)
     }
 
+    /// A required attribute given as null is as missing as one left out.
+    @Test func aNullForARequiredAttributeIsAProblem() throws {
+        let (graph, _) = try Fixture.graph()
+        let error = engineError {
+            try graph.batchInsert("Contact", rows: [["name": .string("ok")], ["name": .null, "age": .integer(1)]])
+        }
+        let found = batchProblems(error).map {
+            "\($0["row"].map(String.init(describing:)) ?? "") \($0["key"].map(String.init(describing:)) ?? "") \($0["reason"].map(String.init(describing:)) ?? "")"
+        }
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first?.contains("required value missing") == true, "\(found)")
+        #expect(try graph.store.count(entity: "Contact", filter: nil) == 0)
+    }
+
     /// Rows take turns between key sets (the checker remembers the last row's keys): each
     /// row's problems are its own.
     @Test func rowsWithDifferentKeysAreEachCheckedForTheirOwn() throws {

@@ -381,7 +381,21 @@ extension ObjectGraph {
         /// The keys of the last row checked, in its order, with what each is: rows of one
         /// batch usually list the same keys in the same order, so most keys are found here
         /// by comparison instead of by hashing.
-        private var lastKeys: [(key: String, kind: Entity.Key?)] = []
+        private var lastKeys: [RowKey] = []
+
+        /// One key as the checks need it; an attribute's type and optionality also on their
+        /// own, so checking its value copies nothing of the model.
+        private struct RowKey {
+            let key: String
+            let kind: Entity.Key?
+            let attribute: (type: AttributeType, optional: Bool)?
+
+            init(_ key: String, _ kind: Entity.Key?) {
+                self.key = key
+                self.kind = kind
+                if case .attribute(let a)? = kind { attribute = (a.type, a.optional) } else { attribute = nil }
+            }
+        }
 
         init(_ entity: Entity, _ view: Context) {
             self.entity = entity
@@ -402,33 +416,39 @@ extension ObjectGraph {
             // In any order: `refuse` sorts the list.
             var known = 0
             for (j, (key, v)) in values.enumerated() {
-                let kind: Entity.Key?
-                if j < lastKeys.count, lastKeys[j].key == key {
-                    kind = lastKeys[j].kind
-                } else {
-                    kind = kinds[key]
-                    if j < lastKeys.count { lastKeys[j] = (key, kind) } else { lastKeys.append((key, kind)) }
+                if j >= lastKeys.count || lastKeys[j].key != key {
+                    let entry = RowKey(key, kinds[key])
+                    if j < lastKeys.count { lastKeys[j] = entry } else { lastKeys.append(entry) }
                 }
+                // An attribute is checked from its type and optionality alone (nothing of the
+                // model copied); `check` words the problem of a value that does not fit.
+                if let a = lastKeys[j].attribute {
+                    known += 1
+                    if !v.fits(a.type) {
+                        do throws(EngineError) { try entity.check(key, lastKeys[j].kind, v) } catch {
+                            out.append((key, error.message))
+                        }
+                    } else if !a.optional && v.isNull {
+                        out.append((key, "required value missing"))
+                    }
+                    continue
+                }
+                let kind = lastKeys[j].kind
                 if kind != nil { known += 1 }
                 do throws(EngineError) { try entity.check(key, kind, v) } catch {
                     out.append((key, error.message))
                     continue
                 }
-                switch kind {
-                case .attribute(let a)?:
-                    if !a.optional && v.isNull { out.append((key, "required value missing")) }
-                case .relationship(let r)?:
-                    if !r.optional && v.objectIDs.isEmpty {
-                        out.append((key, r.toMany ? "required relationship is empty" : "required relationship missing"))
+                guard case .relationship(let r)? = kind else { continue }
+                if !r.optional && v.objectIDs.isEmpty {
+                    out.append((key, r.toMany ? "required relationship is empty" : "required relationship missing"))
+                }
+                for t in v.objectIDs where !found.contains(t) {
+                    if try view.object(t) == nil {
+                        out.append((key, InvalidValue.missingTarget("\(t)")))
+                    } else {
+                        found.insert(t)
                     }
-                    for t in v.objectIDs where !found.contains(t) {
-                        if try view.object(t) == nil {
-                            out.append((key, InvalidValue.missingTarget("\(t)")))
-                        } else {
-                            found.insert(t)
-                        }
-                    }
-                case nil: break
                 }
             }
             // A row that gives every key of the entity leaves nothing required out.
