@@ -72,11 +72,11 @@ import Testing
         let error = engineError {
             try graph.batchInsert("Contact", rows: [["name": .string("ok")], ["name": .null, "age": .integer(1)]])
         }
-        let found = batchProblems(error).map {
-            "\($0["row"].map(String.init(describing:)) ?? "") \($0["key"].map(String.init(describing:)) ?? "") \($0["reason"].map(String.init(describing:)) ?? "")"
-        }
+        let found = batchProblems(error)
         #expect(found.count == 1, "\(found)")
-        #expect(found.first?.contains("required value missing") == true, "\(found)")
+        #expect(found.first?["row"] == .int(1))
+        #expect(found.first?["key"] == .string("name"))
+        #expect(found.first?["reason"] == .string("required value missing"))
         #expect(try graph.store.count(entity: "Contact", filter: nil) == 0)
     }
 

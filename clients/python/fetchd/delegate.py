@@ -91,7 +91,7 @@ class ControllerCore(NotificationTarget):
             obj_change = ObjectChange.from_wire(params)
             self._open_batch(method).objects.append(obj_change)
             # Looked up first: the row (a copy of the values) is built only for a delegate.
-            handler = getattr(self.delegate, "did_change_object", None)
+            handler = self._handler("did_change_object")
             if handler is not None:
                 handler(self, obj_change.row, obj_change.index_path, obj_change.type, obj_change.new_index_path)
         elif method == DID_CHANGE_CONTENT:
@@ -124,7 +124,11 @@ class ControllerCore(NotificationTarget):
             raise ProtocolViolation(f"{self.name}: {method} outside willChangeContent/didChangeContent")
         return self._batch
 
+    def _handler(self, name: str) -> Optional[Callable[..., Any]]:
+        """The delegate's method `name`, when it has one."""
+        return getattr(self.delegate, name, None)
+
     def _call(self, name: str, *args: Any) -> None:
-        handler = getattr(self.delegate, name, None)
+        handler = self._handler(name)
         if handler is not None:
             handler(*args)
