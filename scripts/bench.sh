@@ -85,10 +85,13 @@ started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 if [[ -x $GRDB_BASELINE ]]; then
-  log "GRDB re-query + diff baseline, sizes $SIZES"
+  log "GRDB re-query + diff baseline and the floors, sizes $SIZES"
+  # With fetchd built, the same process also times it through its Swift pipe client.
+  SWIFT_CLIENT=()
+  [[ $FETCHD_BUILT == 1 && -x $FETCHD ]] && SWIFT_CLIENT=(--fetchd "$FETCHD")
   "$GRDB_BASELINE" --sizes "$SIZES" --iterations "$(iterations_for 200 50 15)" \
     --cycle-changes "$CYCLE_CHANGES" --cycle-min-rows "$CYCLE_MIN_ROWS" --dir "$SCRATCH" \
-    >"$SCRATCH/grdb.jsonl" || { log "grdb-baseline failed"; STATUS=1; }
+    "${SWIFT_CLIENT[@]}" >"$SCRATCH/grdb.jsonl" || { log "grdb-baseline failed"; STATUS=1; }
 fi
 
 log "Python sqlite3 + difflib baseline, sizes $SIZES"

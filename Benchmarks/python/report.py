@@ -21,6 +21,11 @@ BASELINES = {
                    ("floor: SQLite commit", "sqlite-raw", "commit_latency", None, False),
                    ("floor: same Python client vs cat", "pipe-python", "roundtrip", 0, False),
                    ("floor: pipe round trip (Swift)", "pipe-raw", "roundtrip", 0, False)],
+    # The same change through grdb-baseline's Swift pipe client (`--fetchd`), beside the floors
+    # of that same process.
+    "change_e2e_swift": [("floor: SQLite commit", "sqlite-raw", "commit_latency", None, False),
+                         ("floor: pipe round trip (Swift)", "pipe-raw", "roundtrip", 0, False),
+                         ("floor: same Swift client, server/ping", "fetchd-swift", "request_roundtrip", 0, False)],
     "initial_fetch": [("raw SQLite", "sqlite-raw", None, None, True), ("GRDB", "grdb", None, None, True),
                       ("Python", "python", None, None, True)],
     "cycle_latency": [("GRDB", "grdb", None, None, True)],
@@ -36,6 +41,7 @@ BASELINES = {
 TITLES = {
     "change_latency": "one change -> change set",
     "change_e2e": "one change e2e (pipe+save)",
+    "change_e2e_swift": "one change e2e (pipe+save), Swift client",
     "initial_fetch": "performFetch (ids+keys)",
     "memory_per_row": "controller memory/row",
     "cycle_latency": "many-change cycle",
@@ -48,6 +54,11 @@ TITLES = {
 }
 
 
+# One change end to end against the floors under it: a bare commit and the same client's bare
+# round trip.
+E2E_FLOOR_FACTOR = 1.3
+
+
 class Results:
     def __init__(self, lines):
         self.lines = lines
@@ -56,9 +67,9 @@ class Results:
     def get(self, suite, metric, n):
         return self.index.get((suite, metric, n))
 
-    def fetchd(self, metric, n, prefer_inprocess=True):
+    def fetchd(self, metric, n, prefer_inprocess=True, suites=None):
         """fetchd's figure: in-process first (controller time), then end to end."""
-        suites = ["fetchd", "fetchd-e2e"] if prefer_inprocess else ["fetchd-e2e"]
+        suites = suites or (["fetchd", "fetchd-e2e"] if prefer_inprocess else ["fetchd-e2e"])
         found = [self.get(s, metric, n) for s in suites]
         for line in found:
             if line and "unavailable" not in line:
@@ -103,9 +114,10 @@ def fmt_n(n):
     return "%dM" % (n // 1000000) if n % 1000000 == 0 else "%dk" % (n // 1000) if n % 1000 == 0 else str(n)
 
 
-def make_row(results, metric, n, goal=None, ratio_kind="speedup", prefer_inprocess=True):
-    """One table row; goal(fetchd_line, ratios) -> (text, passed or None)."""
-    mine = results.fetchd(metric, n, prefer_inprocess)
+def make_row(results, metric, n, goal=None, ratio_kind="speedup", prefer_inprocess=True, source=None):
+    """One table row; goal(fetchd_line, ratios) -> (text, passed or None). `source` (suite, metric)
+    names where fetchd's figure comes from when that is not the row's own metric."""
+    mine = results.fetchd(source[1], n, suites=[source[0]]) if source else results.fetchd(metric, n, prefer_inprocess)
     row = {"figure": TITLES[metric], "metric": metric, "n": n,
            "fetchd_suite": mine["suite"] if mine else None,
            "fetchd": fmt_line(mine), "fetchd_p50": mine["p50"] if measured(mine) else None,
@@ -155,6 +167,21 @@ def speedup_at_least(label, factor, then=None):
     return check
 
 
+def floors_at_most(factor, labels, then=None):
+    """End to end within `factor` times the sum of the floors it is built on (each measured)."""
+    def check(mine, baselines):
+        text = "<= %gx (%s)" % (factor, " + ".join(l.replace("floor: ", "") for l in labels))
+        if then:
+            first_text, first_ok = then(mine, baselines)
+            text = first_text + ", " + text
+        floors = [next((b["p50"] for b in baselines if b["label"] == l), None) for l in labels]
+        ok = None if not measured(mine) or None in floors else mine["p50"] <= factor * sum(floors)
+        if then:
+            ok = None if ok is None or first_ok is None else ok and first_ok
+        return text, ok
+    return check
+
+
 def cost_at_most(label, factor):
     def check(mine, baselines):
         ratio = next((b["ratio"] for b in baselines if b["label"] == label), None)
@@ -171,8 +198,15 @@ def build_rows(results):
         rows.append(make_row(results, "change_latency", n, goal))
     rows.append(scaling_row(results, sizes))
     for n in sizes:
-        rows.append(make_row(results, "change_e2e", n, p50_at_most(150) if n == largest else None,
+        floors = floors_at_most(E2E_FLOOR_FACTOR, ["floor: SQLite commit", "floor: same Python client vs cat"],
+                                then=p50_at_most(150))
+        rows.append(make_row(results, "change_e2e", n, floors if n == largest else None,
                              prefer_inprocess=False))
+    for n in sizes:
+        if results.get("fetchd-swift", "change_e2e", n):
+            floors = floors_at_most(E2E_FLOOR_FACTOR, ["floor: SQLite commit", "floor: pipe round trip (Swift)"])
+            rows.append(make_row(results, "change_e2e_swift", n, floors if n == largest else None,
+                                 source=("fetchd-swift", "change_e2e")))
     for n in sizes:
         rows.append(make_row(results, "initial_fetch", n,
                              cost_at_most("raw SQLite", 2) if n == largest else None, ratio_kind="cost"))

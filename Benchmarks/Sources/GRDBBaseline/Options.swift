@@ -11,11 +11,15 @@ struct Options {
     var cycleChanges = 10_000
     var cycleMinRows = 1_000_000
     var directory = NSTemporaryDirectory()
+    /// fetchd's binary: when given, the Swift pipe client measures it too (`FetchdPipeClient`).
+    var fetchd: String?
+    var fetchdChanges = 1000
 
     static let usage = """
         usage: grdb-baseline [--sizes 10000,100000,1000000] [--iterations 200,50,15]
                              [--fetch-repeats 5] [--cycle-changes 10000] [--cycle-min-rows 1000000]
                              [--commits 1000] [--pipe-round-trips 10000] [--dir SCRATCH_DIR]
+                             [--fetchd PATH [--fetchd-changes 1000]]
         Prints one JSON object per line (Benchmarks/README.md).
         """
 
@@ -42,6 +46,8 @@ struct Options {
             case "--commits": options.commits = try int(value, flag)
             case "--pipe-round-trips": options.pipeRoundTrips = try int(value, flag)
             case "--dir": options.directory = value
+            case "--fetchd": options.fetchd = value
+            case "--fetchd-changes": options.fetchdChanges = try int(value, flag)
             default: throw Failure.bad("unknown option \(flag)")
             }
         }
@@ -53,7 +59,7 @@ struct Options {
         }
         guard options.sizes.allSatisfy({ $0 > 0 }), options.iterations.allSatisfy({ $0 > 0 }),
             options.fetchRepeats > 0, options.cycleChanges >= 0, options.commits > 0,
-            options.pipeRoundTrips > 0
+            options.pipeRoundTrips > 0, options.fetchdChanges > 0
         else {
             throw Failure.bad("sizes, iterations and repeats must be positive")
         }

@@ -26,6 +26,15 @@ do {
         ResultLine(
             suite: "pipe-raw", metric: "roundtrip", n: 0,
             summary: Summary(try PipeBench.run(iterations: options.pipeRoundTrips))))
+    if let fetchd = options.fetchd {
+        let client = try FetchdPipeClient(fetchd: fetchd, stderrPath: options.directory + "/fetchd-swift-ping.stderr")
+        defer { client.close() }
+        emit(
+            ResultLine(
+                suite: "fetchd-swift", metric: "request_roundtrip", n: 0,
+                summary: Summary(try client.pingRoundTrips(options.pipeRoundTrips)),
+                extra: [("method", "\"server/ping\"")]))
+    }
     for (n, iterations) in zip(options.sizes, options.iterations) {
         log("n=\(n): building table")
         let queue = try Fixture.create(directory: options.directory, rows: n)
@@ -60,6 +69,10 @@ do {
         let commits = try RawCommitBench(path: Fixture.path(directory: options.directory, rows: n), rows: n)
             .run(iterations: options.commits)
         emit(ResultLine(suite: "sqlite-raw", metric: "commit_latency", n: n, summary: Summary(commits)))
+        if let fetchd = options.fetchd {
+            log("n=\(n): fetchd with the Swift pipe client, \(options.fetchdChanges) single-row changes")
+            try measureFetchd(fetchd, rows: n, options: options)
+        }
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: Fixture.path(directory: options.directory, rows: n) + suffix)
         }
@@ -67,4 +80,19 @@ do {
 } catch {
     log("failed: \(error)")
     exit(1)
+}
+
+/// fetchd's `change_e2e` through the Swift pipe client, on its own store in the scratch directory.
+func measureFetchd(_ fetchd: String, rows n: Int, options: Options) throws {
+    let store = options.directory + "/fetchd-swift-\(n).sqlite"
+    let client = try FetchdPipeClient(fetchd: fetchd, stderrPath: store + ".stderr")
+    defer {
+        client.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+    }
+    let result = try client.changeRoundTrips(store: store, rows: n, iterations: options.fetchdChanges)
+    emit(
+        ResultLine(
+            suite: "fetchd-swift", metric: "change_e2e", n: n, summary: Summary(result.samples),
+            extra: [("notified", String(result.notified))]))
 }

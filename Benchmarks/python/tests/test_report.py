@@ -96,7 +96,38 @@ class FloorTests(unittest.TestCase):
         self.assertEqual(floors["floor: SQLite commit"]["p50"], 20.0)
         self.assertEqual(floors["floor: pipe round trip (Swift)"]["p50"], 5.0)
         self.assertTrue(all(b["ratio"] is None for b in floors.values()))
-        self.assertTrue(row["passed"])  # 100 us <= 150 us at the largest (only) size
+        self.assertIsNone(row["passed"])  # the Python client's own floor was not measured
+
+    def test_python_end_to_end_is_held_to_its_floors_as_well_as_150_us(self):
+        def verdict(e2e, python_floor):
+            results = report.Results([line("fetchd-e2e", "change_e2e", 1000, e2e),
+                                      line("sqlite-raw", "commit_latency", 1000, 20.0),
+                                      line("pipe-python", "roundtrip", 0, python_floor)])
+            row = rows_by(report.build_rows(results), "change_e2e", 1000)
+            return row["goal"], row["passed"]
+        goal, passed = verdict(100.0, 60.0)  # 100 <= 1.3 x (20 + 60) = 104
+        self.assertEqual(goal, "p50 <= 150.0 us, <= 1.3x (SQLite commit + same Python client vs cat)")
+        self.assertTrue(passed)
+        self.assertFalse(verdict(110.0, 60.0)[1])  # under 150 us, over the floors
+        self.assertFalse(verdict(160.0, 200.0)[1])  # within the floors, over 150 us
+
+    def test_the_swift_client_row_is_held_to_its_own_floors(self):
+        results = report.Results([line("fetchd-e2e", "change_e2e", 1000, 100.0),
+                                  line("fetchd-swift", "change_e2e", 1000, 50.0),
+                                  line("fetchd-swift", "request_roundtrip", 0, 30.0),
+                                  line("sqlite-raw", "commit_latency", 1000, 20.0),
+                                  line("pipe-raw", "roundtrip", 0, 20.0)])
+        row = rows_by(report.build_rows(results), "change_e2e_swift", 1000)
+        self.assertEqual((row["fetchd_suite"], row["fetchd_p50"]), ("fetchd-swift", 50.0))
+        self.assertEqual([b["p50"] for b in row["baselines"]], [20.0, 20.0, 30.0])
+        self.assertTrue(row["passed"])  # 50 <= 1.3 x (20 + 20) = 52
+        results.index[("fetchd-swift", "change_e2e", 1000)]["p50"] = 53.0
+        self.assertFalse(rows_by(report.build_rows(results), "change_e2e_swift", 1000)["passed"])
+        self.assertIn("one change e2e (pipe+save), Swift client", report.render(report.build_rows(results)))
+
+    def test_no_swift_client_row_without_its_figure(self):
+        results = report.Results([line("fetchd-e2e", "change_e2e", 1000, 100.0)])
+        self.assertFalse([r for r in report.build_rows(results) if r["metric"] == "change_e2e_swift"])
 
 
 class TransportRowTests(unittest.TestCase):
