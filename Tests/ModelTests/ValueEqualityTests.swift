@@ -9,6 +9,17 @@ import Testing
         #expect(Value.uuid("a") != Value.string("a"))
     }
 
+    @Test func textDecidesOnEveryByteShortOrLong() {
+        let long = String(repeating: "body of message ", count: 4)
+        #expect(Value.string(long + "a") == .string(String((long + "ab").dropLast())))  // other storage
+        #expect(Value.string(long + "a") != .string(long + "b"))  // the last byte
+        #expect(Value.string("b" + long) != .string("a" + long))  // the first byte
+        #expect(Value.string("abc") != .string("abd"))
+        #expect(Value.string("") == .string(""))
+        #expect(Value.string("") != .string("a"))
+        #expect(Value.string("ab") != .string("abc"))
+    }
+
     @Test func otherKindsKeepTheirEquality() {
         #expect(Value.double(-0.0) == .double(0))
         #expect(Value.integer(1) != .double(1))

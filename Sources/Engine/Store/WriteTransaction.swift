@@ -51,7 +51,8 @@ extension SQLiteStore {
         do {
             // Upkeep (cursor, pruning) never fails a save: a failed statement undoes only itself.
             try? keepHistory(db)
-            try db.execute("COMMIT")
+            // Prepared once and kept, like BEGIN IMMEDIATE: every save runs both.
+            try db.prepare("COMMIT").run()
         } catch {
             try? db.execute("ROLLBACK")
             throw Self.storeError(error, "the save was not written")
@@ -74,7 +75,7 @@ extension SQLiteStore {
 
     /// BEGIN IMMEDIATE, turning a lock that stays taken into `storeBusy`.
     func beginImmediate(_ db: Connection, _ what: String) throws(EngineError) {
-        do { try db.execute("BEGIN IMMEDIATE") } catch {
+        do { try db.prepare("BEGIN IMMEDIATE").run() } catch {
             if error.code & 0xff == 5 || error.code & 0xff == 6 {
                 throw EngineError(
                     .storeBusy, "the store is locked by another writer; nothing was written",
