@@ -11,9 +11,9 @@ import Testing
 
     @Test func textDecidesOnEveryByteShortOrLong() {
         let long = String(repeating: "body of message ", count: 4)
-        #expect(Value.string(long + "a") == .string(String((long + "ab").dropLast())))  // other storage
-        #expect(Value.string(long + "a") != .string(long + "b"))  // the last byte
-        #expect(Value.string("b" + long) != .string("a" + long))  // the first byte
+        #expect(Value.string(long + "a") == .string(String((long + "ab").dropLast()))) // other storage
+        #expect(Value.string(long + "a") != .string(long + "b")) // the last byte
+        #expect(Value.string("b" + long) != .string("a" + long)) // the first byte
         #expect(Value.string("abc") != .string("abd"))
         #expect(Value.string("") == .string(""))
         #expect(Value.string("") != .string("a"))

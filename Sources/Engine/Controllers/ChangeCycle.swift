@@ -36,13 +36,17 @@ extension FetchedResultsController {
     /// cycle of updates to keys the controller does not read leaves the tree as it is
     /// (`applyInPlace`); one of deletes without a window is read off the old sections
     /// (`applyRemovals`).
-    public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] {
-        guard !changeSet.isEmpty else { return [] }
-        if changeSet.refetch { return refetch() }
+    public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] { applyCycle(changeSet).events }
+
+    /// `apply`, with a fill of a controller that held nothing kept as its rows
+    /// (`CycleNotifications.filled`) for a consumer that takes a cycle whole.
+    public func applyCycle(_ changeSet: ChangeSet) -> CycleNotifications {
+        guard !changeSet.isEmpty else { return .events([]) }
+        if changeSet.refetch { return .events(refetch()) }
         // Not measured for the rebuild choice: such a cycle never rebuilds.
-        if let events = applyInPlace(changeSet) { return events }
+        if let events = applyInPlace(changeSet) { return .events(events) }
         let removing = removesOnly(changeSet)
-        if removing, let events = applyRemovals(changeSet) { return events }
+        if removing, let events = applyRemovals(changeSet) { return .events(events) }
         let started = CycleCost.now()
         var rebuiltThisCycle = false
         defer {
@@ -64,14 +68,14 @@ extension FetchedResultsController {
             // Nothing held (a bulk fill): every row is an insert, nothing to compare.
             if results.count == 0 {
                 lastCycleRebuilt = true
-                return allInserted(fresh)
+                return filled(fresh)
             }
             moved = rowsThatDiffer(from: fresh)
         }
         lastCycleRebuilt = rebuiltThisCycle
         var affected = collectAffected(changeSet.changes, changes, evaluate: rebuilt == nil)
         if let rebuilt { locateInBothTrees(&affected, moved: moved, rebuilt: rebuilt) }
-        guard !affected.isEmpty else { return [] }
+        guard !affected.isEmpty else { return .events([]) }
 
         // Old positions before touching the tree; then every old entry out and every new
         // entry in (or the rebuilt tree swapped in); then new positions.
@@ -83,7 +87,7 @@ extension FetchedResultsController {
         } else {
             entering = mutate(&affected)
         }
-        return notifications(&affected, old, entering: entering)
+        return .events(notifications(&affected, old, entering: entering))
     }
 
     /// The end of every cycle, once the tree holds the new state: new positions, rows pushed
@@ -99,27 +103,15 @@ extension FetchedResultsController {
 
     /// A rebuild when nothing was held (a first load, a bulk insert into an empty entity):
     /// every visible row of the fresh results is an insert, and with a section key path so
-    /// is every visible section (the one section "" exists empty or not, §10.5). One pass in
-    /// wire order, none of the per-row bookkeeping of a cycle.
-    func allInserted(_ fresh: Results) -> [ControllerEvent] {
+    /// is every visible section (the one section "" exists empty or not, §10.5). The rows are
+    /// read once, in order; none of the per-row bookkeeping of a cycle.
+    func filled(_ fresh: Results) -> CycleNotifications {
         results = fresh
-        let sections = fresh.visibleSections()
-        guard fresh.visibleCount > 0 else { return [] }
-        var events: [ControllerEvent] = [.willChangeContent]
-        events.reserveCapacity(fresh.visibleCount + sections.count + 2)
-        if fresh.sectioned {
-            for (i, s) in sections.enumerated() { events.append(.section(.insert, index: i, s.info)) }
+        guard fresh.visibleCount > 0 else { return .events([]) }
+        let sections = fresh.visibleSections().map {
+            ControllerFill.Section(info: $0.info, numbers: fresh.rows.ids(in: $0.ranks))
         }
-        for (i, s) in sections.enumerated() {
-            for (row, number) in fresh.rows.ids(in: s.ranks).enumerated() {
-                events.append(
-                    .object(
-                        .insert, ObjectID(entity: entity, number: number), indexPath: nil,
-                        newIndexPath: IndexPath(section: i, row: row)))
-            }
-        }
-        events.append(.didChangeContent)
-        return events
+        return .filled(ControllerFill(entity: entity, sectioned: fresh.sectioned, sections: sections))
     }
 
     /// A cycle whose new state is a fresh tree (`refetch`, setRequest): rows located in both

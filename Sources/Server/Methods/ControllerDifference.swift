@@ -43,46 +43,71 @@ public struct ControllerDifference: NotificationPayload {
 
     /// Groups the cycle's events (wire order, §10.6) and reads each reported object once.
     init(_ events: [ControllerEvent], of entry: ControllersState.Entry, values shared: CycleValues) {
-        var sectionsDeleted: [JSON] = []
-        var sectionsInserted: [JSON] = []
-        var deleted = Runs()
-        var inserted = Runs()
-        var updated = Runs()
-        var moved: [JSON] = []
+        var parts = Parts()
         var insertedIDs: [ObjectID] = []
         var movedIDs: [ObjectID] = []
         var updatedIDs: [ObjectID] = []
         for event in events {
             switch event {
             case .willChangeContent, .didChangeContent: break
-            case .section(.delete, let index, _): sectionsDeleted.append(.integer(Int64(index)))
-            case .section(.insert, let index, let info):
-                sectionsInserted.append(
-                    .object(["index": .integer(Int64(index)), "section": ControllerWire.section(info)]))
+            case .section(.delete, let index, _): parts.sectionsDeleted.append(.integer(Int64(index)))
+            case .section(.insert, let index, let info): parts.insertSection(index, info)
             case .object(let type, let id, let old, let new):
                 switch type {
-                case .delete: if let old { deleted.add(old, descending: true) }
+                case .delete: if let old { parts.deleted.add(old, descending: true) }
                 case .insert:
-                    if let new { inserted.add(new, descending: false) }
+                    if let new { parts.inserted.add(new, descending: false) }
                     insertedIDs.append(id)
                 case .update:
-                    if let new { updated.add(new, descending: false) }
+                    if let new { parts.updated.add(new, descending: false) }
                     updatedIDs.append(id)
                 case .move:
                     if let old, let new {
-                        moved.append(
+                        parts.moved.append(
                             .array([old.section, old.row, new.section, new.row].map { .integer(Int64($0)) }))
                     }
                     movedIDs.append(id)
                 }
             }
         }
-        let ids = insertedIDs + movedIDs + updatedIDs
+        self.init(parts, ids: insertedIDs + movedIDs + updatedIDs, of: entry, values: shared)
+    }
+
+    /// A fill of a controller that held nothing, straight from its rows: what the events of
+    /// `fill.events` give, one run per section, without a million events in between.
+    init(_ fill: ControllerFill, of entry: ControllersState.Entry, values shared: CycleValues) {
+        var parts = Parts()
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(fill.sections.reduce(0) { $0 + $1.numbers.count })
+        for (i, section) in fill.sections.enumerated() {
+            if fill.sectioned { parts.insertSection(i, section.info) }
+            if !section.numbers.isEmpty { parts.inserted.runs.append((i, 0, section.numbers.count)) }
+            ids += section.numbers.lazy.map { ObjectID(entity: fill.entity, number: $0) }
+        }
+        self.init(parts, ids: ids, of: entry, values: shared)
+    }
+
+    /// Everything but the ids and values, as the events list it.
+    struct Parts {
+        var sectionsDeleted: [JSON] = []
+        var sectionsInserted: [JSON] = []
+        var deleted = Runs()
+        var inserted = Runs()
+        var updated = Runs()
+        var moved: [JSON] = []
+
+        mutating func insertSection(_ index: Int, _ info: SectionInfo) {
+            sectionsInserted.append(
+                .object(["index": .integer(Int64(index)), "section": ControllerWire.section(info)]))
+        }
+    }
+
+    private init(_ parts: Parts, ids: [ObjectID], of entry: ControllersState.Entry, values shared: CycleValues) {
         var o: JSONObject = [
             "controller": .string(entry.controller.name),
-            "sections": .object(["deleted": .array(sectionsDeleted), "inserted": .array(sectionsInserted)]),
-            "deleted": deleted.json, "inserted": inserted.json, "moved": .array(moved), "updated": updated.json,
-            "ids": .array(ids.map { .string($0.description) }),
+            "sections": .object(["deleted": .array(parts.sectionsDeleted), "inserted": .array(parts.sectionsInserted)]),
+            "deleted": parts.deleted.json, "inserted": parts.inserted.json, "moved": .array(parts.moved),
+            "updated": parts.updated.json, "ids": .array(ids.map { .string($0.description) }),
         ]
         if let columns = Self.columns(entry) {
             o["keys"] = .array(columns.map { .string($0.name) })

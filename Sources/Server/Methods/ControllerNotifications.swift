@@ -81,11 +81,18 @@ extension Outbox {
     /// `controller/didChange` (mode "difference"). An empty cycle sends nothing either way.
     /// `values` holds what the cycle's other controllers of the context already read.
     func send(_ events: [ControllerEvent], of entry: ControllersState.Entry, values: CycleValues) {
-        guard !events.isEmpty else { return }
-        switch entry.delivery {
-        case .rows: for event in events { send(event, of: entry, values: values) }
-        case .difference:
-            send(ControllerNotifications.didChange, ControllerDifference(events, of: entry, values: values))
+        send(.events(events), of: entry, values: values)
+    }
+
+    /// A fill goes into `controller/didChange` as it is; rows mode spells it out per row.
+    func send(_ cycle: CycleNotifications, of entry: ControllersState.Entry, values: CycleValues) {
+        switch (cycle, entry.delivery) {
+        case (.events(let events), _) where events.isEmpty: return
+        case (.filled(let fill), .difference):
+            send(ControllerNotifications.didChange, ControllerDifference(fill, of: entry, values: values))
+        case (_, .difference):
+            send(ControllerNotifications.didChange, ControllerDifference(cycle.events, of: entry, values: values))
+        case (_, .rows): for event in cycle.events { send(event, of: entry, values: values) }
         }
     }
 

@@ -49,7 +49,7 @@ public final class ControllersState: ChangeCycleObserver {
         var shared: CycleValues?
         for entry in entries where entry.context.name == changeSet.context {
             if shared == nil { shared = CycleValues(entry.context) }
-            outbox.send(entry.controller.apply(changeSet), of: entry, values: shared!)
+            outbox.send(entry.controller.applyCycle(changeSet), of: entry, values: shared!)
         }
     }
 
