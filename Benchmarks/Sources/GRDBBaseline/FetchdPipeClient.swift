@@ -30,6 +30,10 @@ final class FetchdPipeClient {
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         child.standardError = FileHandle(forWritingAtPath: stderrPath)
         try child.run()
+        // The child's ends, closed here: a fetchd that exits is then an end of input (not a
+        // read that waits forever) and a failed write (not a signal).
+        try toChild.fileHandleForReading.close()
+        try fromChild.fileHandleForWriting.close()
     }
 
     /// Ends fetchd politely (EOF on its input) and waits for it.
@@ -128,7 +132,8 @@ final class FetchdPipeClient {
             while true {
                 let next = readLine()
                 lines.append(next)
-                if next.first == UInt8(ascii: "[") { break }
+                // The response, or the end of fetchd's output (`check` reports it).
+                if next.first == UInt8(ascii: "[") || next.isEmpty { break }
             }
         }
         return (elapsed, lines)
