@@ -7,8 +7,9 @@ import Testing
 /// A batch insert into an empty entity fills a difference-mode controller straight from its
 /// rows (`ControllerFill`), without one event per row in between. Its `controller/didChange`
 /// must be what the events give: a twin with the same request, kept on the incremental path,
-/// gets the same message but for its name. Sections, windows, predicates and values vary
-/// with the seed.
+/// gets the same message but for its name. In rows mode the fill is spelled out per row: a
+/// fill twin and an incremental twin send the same notifications. Sections, windows,
+/// predicates and values vary with the seed.
 @Suite struct DifferenceFillTests {
     static let names: [JSON] = ["Ann", "bob", "Cy", "Zoë", ""]
 
@@ -40,14 +41,14 @@ import Testing
             "notify": rng.next(2) == 0 ? ["mode": "difference"] : ["mode": "difference", "objects": false],
         ]
         if rng.next(2) == 0 { params["sectionNameKeyPath"] = "group.title" }
-        for name in ["fill", "events"] {
+        for name in ["fill", "events", "rowsFill", "rowsEvents"] {
             params["name"] = .string(name)
+            if name == "rowsFill" { params["notify"] = nil }
             _ = try s.call("controller/create", .object(params)).get()
         }
-        let fill = s.controllers.entries[0].controller
-        let events = s.controllers.entries[1].controller
-        fill.rebuildOverride = true
-        events.rebuildOverride = false
+        let twins = s.controllers.entries.map(\.controller)
+        let (fill, events) = (twins[0], twins[1])
+        for (i, twin) in twins.enumerated() { twin.rebuildOverride = i % 2 == 0 }
         s.endOfCycle()
         _ = s.takeNotifications()
 
@@ -59,7 +60,8 @@ import Testing
         }
         _ = try s.call("store/batchInsert", ["entity": "Contact", "objects": .array(rows)]).get()
         s.endOfCycle()
-        let sent = s.takeNotifications().filter { $0.method == "controller/didChange" }
+        let notes = s.takeNotifications()
+        let sent = notes.filter { $0.method == "controller/didChange" }
         let byFill = try #require(sent.first { $0.params?["controller"] == "fill" }?.params?.objectValue)
         let byEvents = try #require(sent.first { $0.params?["controller"] == "events" }?.params)
         #expect(sent.count == 2)
@@ -68,5 +70,16 @@ import Testing
         var renamed = byFill
         renamed["controller"] = "events"
         #expect(JSON.object(renamed) == byEvents, "seed \(seed)")
+
+        func stream(_ name: JSON) -> [JSON] {
+            notes.filter { $0.params?["controller"] == name }.map { note in
+                var p = note.params?.objectValue ?? [:]
+                p["controller"] = nil
+                return ["method": .string(note.method), "params": .object(p)]
+            }
+        }
+        #expect(twins[2].lastCycleRebuilt && !twins[3].lastCycleRebuilt)
+        #expect(stream("rowsFill").count >= fill.count + 2, "will, a row each, did")
+        #expect(stream("rowsFill") == stream("rowsEvents"), "seed \(seed)")
     }
 }
