@@ -109,7 +109,7 @@ enum PGHistorySchema {
             let fn = { (suffix: String) in PGSchema.qn(functionPrefix + name + "_" + suffix) }
             return [
                 "CREATE TRIGGER \(trigger("lock")) BEFORE INSERT OR UPDATE OR DELETE ON \(t) FOR EACH STATEMENT EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + "lock"))()",
-                "CREATE TRIGGER \(trigger("insert")) AFTER INSERT ON \(t) REFERENCING NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION \(fn("insert"))()",
+                insertTrigger(t, name),
                 "CREATE TRIGGER \(trigger("delete")) AFTER DELETE ON \(t) REFERENCING OLD TABLE AS o FOR EACH STATEMENT EXECUTE FUNCTION \(fn("delete"))()",
                 "CREATE TRIGGER \(trigger("truncate")) BEFORE TRUNCATE ON \(t) FOR EACH STATEMENT EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + "truncate"))()",
             ]
@@ -204,6 +204,23 @@ enum PGHistorySchema {
         }
         return sql
     }
+
+    /// The statement trigger recording a table's inserts (`t` quoted, `name` unquoted).
+    static func insertTrigger(_ t: String, _ name: String) -> String {
+        "CREATE TRIGGER \(insertTriggerName(name)) AFTER INSERT ON \(t) REFERENCING NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + name + "_insert"))()"
+    }
+
+    static func insertTriggerName(_ name: String) -> String {
+        PGSchema.qn(HistorySchema.triggerPrefix + name + "_insert")
+    }
+
+    /// A run of consecutive new rows of one entity as the insert trigger records it (one
+    /// row, `other` the last number unless it is the first): $1 token, $2 entity, $3 first,
+    /// $4 last or NULL. For a bulk load that writes its run with the trigger dropped.
+    static let recordInsertRun = """
+        INSERT INTO \(history) (seq, txn, time, entity, pk, op, other)
+          SELECT coalesce(max(seq), 0) + 1, $1, NULL, $2, $3, 'I', $4 FROM \(history)
+        """
 
     /// Drops every trigger function of the schema (CASCADE takes their triggers): a
     /// migration makes them anew for the new columns.

@@ -1,0 +1,93 @@
+import Model
+import Postgres
+import TestSupport
+import Testing
+
+@testable import Store
+
+/// A bulk load into PostgreSQL (many rows, at least as many as the table holds) records its
+/// run of numbers itself, with the insert trigger dropped for the COPY and made again in the
+/// same transaction: the history must read as the trigger would have written it, and the
+/// trigger must be there afterwards whatever happened.
+@Suite(.serialized) struct PGBulkLoadTests {
+    static let rows = SQLiteStore.bulkIndexRebuild
+
+    private func contacts(_ numbers: [Int64], group: ObjectID? = nil) -> StoreBatch {
+        var batch = StoreBatch()
+        for n in numbers {
+            let values: Snapshot = [
+                "name": .string("c\(n)"), "age": .integer(n % 90), "group": group.map(Value.object) ?? .null,
+            ]
+            batch.inserts.append((ObjectID(entity: "Contact", number: n), values))
+        }
+        return batch
+    }
+
+    /// The history rows of the transaction `token` as (op, pk, other).
+    private func recorded(_ raw: PGConnection, after token: Int64) throws -> [[String?]] {
+        try raw.exec(
+            "SELECT op, pk::text, other::text FROM \"_fetchd_history\" WHERE seq > \(token) AND entity = 'Contact' ORDER BY seq"
+        ).rows
+    }
+
+    /// Whether a plain client's insert is recorded: the insert trigger is in place.
+    private func triggerRecords(_ store: PGStore, _ raw: PGConnection) throws -> Bool {
+        let before = try store.currentToken
+        try raw.exec("INSERT INTO \"Contact\" (name, age) VALUES ('plain', 1)")
+        let h = try store.history(after: before)
+        return h.count == 1 && h[0].isExternalClient && h[0].changes.map(\.operation) == [.insert]
+    }
+
+    @Test func aRunIsRecordedAsOneRowAndTheTriggerIsBack() throws {
+        let scratch = try PGScratch("pgbulk_run")
+        let store = try scratch.open()
+        defer { store.close() }
+        let raw = try scratch.client()
+        let numbers = try store.reserveIDs(for: "Contact", count: Self.rows)
+        let start = try store.currentToken
+        try store.write(contacts(Array(numbers)))
+        #expect(try store.count(entity: "Contact", filter: nil) == Self.rows)
+        #expect(
+            try recorded(raw, after: start) == [["I", String(numbers.lowerBound), String(numbers.upperBound - 1)]])
+        let h = try store.history(after: start)
+        #expect(h.count == 1)
+        #expect(!h[0].isExternalClient)
+        #expect(h[0].changes.count == Self.rows)
+        #expect(h[0].changes.allSatisfy { $0.operation == .insert })
+        #expect(try store.read(ObjectID(entity: "Contact", number: numbers.lowerBound + 7))?.values["age"] != nil)
+        #expect(try triggerRecords(store, raw))
+    }
+
+    @Test func scatteredNumbersAreLeftToTheTrigger() throws {
+        let scratch = try PGScratch("pgbulk_scattered")
+        let store = try scratch.open()
+        defer { store.close() }
+        let raw = try scratch.client()
+        let reserved = try store.reserveIDs(for: "Contact", count: Self.rows + 1)
+        // One number skipped in the middle: two runs, as the trigger finds them.
+        let middle = reserved.lowerBound + Int64(Self.rows / 2)
+        let start = try store.currentToken
+        try store.write(contacts(reserved.filter { $0 != middle }))
+        #expect(
+            try recorded(raw, after: start) == [
+                ["I", String(reserved.lowerBound), String(middle - 1)],
+                ["I", String(middle + 1), String(reserved.upperBound - 1)],
+            ])
+        #expect(try triggerRecords(store, raw))
+    }
+
+    @Test func aFailedLoadLeavesNothingAndKeepsTheTrigger() throws {
+        let scratch = try PGScratch("pgbulk_failed")
+        let store = try scratch.open()
+        defer { store.close() }
+        let raw = try scratch.client()
+        let numbers = try store.reserveIDs(for: "Contact", count: Self.rows)
+        let start = try store.currentToken
+        // A group that does not exist: the foreign key refuses the load after the COPY.
+        let missing = ObjectID(entity: "Group", number: 999_999)
+        #expect(throws: EngineError.self) { try store.write(contacts(Array(numbers), group: missing)) }
+        #expect(try store.count(entity: "Contact", filter: nil) == 0)
+        #expect(try recorded(raw, after: start).isEmpty)
+        #expect(try triggerRecords(store, raw))
+    }
+}
