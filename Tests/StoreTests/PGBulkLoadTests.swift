@@ -40,59 +40,59 @@ import Testing
         }
     }
 
-    @Test func aRunIsRecordedAsOneRowAndTheTriggerIsBack() throws {
-        let scratch = try PGScratch("pgbulk_run")
+    /// `body` on a store on a fresh schema and a plain client on it; then, whatever the body
+    /// did, the insert trigger must be in place: a plain client's insert is recorded.
+    private func withStore(_ name: String, _ body: (PGStore, PGConnection) throws -> Void) throws {
+        let scratch = try PGScratch(name)
         let store = try scratch.open()
         defer { store.close() }
         let raw = try scratch.client()
-        let numbers = try store.reserveIDs(for: "Contact", count: Self.rows)
-        let start = try store.currentToken
-        try store.write(contacts(Array(numbers)))
-        #expect(try store.count(entity: "Contact", filter: nil) == Self.rows)
-        #expect(
-            try recorded(raw, after: start) == [["I", String(numbers.lowerBound), String(numbers.upperBound - 1)]])
-        let h = try store.history(after: start)
-        #expect(h.count == 1)
-        #expect(!h[0].isExternalClient)
-        #expect(h[0].changes.count == Self.rows)
-        #expect(h[0].changes.allSatisfy { $0.operation == .insert })
-        #expect(try store.read(ObjectID(entity: "Contact", number: numbers.lowerBound + 7))?.values["age"] != nil)
+        try body(store, raw)
         let plain = try plainInsertRecorded(store, raw)
         #expect(plain == ["plain insert"])
+    }
+
+    @Test func aRunIsRecordedAsOneRowAndTheTriggerIsBack() throws {
+        try withStore("pgbulk_run") { store, raw in
+            let numbers = try store.reserveIDs(for: "Contact", count: Self.rows)
+            let start = try store.currentToken
+            try store.write(contacts(Array(numbers)))
+            #expect(try store.count(entity: "Contact", filter: nil) == Self.rows)
+            #expect(
+                try recorded(raw, after: start) == [["I", String(numbers.lowerBound), String(numbers.upperBound - 1)]])
+            let h = try store.history(after: start)
+            #expect(h.count == 1)
+            #expect(!h[0].isExternalClient)
+            #expect(h[0].changes.count == Self.rows)
+            #expect(h[0].changes.allSatisfy { $0.operation == .insert })
+            #expect(try store.read(ObjectID(entity: "Contact", number: numbers.lowerBound + 7))?.values["age"] != nil)
+        }
     }
 
     @Test func scatteredNumbersAreLeftToTheTrigger() throws {
-        let scratch = try PGScratch("pgbulk_scattered")
-        let store = try scratch.open()
-        defer { store.close() }
-        let raw = try scratch.client()
-        let reserved = try store.reserveIDs(for: "Contact", count: Self.rows + 1)
-        // One number skipped in the middle: two runs, as the trigger finds them.
-        let middle = reserved.lowerBound + Int64(Self.rows / 2)
-        let start = try store.currentToken
-        try store.write(contacts(reserved.filter { $0 != middle }))
-        #expect(
-            try recorded(raw, after: start) == [
-                ["I", String(reserved.lowerBound), String(middle - 1)],
-                ["I", String(middle + 1), String(reserved.upperBound - 1)],
-            ])
-        let plain = try plainInsertRecorded(store, raw)
-        #expect(plain == ["plain insert"])
+        try withStore("pgbulk_scattered") { store, raw in
+            let reserved = try store.reserveIDs(for: "Contact", count: Self.rows + 1)
+            // One number skipped in the middle: two runs, as the trigger finds them.
+            let middle = reserved.lowerBound + Int64(Self.rows / 2)
+            let start = try store.currentToken
+            try store.write(contacts(reserved.filter { $0 != middle }))
+            #expect(
+                try recorded(raw, after: start) == [
+                    ["I", String(reserved.lowerBound), String(middle - 1)],
+                    ["I", String(middle + 1), String(reserved.upperBound - 1)],
+                ])
+        }
     }
 
     @Test func aFailedLoadLeavesNothingAndKeepsTheTrigger() throws {
-        let scratch = try PGScratch("pgbulk_failed")
-        let store = try scratch.open()
-        defer { store.close() }
-        let raw = try scratch.client()
-        let numbers = try store.reserveIDs(for: "Contact", count: Self.rows)
-        let start = try store.currentToken
-        // A group that does not exist: the foreign key refuses the load after the COPY.
-        let missing = ObjectID(entity: "Group", number: 999_999)
-        #expect(throws: EngineError.self) { try store.write(contacts(Array(numbers), group: missing)) }
-        #expect(try store.count(entity: "Contact", filter: nil) == 0)
-        #expect(try recorded(raw, after: start).isEmpty)
-        let plain = try plainInsertRecorded(store, raw)
-        #expect(plain == ["plain insert"])
+        try withStore("pgbulk_failed") { store, raw in
+            let numbers = try store.reserveIDs(for: "Contact", count: Self.rows)
+            let start = try store.currentToken
+            // A group that does not exist: the foreign key refuses the load after the COPY.
+            let missing = ObjectID(entity: "Group", number: 999_999)
+            #expect(throws: EngineError.self) { try store.write(contacts(Array(numbers), group: missing)) }
+            #expect(try store.count(entity: "Contact", filter: nil) == 0)
+            #expect(try recorded(raw, after: start).isEmpty)
+        }
     }
 }
