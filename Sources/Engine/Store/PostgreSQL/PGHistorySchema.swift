@@ -216,7 +216,8 @@ enum PGHistorySchema {
 
     /// A run of consecutive new rows of one entity as the insert trigger records it (one
     /// row, `other` the last number unless it is the first): $1 token, $2 entity, $3 first,
-    /// $4 last or NULL. For a bulk load that writes its run with the trigger dropped.
+    /// $4 last or NULL. For a bulk load that writes its run with the trigger dropped; its
+    /// numbers come from the entity's sequence, so the trigger's `setval` has nothing to do.
     static let recordInsertRun = """
         INSERT INTO \(history) (seq, txn, time, entity, pk, op, other)
           SELECT coalesce(max(seq), 0) + 1, $1, NULL, $2, $3, 'I', $4 FROM \(history)

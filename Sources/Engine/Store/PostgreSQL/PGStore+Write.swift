@@ -297,7 +297,6 @@ extension PGStore {
 
     /// An object's links become exactly the snapshot's: links no longer there are removed,
     /// new ones added (unchanged ones stay, so they leave no history).
-
     private func writeLinks(_ c: PGConnection, _ s: PGEntitySQL, _ id: ObjectID, _ values: Snapshot) throws {
         for (i, (relationship, unlink)) in s.unlinkOthers.enumerated() {
             guard case .objects(let targets)? = values[relationship] else { continue }
