@@ -93,3 +93,39 @@ import Testing
         #expect(firstDifference == nil)
     }
 }
+
+@Suite struct PGCopyBinaryTests {
+    /// Each binary field as its type's send format: the server reads back the same values
+    /// (doubles compared bit for bit through `float8send`).
+    @Test func everyColumnTypeReadsBackAsWritten() throws {
+        let db = try PGTestDatabase.connect()
+        try PGTestDatabase.freshSchema(db, "wrapper_copy_binary")
+        try db.exec("CREATE TABLE \"Odd Name\" (id bigint, d double precision, b boolean, t text, bin bytea)")
+        let texts = ["", "tab\there\n", "back\\slash \\N", "é 😀 \u{1}"]
+        let doubles: [Double] = [0.1 + 0.2, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, 1e300]
+        let rows = (0..<3000).map { i in (Int64(i) * 3_000_000_007 - 4_000_000_000_000, i) }
+        let n = try db.copyRowsBinary(into: "Odd Name", columns: ["id", "d", "b", "t", "bin"], rows) { row, buffer in
+            let (id, i) = row
+            buffer.row(fields: 5)
+            buffer.int8(id)
+            if i % 7 == 6 { buffer.null() } else { buffer.float8(doubles[i % doubles.count]) }
+            buffer.bool(i % 2 == 0)
+            buffer.text(texts[i % texts.count])
+            [UInt8(i % 256), 0, 92, 10].withUnsafeBufferPointer { buffer.raw($0) }
+        }
+        #expect(n == rows.count)
+        let back = try db.exec(
+            "SELECT r.id::text AS k, encode(float8send(d), 'hex'), b::text, t, encode(bin, 'hex') FROM \"Odd Name\" AS r ORDER BY r.id"
+        )
+        let want: [[String?]] = rows.sorted { $0.0 < $1.0 }.map { id, i in
+            let bits = doubles[i % doubles.count].bitPattern
+            let d: String? =
+                i % 7 == 6
+                ? nil : (String(repeating: "0", count: bits.leadingZeroBitCount / 4) + String(bits, radix: 16))
+            let hex = [UInt8(i % 256), 0, 92, 10].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            return [String(id), d, i % 2 == 0 ? "true" : "false", texts[i % texts.count], hex]
+        }
+        #expect(back.rows.count == want.count)
+        #expect(zip(back.rows, want).first { $0.0 != $0.1 } == nil)
+    }
+}

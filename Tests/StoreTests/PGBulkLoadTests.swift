@@ -8,7 +8,8 @@ import Testing
 /// A bulk load into PostgreSQL (many rows, at least as many as the table holds) records its
 /// run of numbers itself, with the insert trigger dropped for the COPY and made again in the
 /// same transaction: the history must read as the trigger would have written it, and the
-/// trigger must be there afterwards whatever happened.
+/// trigger must be there afterwards whatever happened. So must the primary key, which a
+/// load drops for its COPY when no foreign key refers to the table.
 @Suite(.serialized) struct PGBulkLoadTests {
     static let rows = SQLiteStore.bulkIndexRebuild
 
@@ -50,6 +51,17 @@ import Testing
         try body(store, raw)
         let plain = try plainInsertRecorded(store, raw)
         #expect(plain == ["plain insert"])
+        #expect(try primaryKeys(raw) == ["Contact_pkey", "Group_pkey"])
+    }
+
+    /// The primary key constraints of the schema's entity tables, by name.
+    private func primaryKeys(_ raw: PGConnection) throws -> [String] {
+        try raw.exec(
+            """
+            SELECT conname FROM pg_constraint WHERE contype = 'p' AND conrelid IN ('"Contact"'::regclass, '"Group"'::regclass)
+            ORDER BY conname
+            """
+        ).rows.map { $0[0] ?? "" }
     }
 
     @Test func aRunIsRecordedAsOneRowAndTheTriggerIsBack() throws {
@@ -66,7 +78,59 @@ import Testing
             #expect(h[0].changes.count == Self.rows)
             #expect(h[0].changes.allSatisfy { $0.operation == .insert })
             #expect(try store.read(ObjectID(entity: "Contact", number: numbers.lowerBound + 7))?.values["age"] != nil)
+            // The primary key made again holds: a number the load wrote is refused.
+            #expect(throws: PGError.self) {
+                try raw.exec("INSERT INTO \"Contact\" (\"_pk\", name) VALUES (\(numbers.lowerBound), 'again')")
+            }
         }
+    }
+
+    /// Tables another's foreign key refers to keep their primary key through a load (it
+    /// cannot go while a constraint needs it): Contact (the tags join table) and Group
+    /// (Contact.group). One nothing refers to loses it for the COPY and has it back after.
+    static let notes = ObjectModel(entities: [
+        Entity(name: "Note", attributes: [Attribute(name: "text", type: .string, optional: true)])
+    ])
+
+    @Test func onlyATableNoForeignKeyNeedsLosesItsPrimaryKeyForTheCopy() throws {
+        try withStore("pgbulk_keys") { store, _ in
+            let c = try store.db()
+            #expect(try store.droppablePrimaryKey(c, "Contact") == nil)
+            #expect(try store.droppablePrimaryKey(c, "Group") == nil)
+        }
+        let scratch = try PGScratch("pgbulk_notes")
+        let store = try scratch.open(Self.notes)
+        defer { store.close() }
+        let raw = try scratch.client()
+        #expect(try store.droppablePrimaryKey(try store.db(), "Note") == "Note_pkey")
+        func notes(_ numbers: some Sequence<Int64>) -> StoreBatch {
+            var batch = StoreBatch()
+            for n in numbers { batch.inserts.append((ObjectID(entity: "Note", number: n), ["text": .string("n\(n)")])) }
+            return batch
+        }
+        let first = try store.reserveIDs(for: "Note", count: Self.rows)
+        try store.write(notes(first))
+        #expect(try store.count(entity: "Note", filter: nil) == Self.rows)
+        func noteKey() throws -> [String?] {
+            try raw.exec("SELECT conname FROM pg_constraint WHERE contype = 'p' AND conrelid = '\"Note\"'::regclass")
+                .rows
+                .map { $0[0] }
+        }
+        #expect(try noteKey() == ["Note_pkey"])
+        #expect(throws: PGError.self) {
+            try raw.exec("INSERT INTO \"Note\" (\"_pk\", text) VALUES (\(first.lowerBound), 'again')")
+        }
+        // A second load (the table holds no more rows than it brings) with a number already
+        // taken: the COPY takes it, the key made again after refuses it, and the rollback
+        // leaves the rows, the key and the trigger as they were.
+        let second = try store.reserveIDs(for: "Note", count: Self.rows)
+        let start = try store.currentToken
+        #expect(throws: EngineError.self) { try store.write(notes(Array(second.dropLast()) + [first.lowerBound])) }
+        #expect(try store.count(entity: "Note", filter: nil) == Self.rows)
+        #expect(try noteKey() == ["Note_pkey"])
+        #expect(try store.history(after: start).isEmpty)
+        try raw.exec("INSERT INTO \"Note\" (text) VALUES ('plain')")
+        #expect(try store.history(after: start).map(\.isExternalClient) == [true])
     }
 
     @Test func scatteredNumbersAreLeftToTheTrigger() throws {

@@ -153,6 +153,7 @@ extension PGStore {
             var k = 0
             let inserts = batch.inserts
             var rebuilt: [Entity] = []
+            var droppedKeys: [(entity: String, constraint: String)] = []
             while k < inserts.count {
                 let entity = inserts[k].0.entity
                 let (t, s) = try entityTables(entity)
@@ -173,12 +174,20 @@ extension PGStore {
                         _ = try c.exec(
                             "DROP TRIGGER \(PGHistorySchema.insertTriggerName(entity)) ON \(PGSchema.q(entity))")
                     }
+                    // A bulk load also drops the primary key when no foreign key needs it
+                    // (made again with the indexes below): keeping its B-tree up costs the
+                    // COPY about as much again as writing the rows; one sort after, a third.
+                    let key = bulk ? try droppablePrimaryKey(c, entity) : nil
+                    if let key {
+                        _ = try c.exec("ALTER TABLE \(PGSchema.q(entity)) DROP CONSTRAINT \(PGSchema.q(key))")
+                    }
                     // Many rows: one COPY (the statement triggers record them as one run).
-                    try c.copyRows(
+                    try c.copyRowsBinary(
                         into: entity,
                         columns: [SchemaNaming.primaryKey] + t.attributes.map(\.name) + t.toOne.map(\.name),
                         inserts[k..<end]
-                    ) { row, buffer in Self.copyFields(t, row.0, row.1, into: &buffer) }
+                    ) { row, buffer in try Self.copyRow(t, row.0, row.1, into: &buffer) }
+                    if let key { droppedKeys.append((entity, key)) }
                     if let run {
                         _ = try c.execPrepared(
                             PGHistorySchema.recordInsertRun,
@@ -203,10 +212,16 @@ extension PGStore {
                 for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
                 k = end
             }
-            if !rebuilt.isEmpty {
-                // CREATE INDEX refuses a table with foreign-key checks still pending: they run
-                // now (every row of the batch is in by here), then checks wait for COMMIT again.
+            if !rebuilt.isEmpty || !droppedKeys.isEmpty {
+                // CREATE INDEX and ALTER TABLE refuse a table with foreign-key checks still
+                // pending: they run now (every row of the batch is in by here), then checks
+                // wait for COMMIT again. The keys first: a number taken twice fails there.
                 _ = try c.exec("SET CONSTRAINTS ALL IMMEDIATE")
+                for (entity, constraint) in droppedKeys {
+                    _ = try c.exec(
+                        "ALTER TABLE \(PGSchema.q(entity)) ADD CONSTRAINT \(PGSchema.q(constraint)) PRIMARY KEY (\(PGSchema.q(SchemaNaming.primaryKey)))"
+                    )
+                }
                 for e in rebuilt { for sql in PGSchema.indexes(e) { _ = try c.exec(sql) } }
                 _ = try c.exec("SET CONSTRAINTS ALL DEFERRED")
             }
@@ -250,21 +265,49 @@ extension PGStore {
         return out
     }
 
-    /// A new row's columns in COPY order (key, attributes, to-ones) straight into the COPY
-    /// text: integers without an intermediate string, the rest as their parameter text.
-    static func copyFields(_ t: EntityTable, _ id: ObjectID, _ values: Snapshot, into buffer: inout PGCopyBuffer) {
-        buffer.field(id.number)
-        for a in t.attributes { copyField(values[a.name] ?? .null, into: &buffer) }
-        for r in t.toOne { copyField(values[r.name] ?? .null, into: &buffer) }
+    /// A new row in COPY's binary format, columns in COPY order (key, attributes, to-ones),
+    /// each value as its column's type (`PGValueEncoding.columnType`) sends it: the server
+    /// parses no text, and nothing is formatted or escaped here.
+    static func copyRow(_ t: EntityTable, _ id: ObjectID, _ values: Snapshot, into buffer: inout PGCopyBinaryBuffer)
+        throws(EngineError)
+    {
+        buffer.row(fields: 1 + t.attributes.count + t.toOne.count)
+        buffer.int8(id.number)
+        for a in t.attributes {
+            let v = values[a.name] ?? .null
+            guard copyValue(v, a.type, into: &buffer) else { throw unfit(id, a.name, v) }
+        }
+        for r in t.toOne {
+            switch values[r.name] ?? .null {
+            case .object(let target): buffer.int8(target.number)
+            case .null: buffer.null()
+            case let v: throw unfit(id, r.name, v)
+            }
+        }
     }
 
-    private static func copyField(_ v: Value, into buffer: inout PGCopyBuffer) {
-        switch v {
-        case .integer(let i): buffer.field(i)
-        case .object(let id): buffer.field(id.number)
-        case .string(let s), .uuid(let s): buffer.field(s)
-        default: buffer.field(PGValueEncoding.parameter(v))
+    /// Appends `v` as a column of `type`'s PostgreSQL type; false when it is not a value
+    /// of that type (the checks before a write make that an internal error).
+    private static func copyValue(_ v: Value, _ type: AttributeType, into buffer: inout PGCopyBinaryBuffer) -> Bool {
+        switch (type, v) {
+        case (_, .null): buffer.null()
+        case (.integer, .integer(let i)): buffer.int8(i)
+        case (.double, .double(let d)), (.double, .date(let d)), (.date, .date(let d)), (.date, .double(let d)):
+            buffer.float8(d)
+        case (.double, .integer(let i)), (.date, .integer(let i)): buffer.float8(Double(i))
+        case (.boolean, .bool(let b)): buffer.bool(b)
+        case (.string, .string(let s)), (.string, .uuid(let s)), (.uuid, .uuid(let s)), (.uuid, .string(let s)):
+            buffer.text(s)
+        case (.binary, .binary(let bytes)): bytes.withUnsafeBufferPointer { buffer.raw($0) }
+        default: return false
         }
+        return true
+    }
+
+    private static func unfit(_ id: ObjectID, _ key: String, _ v: Value) -> EngineError {
+        EngineError(
+            .storeError, "\(id).\(key) holds a value its column cannot take: \(v)",
+            [("id", .string(id.description)), ("key", .string(key))])
     }
 
     /// Whether the rows are a bulk load: many, and at least as many as the table holds. A
@@ -281,6 +324,20 @@ extension PGStore {
                 "SELECT count(*) FROM (SELECT 1 FROM \(PGSchema.q(e.name)) LIMIT \(rows + 1)) AS held"
             ).int64(0, 0) ?? 0
         return held <= rows
+    }
+
+    /// The name of the entity's primary key constraint when the table is in no foreign key:
+    /// none refers to it (a to-one or a join table, of another entity or its own) and it has
+    /// none of its own, so no constraint needs the key and no check of its rows is pending
+    /// (ALTER TABLE refuses a table with pending checks). Else nil.
+    func droppablePrimaryKey(_ c: PGConnection, _ entity: String) throws -> String? {
+        let r = try c.execPrepared(
+            """
+            SELECT p.conname FROM pg_constraint p WHERE p.conrelid = $1::regclass AND p.contype = 'p'
+              AND NOT EXISTS (SELECT 1 FROM pg_constraint f WHERE f.contype = 'f'
+                AND (f.confrelid = p.conrelid OR f.conrelid = p.conrelid))
+            """, [.text(PGSchema.q(entity))])
+        return r.count > 0 ? r[0, 0] : nil
     }
 
     /// The numbers of the rows when they are consecutive and ascending (a reservation's
