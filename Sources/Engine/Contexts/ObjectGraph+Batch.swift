@@ -39,10 +39,10 @@ extension ObjectGraph {
         do {
             return try underWriteLock { () throws(EngineError) in
                 let batch = batchContext()
-                var problems = try Self.rowProblems(rows, rejected, entity, batch, firstRow: held?.rows.count ?? 0)
+                var problems = try Self.rowProblems(rows, rejected, entity, batch, firstRow: held?.count ?? 0)
                 if let held { problems += try held.missingTargets(entity, batch) }
                 try Self.refuse(problems, "rows")
-                let all = held.map { $0.rows + rows } ?? rows
+                let all = held.map { $0.rows(then: rows) } ?? rows
                 releaseLater(all)
                 if let ids = try insertDirectly(entity, all) { return ids }
                 var ids: [ObjectID] = []
@@ -52,7 +52,7 @@ extension ObjectGraph {
                 return ids
             }
         } catch {
-            throw held.map { error.droppingHeld($0.rows.count) } ?? error
+            throw held.map { error.droppingHeld($0.count) } ?? error
         }
     }
 

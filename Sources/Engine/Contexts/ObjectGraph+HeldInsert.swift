@@ -6,9 +6,25 @@ import Store
 /// to fail at the end; the write checks again only what may have changed since: that the
 /// objects the held rows refer to still exist.
 struct HeldInsert {
-    var rows: [Snapshot] = []
+    /// The parts' rows, one list per part as it came: holding a part copies no row.
+    private(set) var parts: [[Snapshot]] = []
+    private(set) var count = 0
     /// The objects the held rows refer to (each existed when its part was checked).
     var targets: Set<ObjectID> = []
+
+    mutating func append(_ rows: [Snapshot]) {
+        parts.append(rows)
+        count += rows.count
+    }
+
+    /// Every held row, in order, then `last`.
+    func rows(then last: [Snapshot]) -> [Snapshot] {
+        var all: [Snapshot] = []
+        all.reserveCapacity(count + last.count)
+        for part in parts { all += part }
+        all += last
+        return all
+    }
 
     /// The held rows that refer to an object deleted since their part was checked.
     func missingTargets(_ entity: Entity, _ view: Context) throws(EngineError) -> [ObjectGraph.BatchProblem] {
@@ -16,7 +32,7 @@ struct HeldInsert {
         for t in targets where try view.object(t) == nil { gone.insert(t) }
         guard !gone.isEmpty else { return [] }
         var problems: [ObjectGraph.BatchProblem] = []
-        for (row, values) in rows.enumerated() {
+        for (row, values) in parts.joined().enumerated() {
             for r in entity.relationships {
                 for t in values[r.name]?.objectIDs ?? [] where gone.contains(t) {
                     problems.append(.init(row: row, key: r.name, reason: InvalidValue.missingTarget("\(t)")))
@@ -41,25 +57,25 @@ extension ObjectGraph {
         let entity = try batchEntity(entityName)
         // Taken out: a part with a problem leaves nothing held.
         var held = heldInserts.removeValue(forKey: entity.name) ?? HeldInsert()
-        let problems = try Self.rowProblems(rows, rejected, entity, batchContext(), firstRow: held.rows.count)
-        do throws(EngineError) { try Self.refuse(problems, "rows") } catch { throw error.droppingHeld(held.rows.count) }
+        let problems = try Self.rowProblems(rows, rejected, entity, batchContext(), firstRow: held.count)
+        do throws(EngineError) { try Self.refuse(problems, "rows") } catch { throw error.droppingHeld(held.count) }
         for values in rows {
             for r in entity.relationships { held.targets.formUnion(values[r.name]?.objectIDs ?? []) }
         }
-        held.rows += rows
+        held.append(rows)
         heldInserts[entity.name] = held
-        return held.rows.count
+        return held.count
     }
 
     /// Drops the rows held for the entity's insert; answers how many there were.
     @discardableResult
     public func dropHeldInsert(_ entityName: String) throws(EngineError) -> Int {
         let entity = try batchEntity(entityName)
-        return heldInserts.removeValue(forKey: entity.name)?.rows.count ?? 0
+        return heldInserts.removeValue(forKey: entity.name)?.count ?? 0
     }
 
     /// How many rows are held for the entity's insert.
-    public func heldInsertCount(_ entityName: String) -> Int { heldInserts[entityName]?.rows.count ?? 0 }
+    public func heldInsertCount(_ entityName: String) -> Int { heldInserts[entityName]?.count ?? 0 }
 }
 
 extension EngineError {

@@ -80,7 +80,9 @@ public struct BatchInsertParams: RPCParams {
         var reader = RowReader(entity)
         // The objects first, then the rows: row numbers count on through both.
         for object in try p.optionalArray("objects", of: JSONObject.self) ?? [] { rows.append(reader.read(object)) }
-        rows += try reader.readColumns(p)
+        // Taken whole when there are no objects: appending would copy every row's reference.
+        let columnar = try reader.readColumns(p)
+        if rows.isEmpty { rows = columnar } else { rows += columnar }
         rejected = reader.rejected
     }
 }
@@ -108,7 +110,8 @@ struct RowReader {
     /// The columnar form's rows (none without `rows`).
     mutating func readColumns(_ p: ParamReader) throws -> [Snapshot] {
         let keys = try p.optionalStringArray("keys")
-        guard let columns = try p.optionalArray("rows", of: [JSON].self) else { return [] }
+        // Each row's array checked as it is read, not copied into a typed list first.
+        guard let columns = try p.optionalArray("rows", of: JSON.self) else { return [] }
         guard let keys else { throw p.mismatch("keys", "the keys of rows", got: "missing") }
         var seen = Set<String>()
         for key in keys where !seen.insert(key).inserted {
@@ -126,8 +129,11 @@ struct RowReader {
         var read: [Value?] = Array(repeating: nil, count: keys.count)
         var out: [Snapshot] = []
         out.reserveCapacity(columns.count)
-        for items in columns {
+        for (n, column) in columns.enumerated() {
             defer { row += 1 }
+            guard case .array(let items) = column else {
+                throw p.mismatch("rows[\(n)]", [JSON].expected, got: column.typeName)
+            }
             guard items.count == keys.count else {
                 rejected.append(.init(row: row, reason: "\(items.count) value(s) for \(keys.count) key(s)"))
                 out.append([:])
