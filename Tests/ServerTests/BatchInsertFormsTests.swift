@@ -99,6 +99,20 @@ import Testing
         // Both outcomes were exercised.
         #expect(written > 0 && written < 60)
     }
+
+    /// A row of `rows` that is not an array is named, and nothing is written.
+    @Test func aRowThatIsNotAnArrayIsNamed() throws {
+        let s = try server()
+        let result = s.call(
+            "store/batchInsert", ["entity": "Contact", "keys": ["name"], "rows": [["Ann"], "Bob", ["Cy"]]])
+        guard case .failure(let e) = result else {
+            Issue.record("accepted: \(result)")
+            return
+        }
+        #expect(e.code == -32602)
+        #expect(e.data?["param"] == "rows[1]")
+        #expect(try contacts(s)["objects"]?.arrayValue?.isEmpty == true)
+    }
 }
 
 extension BatchInsertFormsTests.Rng: RandomNumberGenerator {}
