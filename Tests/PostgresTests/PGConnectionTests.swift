@@ -34,6 +34,23 @@ import Testing
         } catch { #expect(error.sqlState == "22012") }
     }
 
+    /// Integers read in place across bigint's whole range, and text that is not one read
+    /// as strtoll reads it (its leading number, or 0).
+    @Test func integersReadInPlaceCoverTheWholeRange() throws {
+        let db = try PGTestDatabase.connect()
+        let values: [Int64] = [0, 1, -1, 9, -10, 1_000_000_007, .max, .min, .max - 1, .min + 1, 1 << 62]
+        var read: [Int64?] = []
+        try db.execPrepared(
+            "SELECT v FROM unnest($1::bigint[]) AS v UNION ALL SELECT NULL", [.ints(values)]
+        ) { row in read.append(row.int64(0)) }
+        #expect(read == values.map { $0 } + [nil])
+        var odd: [Int64?] = []
+        try db.execPrepared("SELECT unnest(ARRAY['12ab', '', '-', ' 7', '99999999999999999999'])", []) { row in
+            odd.append(row.int64(0))
+        }
+        #expect(odd == [12, 0, 0, 7, .max])
+    }
+
     @Test func errorCarriesSQLStateAndDetail() throws {
         let db = try PGTestDatabase.connect()
         try PGTestDatabase.freshSchema(db, "wrapper_errors")

@@ -111,7 +111,7 @@ struct RowReader {
     mutating func readColumns(_ p: ParamReader) throws -> [Snapshot] {
         let keys = try p.optionalStringArray("keys")
         // Each row's array checked as it is read, not copied into a typed list first.
-        guard let columns = try p.optionalArray("rows", of: JSON.self) else { return [] }
+        guard let columns = try p.optional("rows", as: [JSON].self) else { return [] }
         guard let keys else { throw p.mismatch("keys", "the keys of rows", got: "missing") }
         var seen = Set<String>()
         for key in keys where !seen.insert(key).inserted {
