@@ -363,6 +363,19 @@ import Testing
         #expect(!announcer.drain())
     }
 
+    /// The settings protocol.md lists for fetchd's sessions ("Sessions").
+    @Test func sessionsCarryTheDocumentedSettings() throws {
+        let scratch = try PGScratch("pgstore_session")
+        let store = try scratch.open()
+        defer { store.close() }
+        let c = try store.db()
+        var got: [String?] = []
+        for name in ["search_path", "extra_float_digits", "bytea_output", "parallel_tuple_cost"] {
+            got.append(try c.exec("SHOW \(name)").rows.first?.first ?? nil)
+        }
+        #expect(got == [scratch.schema, "3", "hex", "0.01"])
+    }
+
     @Test func urlCarriesTheSchemaAndHidesThePassword() throws {
         #expect(
             PGURL.splitSchema("postgresql://u@h/db?schema=s1&sslmode=disable") == (
