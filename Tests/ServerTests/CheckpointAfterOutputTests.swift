@@ -50,7 +50,8 @@ import Testing
         send(
             #"{"jsonrpc":"2.0","id":2,"method":"store/batchInsert","params":{"entity":"Note","keys":["n"],"rows":[[1],[2]]}}"#
         )
-        #expect(keptAtAnswer == [1], "the rows were still held when the answer went out")
+        // The rows, and what of the cycle holds them (its changes, the merged run).
+        #expect(keptAtAnswer.count == 1 && keptAtAnswer[0] >= 1, "the rows were still held when the answer went out")
         #expect(server.contexts.graph?.deferredCount == 0, "and freed once it was written")
         #expect(try server.contexts.graph?.context("main").count(entity: "Note") == 2)
     }

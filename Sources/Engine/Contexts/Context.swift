@@ -340,7 +340,13 @@ public final class Context {
                     j += 1
                 }
             }
-            if !changes.isEmpty { graph?.deliver(ChangeSet(context: name, changes: changes, reason: reason)) }
+            if !changes.isEmpty {
+                graph?.deliver(ChangeSet(context: name, changes: changes, reason: reason))
+                // Released after the answer when the graph defers that: a big batch's changes
+                // would otherwise release a million rows here, before the response goes out.
+                graph?.releaseLater(changes)
+            }
+            if run.count > 0 { graph?.releaseLater(run) }
         }
         for child in children { child.processPendingChanges(reason) }
     }

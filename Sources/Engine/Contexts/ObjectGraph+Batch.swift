@@ -44,6 +44,8 @@ extension ObjectGraph {
                 try Self.refuse(problems, "rows")
                 let all = held.map { $0.rows(then: rows) } ?? rows
                 releaseLater(all)
+                // The parts too: each row they hold would be released here, before the answer.
+                if let held { releaseLater(held) }
                 if let ids = try insertDirectly(entity, all) { return ids }
                 var ids: [ObjectID] = []
                 ids.reserveCapacity(all.count)
