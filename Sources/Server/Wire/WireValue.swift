@@ -8,7 +8,7 @@ public enum WireValue {
     /// An attribute's value from JSON. Throws `typeMismatch` (wrong JSON type) or
     /// `invalidValue` (right type, unreadable text), without entity and key (the callers add them).
     public static func value(_ json: JSON, as type: AttributeType) throws(EngineError) -> Value {
-        if json == .null { return .null }
+        if case .null = json { return .null }
         switch (type, json) {
         case (.string, .string(let s)): return .string(s)
         case (.integer, .integer(let i)): return .integer(i)
