@@ -63,20 +63,10 @@ extension PGConnection {
         into table: String, columns: [String], _ rows: some Sequence<Row>,
         fields: (Row, inout PGCopyBinaryBuffer) throws -> Void
     ) throws -> Int {
-        let list = columns.map(quoteIdentifier).joined(separator: ", ")
-        return try copyInBytes("COPY \(quoteIdentifier(table)) (\(list)) FROM STDIN (FORMAT binary)") { send in
-            // Sent in chunks of about 64 KiB, as the text form is.
-            var buffer = PGCopyBinaryBuffer(capacity: 72_000)
-            buffer.bytes += PGCopyBinaryBuffer.header
-            for row in rows {
-                try fields(row, &buffer)
-                if buffer.bytes.count >= 65_536 {
-                    try send(buffer.bytes)
-                    buffer.removeAll()
-                }
-            }
-            buffer.bytes += PGCopyBinaryBuffer.trailer
-            try send(buffer.bytes)
-        }
+        var start = PGCopyBinaryBuffer(capacity: 72_000)
+        start.bytes += PGCopyBinaryBuffer.header
+        return try copyInChunks(
+            "COPY \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) FROM STDIN (FORMAT binary)",
+            rows, into: start, trailer: PGCopyBinaryBuffer.trailer, row: fields)
     }
 }

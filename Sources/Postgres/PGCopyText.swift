@@ -92,19 +92,43 @@ extension PGConnection {
         into table: String, columns: [String], _ rows: some Sequence<Row>,
         fields: (Row, inout PGCopyBuffer) throws -> Void
     ) throws -> Int {
-        let list = columns.map(quoteIdentifier).joined(separator: ", ")
-        return try copyInBytes("COPY \(quoteIdentifier(table)) (\(list)) FROM STDIN") { send in
-            // Sent in chunks of about 64 KiB: one call per row costs more than the copying.
-            var buffer = PGCopyBuffer(capacity: 72_000)
-            for row in rows {
-                try fields(row, &buffer)
-                buffer.endRow()
+        try copyInChunks(
+            "COPY \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) FROM STDIN",
+            rows, into: PGCopyBuffer(capacity: 72_000)
+        ) { row, buffer in
+            try fields(row, &buffer)
+            buffer.endRow()
+        }
+    }
+}
+
+/// A COPY stream built in one reused byte buffer.
+protocol PGCopyChunk {
+    var bytes: [UInt8] { get }
+    mutating func removeAll()
+}
+
+extension PGCopyBuffer: PGCopyChunk {}
+extension PGCopyBinaryBuffer: PGCopyChunk {}
+
+extension PGConnection {
+    /// Runs `sql` (a `COPY … FROM STDIN`) and sends `rows` as `row` writes them into
+    /// `buffer`, in chunks of about 64 KiB (one call per row costs more than the copying);
+    /// `buffer` may start with a header, and `trailer` ends the stream.
+    func copyInChunks<Row, Buffer: PGCopyChunk>(
+        _ sql: String, _ rows: some Sequence<Row>, into buffer: Buffer, trailer: [UInt8] = [],
+        row: (Row, inout Buffer) throws -> Void
+    ) throws -> Int {
+        try copyInBytes(sql) { send in
+            var buffer = buffer
+            for r in rows {
+                try row(r, &buffer)
                 if buffer.bytes.count >= 65_536 {
                     try send(buffer.bytes)
                     buffer.removeAll()
                 }
             }
-            if !buffer.bytes.isEmpty { try send(buffer.bytes) }
+            if !trailer.isEmpty || !buffer.bytes.isEmpty { try send(buffer.bytes + trailer) }
         }
     }
 }
