@@ -124,6 +124,23 @@ import Testing
         }
     }
 
+    /// A value its column cannot take (the checks before a store write never let one
+    /// through) fails the COPY naming the object and key, and writes nothing.
+    @Test func aValueItsColumnCannotTakeFailsTheCopy() throws {
+        let scratch = try PGScratch("pgstore_copy_unfit")
+        let store = try scratch.open(Self.typesModel)
+        defer { store.close() }
+        var batch = StoreBatch()
+        for i in 0..<PGStore.copyThreshold {
+            batch.inserts.append((try store.reserveID(for: "Item"), ["i": i == 7 ? .string("7") : .integer(Int64(i))]))
+        }
+        let error = #expect(throws: EngineError.self) { try store.write(batch) }
+        #expect(error?.kind == .storeError)
+        #expect(error?.detail("key") == .string("i"))
+        #expect(error?.detail("id") == .string(batch.inserts[7].0.description))
+        #expect(try store.count(entity: "Item", filter: nil) == 0)
+    }
+
     @Test func aBulkInsertGoesInByCopyWithItsHistoryAndLinks() throws {
         let scratch = try PGScratch("pgstore_bulk")
         let store = try scratch.open()

@@ -313,14 +313,6 @@ public final class Context {
             // The two lists merged in id order; an id in both is the table's (noted the same way).
             var i = 0
             var j = 0
-            if noted.isEmpty, case .inserted(let rows, let inserted) = run {
-                // A batch insert alone: its rows as they are, the run's lists bound once
-                // rather than once per object.
-                for (id, values) in rows {
-                    changes.append(ChangeSet.Change(id: id, before: nil, after: values, changedKeys: inserted))
-                }
-                j = run.count
-            }
             while i < noted.count || j < run.count {
                 if i < noted.count && (j == run.count || noted[i].key <= run.id(j)) {
                     let (id, before) = noted[i]

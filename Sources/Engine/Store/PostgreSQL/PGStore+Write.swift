@@ -152,51 +152,14 @@ extension PGStore {
         do {
             var k = 0
             let inserts = batch.inserts
-            var rebuilt: [Entity] = []
-            var droppedKeys: [(entity: String, constraint: String)] = []
+            var remake = BulkRemake()
             while k < inserts.count {
                 let entity = inserts[k].0.entity
                 let (t, s) = try entityTables(entity)
                 var end = k + 1
                 while end < inserts.count && inserts[end].0.entity == entity { end += 1 }
                 if end - k >= Self.copyThreshold {
-                    let bulk = try isBulkLoad(c, t.entity, rows: end - k)
-                    if bulk && !PGSchema.indexes(t.entity).isEmpty {
-                        for sql in PGSchema.dropIndexes(t.entity) { _ = try c.exec(sql) }
-                        rebuilt.append(t.entity)
-                    }
-                    // A bulk load of one run of numbers records the run itself: the insert
-                    // trigger would keep every new row in a transition table only to find
-                    // the run's ends (a quarter of the COPY's time). Dropped and made again
-                    // in this transaction, so no other session sees it missing.
-                    let run = bulk ? Self.numberRun(inserts[k..<end]) : nil
-                    if run != nil {
-                        _ = try c.exec(
-                            "DROP TRIGGER \(PGHistorySchema.insertTriggerName(entity)) ON \(PGSchema.q(entity))")
-                    }
-                    // A bulk load also drops the primary key when no foreign key needs it
-                    // (made again with the indexes below): keeping its B-tree up costs the
-                    // COPY about as much again as writing the rows; one sort after, a third.
-                    let key = bulk ? try droppablePrimaryKey(c, entity) : nil
-                    if let key {
-                        _ = try c.exec("ALTER TABLE \(PGSchema.q(entity)) DROP CONSTRAINT \(PGSchema.q(key))")
-                    }
-                    // Many rows: one COPY (the statement triggers record them as one run).
-                    try c.copyRowsBinary(
-                        into: entity,
-                        columns: [SchemaNaming.primaryKey] + t.attributes.map(\.name) + t.toOne.map(\.name),
-                        inserts[k..<end]
-                    ) { row, buffer in try Self.copyRow(t, row.0, row.1, into: &buffer) }
-                    if let key { droppedKeys.append((entity, key)) }
-                    if let run {
-                        _ = try c.execPrepared(
-                            PGHistorySchema.recordInsertRun,
-                            [
-                                .int(writeToken ?? 0), .text(entity), .int(run.lowerBound),
-                                run.count > 1 ? .int(run.upperBound - 1) : nil,
-                            ])
-                        _ = try c.exec(PGHistorySchema.insertTrigger(PGSchema.q(entity), entity))
-                    }
+                    try copyInserts(c, t, inserts[k..<end], &remake)
                     for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
                     k = end
                     continue
@@ -212,19 +175,7 @@ extension PGStore {
                 for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
                 k = end
             }
-            if !rebuilt.isEmpty || !droppedKeys.isEmpty {
-                // CREATE INDEX and ALTER TABLE refuse a table with foreign-key checks still
-                // pending: they run now (every row of the batch is in by here), then checks
-                // wait for COMMIT again. The keys first: a number taken twice fails there.
-                _ = try c.exec("SET CONSTRAINTS ALL IMMEDIATE")
-                for (entity, constraint) in droppedKeys {
-                    _ = try c.exec(
-                        "ALTER TABLE \(PGSchema.q(entity)) ADD CONSTRAINT \(PGSchema.q(constraint)) PRIMARY KEY (\(PGSchema.q(SchemaNaming.primaryKey)))"
-                    )
-                }
-                for e in rebuilt { for sql in PGSchema.indexes(e) { _ = try c.exec(sql) } }
-                _ = try c.exec("SET CONSTRAINTS ALL DEFERRED")
-            }
+            try remake.run(c)
             for (id, values) in batch.updates {
                 let (t, s) = try entityTables(id.entity)
                 let r = try c.execPrepared(s.update, [.int(id.number)] + Self.columnParameters(t, values))
@@ -244,6 +195,65 @@ extension PGStore {
             rollbackWrite()
             throw e
         }
+    }
+
+    /// What bulk loads dropped for their COPYs, made again once every row of the batch is in.
+    struct BulkRemake {
+        var keys: [(entity: String, constraint: String)] = []
+        var indexed: [Entity] = []
+
+        func run(_ c: PGConnection) throws {
+            guard !keys.isEmpty || !indexed.isEmpty else { return }
+            // CREATE INDEX and ALTER TABLE refuse a table with foreign-key checks still
+            // pending: they run now, then checks wait for COMMIT again. The keys first: a
+            // number taken twice fails there.
+            _ = try c.exec("SET CONSTRAINTS ALL IMMEDIATE")
+            for (entity, constraint) in keys {
+                _ = try c.exec(
+                    "ALTER TABLE \(PGSchema.q(entity)) ADD CONSTRAINT \(PGSchema.q(constraint)) PRIMARY KEY (\(PGSchema.q(SchemaNaming.primaryKey)))"
+                )
+            }
+            for e in indexed { for sql in PGSchema.indexes(e) { _ = try c.exec(sql) } }
+            _ = try c.exec("SET CONSTRAINTS ALL DEFERRED")
+        }
+    }
+
+    /// Many new rows of one entity in one COPY. A bulk load (`isBulkLoad`) first drops what
+    /// would be kept up row by row, noting in `remake` what to make again after the batch:
+    /// the indexes, and the primary key when no foreign key needs it (keeping its B-tree up
+    /// costs the COPY about as much again as writing the rows; one sort after, a third). When
+    /// its numbers are one run it also records that run itself with the insert trigger
+    /// dropped for the COPY (the trigger would keep every new row in a transition table only
+    /// to find the run's ends) and made again at once, in this transaction, so no other
+    /// session sees it missing.
+    private func copyInserts(
+        _ c: PGConnection, _ t: EntityTable, _ rows: ArraySlice<(ObjectID, Snapshot)>, _ remake: inout BulkRemake
+    ) throws {
+        let entity = t.entity.name
+        let bulk = try isBulkLoad(c, t.entity, rows: rows.count)
+        if bulk && !PGSchema.indexes(t.entity).isEmpty {
+            for sql in PGSchema.dropIndexes(t.entity) { _ = try c.exec(sql) }
+            remake.indexed.append(t.entity)
+        }
+        let run = bulk ? Self.numberRun(rows) : nil
+        if run != nil {
+            _ = try c.exec("DROP TRIGGER \(PGHistorySchema.insertTriggerName(entity)) ON \(PGSchema.q(entity))")
+        }
+        if bulk, let key = try droppablePrimaryKey(c, entity) {
+            _ = try c.exec("ALTER TABLE \(PGSchema.q(entity)) DROP CONSTRAINT \(PGSchema.q(key))")
+            remake.keys.append((entity, key))
+        }
+        try c.copyRowsBinary(
+            into: entity, columns: [SchemaNaming.primaryKey] + t.attributes.map(\.name) + t.toOne.map(\.name), rows
+        ) { row, buffer in try Self.copyRow(t, row.0, row.1, into: &buffer) }
+        guard let run else { return }
+        _ = try c.execPrepared(
+            PGHistorySchema.recordInsertRun,
+            [
+                .int(writeToken ?? 0), .text(entity), .int(run.lowerBound),
+                run.count > 1 ? .int(run.upperBound - 1) : nil,
+            ])
+        _ = try c.exec(PGHistorySchema.insertTrigger(PGSchema.q(entity), entity))
     }
 
     /// How many consecutive new rows of one entity go in by COPY rather than INSERTs.
