@@ -3,7 +3,9 @@ SWIFT ?= swift
 RELEASE_BIN := .build/release/fetchd
 DEBUG_BIN := .build/debug/fetchd
 
-.PHONY: run test deps build release lint format test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz fuzz sanitize bench bench-transport clean
+PREFIX ?= /usr/local
+
+.PHONY: run test deps build release dist install uninstall test-dist lint format test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz fuzz sanitize bench bench-transport clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -18,10 +20,31 @@ release: deps
 run: release
 	@scripts/run-demo.sh $(RELEASE_BIN)
 
+# What a user installs, none of which needs a Swift toolchain to run: the self-contained
+# binary (static Swift stdlib, stripped) and its man page, completions, Neovim plugin and docs
+# in dist/root, the Debian package dist/fetchd_<version>_<arch>.deb and the Python wheel with
+# the binary inside, dist/fetchd-<version>-*.whl.
+dist: deps
+	@scripts/dist.sh all
+
+# make install PREFIX=/usr/local (the default) DESTDIR=...; make uninstall removes it again.
+install: deps
+	@scripts/dist.sh stage
+	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' scripts/install.sh install
+
+uninstall:
+	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' scripts/install.sh uninstall
+
+# make dist, then each artifact tried as a user would: the binary with the toolchain hidden,
+# make install/uninstall, the .deb (lintian, dpkg -i, dpkg -r), the wheel in a fresh venv,
+# and one version everywhere.
+test-dist: deps
+	@scripts/test-dist.sh
+
 # Everything: Swift tests (the PostgreSQL suites against a throwaway cluster), transcript tests, the pygls interop client, Python, JS and Neovim client tests.
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) lint test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz
+	$(MAKE) lint test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz test-dist
 
 # Swift style: `swift format` (shipped with the toolchain) with the checked-in .swift-format.
 SWIFT_SOURCES := Package.swift Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift

@@ -13,7 +13,9 @@ struct FetchdCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetchd",
         abstract: "NSFetchedResultsController as a JSON-RPC 2.0 backend on stdin/stdout.",
-        discussion: "Logs go to stderr; stdout carries protocol bytes only. See protocol.md.\n\n" + CLIExit.summary,
+        discussion: "Logs go to stderr; stdout carries protocol bytes only. The protocol is protocol.md"
+            + " (installed in share/doc/fetchd/ beside the OpenRPC document, openrpc.json).\n\n"
+            + CLIExit.summary,
         version: FetchdVersion.current,
         subcommands: [
             ReplayCommand.self, DescribeCommand.self, QueryCommand.self, WatchCommand.self,

@@ -15,10 +15,21 @@ public enum SchemaNaming {
     public static let metadataTable = "_fetchd_metadata"
 
     /// `"name"` with embedded quotes doubled.
-    public static func quoted(_ identifier: String) -> String {
-        var out = "\""
-        for c in identifier { out += c == "\"" ? "\"\"" : String(c) }
-        return out + "\""
+    public static func quoted(_ identifier: String) -> String { enclosed(identifier, in: "\"") }
+
+    /// A standard SQL string literal, `'text'` with embedded quotes doubled (SQLite, and
+    /// PostgreSQL with standard_conforming_strings, read nothing else specially).
+    public static func stringLiteral(_ text: String) -> String { enclosed(text, in: "'") }
+
+    private static func enclosed(_ text: String, in quote: Character) -> String {
+        var out = String(quote)
+        out.reserveCapacity(text.utf8.count + 2)
+        for c in text {
+            if c == quote { out.append(quote) }
+            out.append(c)
+        }
+        out.append(quote)
+        return out
     }
 
     /// The join table of a many-to-many relationship: its name, the column holding this

@@ -32,7 +32,7 @@ enum HistorySchema {
     ]
 
     /// `'text'` with embedded quotes doubled.
-    static func literal(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
+    static func literal(_ s: String) -> String { SchemaNaming.stringLiteral(s) }
 
     /// The triggers serve plain clients only: fetchd turns triggers off on its own
     /// connection and records its rows itself (`Store.write`), so its transactions carry

@@ -136,7 +136,7 @@ extension SQLiteStore {
                 let table = SchemaNaming.quoted(name)
                 let scratch = SchemaNaming.quoted("_fetchd_rebuild")
                 let pk = "\(SchemaNaming.quoted(SchemaNaming.primaryKey)) INTEGER PRIMARY KEY"
-                guard let open = sql.firstIndex(of: "("), let pkRange = sql.range(of: pk) else {
+                guard let open = sql.firstIndex(of: "("), let pkRange = sql.firstRange(of: pk) else {
                     throw EngineError(
                         .storeError, "cannot read the layout of table \(name)", [("entity", .string(name))])
                 }

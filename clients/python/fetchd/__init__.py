@@ -24,8 +24,9 @@ from .client import Client
 from .context import Batch, Context
 from .controller import KEEP, Controller
 from .delegate import ControllerDelegate
-from .errors import ConnectionClosed, FetchdError, MirrorError, ProtocolViolation
+from .errors import ConnectionClosed, FetchdError, MirrorError, ProtocolVersionMismatch, ProtocolViolation
 from .framing import LSP, NDJSON
+from .handshake import PROTOCOL_VERSION
 from .locate import find_fetchd
 from .mirror import MirrorSection, TableMirror
 from .protocol import BatchCall, Call, Notification, ProtocolCore, Response
@@ -38,6 +39,7 @@ __all__ = [
     "AsyncBatch", "AsyncClient", "KEEP", "AsyncContext", "AsyncController", "Batch", "BatchCall", "Call", "Calls",
     "ChangeBatch", "Client", "ConnectionClosed", "Context", "Controller", "ControllerDelegate",
     "DELETE", "Difference", "FetchdError", "INSERT", "IndexPath", "LSP", "MOVE", "MirrorError", "MirrorSection",
-    "NDJSON", "Notification", "ObjectChange", "ProtocolCore", "ProtocolViolation", "REQUESTS", "Response",
+    "NDJSON", "Notification", "ObjectChange", "PROTOCOL_VERSION", "ProtocolCore", "ProtocolVersionMismatch",
+    "ProtocolViolation", "REQUESTS", "Response",
     "SectionChange", "SectionInfo", "TableMirror", "UPDATE", "fetch_request", "find_fetchd", "sort",
 ]

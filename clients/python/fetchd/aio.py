@@ -14,10 +14,11 @@ from .context import BatchBase, ContextCalls
 from .controller import KEEP, LiveController, _Keep, with_mode
 from .errors import ConnectionClosed
 from .framing import LSP
+from .handshake import check_initialize_result, default_client_info
 from .locate import find_fetchd
 from .protocol import BatchCall, Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import AsyncMethods
-from .wire_types import ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextUndoResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, StoreOpenResult
+from .wire_types import InitializeParamsClientInfo, InitializeResult, ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextUndoResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -35,6 +36,8 @@ class AsyncClient(AsyncMethods):
         """Attach to streams (call from a running event loop)."""
         self.core = ProtocolCore(framing)
         self.process = process
+        self.binary: Optional[str] = None  # as Client.binary
+        self.server_info: Optional[InitializeResult] = None  # as Client.server_info
         self._reader = reader
         self._writer = writer
         self._futures: Dict[Any, "asyncio.Future[Response]"] = {}
@@ -51,14 +54,34 @@ class AsyncClient(AsyncMethods):
         args: Sequence[str] = (),
         stderr: Any = None,
         env: Optional[Dict[str, str]] = None,
+        initialize: bool = True,
+        client_info: Optional[InitializeParamsClientInfo] = None,
     ) -> "AsyncClient":
+        """As ``Client.spawn``: by default ``initialize`` is the first request and its
+        ``protocolVersion`` is checked."""
         path = find_fetchd(binary)
         process = await asyncio.create_subprocess_exec(
             path, "--framing", framing, *args,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=stderr, env=env, limit=READ_SIZE,
         )
         assert process.stdout is not None and process.stdin is not None
-        return cls(process.stdout, process.stdin, framing=framing, process=process)
+        client = cls(process.stdout, process.stdin, framing=framing, process=process)
+        client.binary = path
+        if initialize:
+            try:
+                await client.initialize(client_info=client_info)
+            except BaseException:
+                await client.close()
+                raise
+        return client
+
+    async def initialize(self, *, client_info: Optional[InitializeParamsClientInfo] = None) -> InitializeResult:
+        """As ``Client.initialize``: raises ProtocolVersionMismatch on another protocol version."""
+        result = await super().initialize(
+            client_info=client_info if client_info is not None else default_client_info())
+        check_initialize_result(result, self.binary)
+        self.server_info = result
+        return result
 
     # -- JSON-RPC -------------------------------------------------------------------------
     async def call(self, call: Call[T]) -> T:

@@ -13,10 +13,11 @@ from .context import Batch, Context
 from .controller import Controller, with_mode
 from .errors import ConnectionClosed
 from .framing import LSP
+from .handshake import check_initialize_result, default_client_info
 from .locate import find_fetchd
 from .protocol import Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import Calls, SyncMethods
-from .wire_types import FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, StoreBatchInsertResult, StoreOpenResult
+from .wire_types import InitializeParamsClientInfo, InitializeResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, StoreBatchInsertResult, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -40,6 +41,10 @@ class Client(SyncMethods):
         self.core = ProtocolCore(framing)
         self.process = process
         self.timeout = timeout
+        # The spawned command (set by spawn/attach): named in a protocol version mismatch.
+        self.binary: Optional[str] = None
+        # initialize's result once the handshake ran (spawn does it by default).
+        self.server_info: Optional[InitializeResult] = None
         self._reader = reader
         self._writer = writer
         self._backlog: List[bytes] = []
@@ -58,11 +63,23 @@ class Client(SyncMethods):
         stderr: Any = None,
         env: Optional[Dict[str, str]] = None,
         timeout: Optional[float] = None,
+        initialize: bool = True,
+        client_info: Optional[InitializeParamsClientInfo] = None,
     ) -> "Client":
         """Start fetchd (see ``find_fetchd`` for where it is looked up) and attach to it.
-        ``stderr`` is passed to subprocess (None: inherit, so its logs show)."""
-        return cls.attach([find_fetchd(binary), "--framing", framing, *args], framing=framing,
-                          stderr=stderr, env=env, timeout=timeout)
+        ``stderr`` is passed to subprocess (None: inherit, so its logs show).
+        ``initialize``: send ``initialize`` (with ``client_info``) first and check its
+        ``protocolVersion`` (ProtocolVersionMismatch, the process closed); False leaves the
+        session uninitialized, for a caller that sends its own."""
+        client = cls.attach([find_fetchd(binary), "--framing", framing, *args], framing=framing,
+                            stderr=stderr, env=env, timeout=timeout)
+        if initialize:
+            try:
+                client.initialize(client_info=client_info)
+            except BaseException:
+                client.close()
+                raise
+        return client
 
     @classmethod
     def attach(
@@ -78,7 +95,19 @@ class Client(SyncMethods):
         process = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                                    env=env, bufsize=0)
         assert process.stdin is not None and process.stdout is not None
-        return cls(process.stdout, process.stdin, framing=framing, process=process, timeout=timeout)
+        client = cls(process.stdout, process.stdin, framing=framing, process=process, timeout=timeout)
+        client.binary = os.fspath(argv[0])
+        return client
+
+    def initialize(self, *, client_info: Optional[InitializeParamsClientInfo] = None) -> InitializeResult:
+        """``initialize`` (the session's first request; ``spawn`` sends it unless told not to),
+        with this client's name and version unless ``client_info`` names another. Raises
+        ProtocolVersionMismatch when fetchd speaks another protocol version than
+        ``fetchd.PROTOCOL_VERSION``; the result is kept as ``server_info``."""
+        result = super().initialize(client_info=client_info if client_info is not None else default_client_info())
+        check_initialize_result(result, self.binary)
+        self.server_info = result
+        return result
 
     # -- JSON-RPC -------------------------------------------------------------------------
     def call(self, call: Call[T]) -> T:

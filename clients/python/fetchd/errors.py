@@ -35,6 +35,25 @@ class FetchdError(Exception):
         )
 
 
+class ProtocolVersionMismatch(FetchdError):
+    """fetchd's ``initialize`` answered a ``protocolVersion`` other than this client's. Raised by
+    the client, never sent by fetchd: ``code`` is 0 and ``kind`` is ``protocolVersionMismatch``;
+    ``server_version`` is None when the answer had no integer ``protocolVersion``."""
+
+    def __init__(self, message: str, server_version: Optional[int], client_version: int,
+                 binary: Optional[str] = None) -> None:
+        super().__init__(0, message, {"kind": "protocolVersionMismatch", "binary": binary,
+                                      "serverProtocolVersion": server_version, "clientProtocolVersion": client_version})
+        # The sentence alone: the "(code 0, ...)" suffix FetchdError adds would only repeat it.
+        self.args = (message,)
+        self.server_version = server_version
+        self.client_version = client_version
+        self.binary = binary
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class ProtocolViolation(Exception):
     """The peer sent bytes or messages that break JSON-RPC or the fetchd wire contract."""
 

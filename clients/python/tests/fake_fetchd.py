@@ -3,7 +3,8 @@
 
 It is not fetchd: it answers ``test/echo`` (result = params), ``test/fail`` (an error built
 from params), ``test/cycle`` (writes params.notifications, then answers params.result),
-``shutdown``/``exit``, and otherwise replays FAKE_FETCHD_SCRIPT (a JSON file: a list of
+``initialize`` (protocolVersion FAKE_FETCHD_PROTOCOL_VERSION, default 1; "none" leaves it
+out), ``shutdown``/``exit``, and otherwise replays FAKE_FETCHD_SCRIPT (a JSON file: a list of
 {method, notifications?, result? | error?} consumed in order; a method mismatch is an error).
 A batch writes every element's notifications first, then the array of responses.
 """
@@ -66,6 +67,11 @@ def answer(request):
     elif method == "test/cycle":
         notes = params.get("notifications", [])
         reply["result"] = params.get("result", {})
+    elif method == "initialize":
+        reply["result"] = {"serverInfo": {"name": "fetchd", "version": "0.0.0-fake"}, "capabilities": {}}
+        version = os.environ.get("FAKE_FETCHD_PROTOCOL_VERSION", "1")
+        if version != "none":
+            reply["result"]["protocolVersion"] = int(version)
     elif method == "shutdown":
         reply["result"] = None
     elif method == "exit":

@@ -1,7 +1,7 @@
 """Lifecycle, store and contexts against the real fetchd (FETCHD=/path/to/fetchd)."""
 import pytest
 
-from fetchd import Calls, Client, FetchdError, fetch_request
+from fetchd import PROTOCOL_VERSION, Calls, Client, FetchdError, fetch_request
 
 from conftest import fetchd_binary
 from models import CONTACTS
@@ -10,7 +10,7 @@ pytestmark = pytest.mark.server
 
 
 def test_initialize_unknown_method_and_shutdown_in_both_framings(framing):
-    client = Client.spawn(fetchd_binary(), framing=framing)
+    client = Client.spawn(fetchd_binary(), framing=framing, initialize=False)
     info = client.initialize(client_info={"name": "pytest", "version": "1"})
     assert info["serverInfo"]["name"] == "fetchd"
     assert info["protocolVersion"] == 1
@@ -18,6 +18,17 @@ def test_initialize_unknown_method_and_shutdown_in_both_framings(framing):
     with pytest.raises(FetchdError) as caught:
         client.request("no/such/method")
     assert caught.value.code == -32601
+    assert client.stop() == 0
+
+
+def test_spawn_sends_initialize_and_checks_the_protocol_version():
+    client = Client.spawn(fetchd_binary(), client_info={"name": "pytest"})
+    assert client.server_info is not None
+    assert client.server_info["protocolVersion"] == PROTOCOL_VERSION
+    assert client.server_info["serverInfo"]["name"] == "fetchd"
+    with pytest.raises(FetchdError) as caught:  # spawn's was the session's initialize
+        client.initialize()
+    assert caught.value.kind == "alreadyInitialized"
     assert client.stop() == 0
 
 

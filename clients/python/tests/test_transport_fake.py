@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fetchd import AsyncClient, Client, ConnectionClosed, FetchdError
+from fetchd import PROTOCOL_VERSION, AsyncClient, Client, ConnectionClosed, FetchdError, ProtocolVersionMismatch
 
 from reference_cycle import cycle, info
 
@@ -216,3 +216,53 @@ def test_a_cycle_while_the_mirror_loads_restarts_the_load(tmp_path):
         notes = client.context().controller("notes", {"entity": "Note"})
         assert notes.mirror.ids() == [["Note/2", "Note/1"]]
         assert notes.cycles == 1
+
+
+def version_env(version):
+    return {**os.environ, "FAKE_FETCHD_PROTOCOL_VERSION": version}
+
+
+def test_spawn_initializes_first_and_accepts_its_protocol_version():
+    with Client.spawn(FAKE, env=version_env(str(PROTOCOL_VERSION))) as client:
+        assert client.server_info is not None and client.server_info["protocolVersion"] == PROTOCOL_VERSION
+        assert client.request("test/echo", {"after": "initialize"}) == {"after": "initialize"}
+
+
+@pytest.mark.parametrize("version", [str(PROTOCOL_VERSION + 1), "none"])
+def test_spawn_refuses_another_protocol_version_naming_both(version):
+    with pytest.raises(ProtocolVersionMismatch) as caught:
+        Client.spawn(FAKE, env=version_env(version))
+    error = caught.value
+    assert isinstance(error, FetchdError) and error.kind == "protocolVersionMismatch"
+    assert error.binary == FAKE and error.client_version == PROTOCOL_VERSION
+    message = str(error)
+    assert message.startswith(f"fetchd 0.0.0-fake at {FAKE} ")
+    assert f"this client (fetchd {__import__('fetchd').__version__} for Python) speaks protocol version {PROTOCOL_VERSION}" in message
+    if version == "none":
+        assert error.server_version is None and "does not say which protocol version it speaks" in message
+    else:
+        assert error.server_version == PROTOCOL_VERSION + 1
+        assert f"speaks protocol version {PROTOCOL_VERSION + 1};" in message
+
+
+def test_initialize_opt_out_then_an_explicit_initialize_checks_the_version():
+    with Client.spawn(FAKE, env=version_env("2"), initialize=False) as client:
+        assert client.server_info is None
+        assert client.request("test/echo", {"n": 1}) == {"n": 1}
+        with pytest.raises(ProtocolVersionMismatch, match="speaks protocol version 2;"):
+            client.initialize()
+
+
+def test_async_spawn_checks_the_protocol_version():
+    async def main():
+        client = await AsyncClient.spawn(FAKE, framing="ndjson", env=version_env("1"))
+        assert client.server_info is not None and client.server_info["protocolVersion"] == 1
+        await client.close()
+        with pytest.raises(ProtocolVersionMismatch, match=f"fetchd 0.0.0-fake at {FAKE} speaks protocol version 7;"):
+            await AsyncClient.spawn(FAKE, env=version_env("7"))
+        client = await AsyncClient.spawn(FAKE, env=version_env("7"), initialize=False)
+        with pytest.raises(ProtocolVersionMismatch):
+            await client.initialize()
+        await client.close()
+
+    asyncio.run(main())

@@ -1,4 +1,6 @@
-import Foundation
+// The standard library's own canonical decomposition (the one String comparison uses), so
+// the binary needs no Foundation and none of the ICU data that full Foundation links in.
+@_spi(_Unicode) import Swift
 
 /// Case and diacritic folding for `[c]`, `[d]`, `caseInsensitiveCompare` and
 /// `localizedStandardCompare`: the one implementation both SQL (through registered
@@ -64,7 +66,7 @@ public enum TextFolding {
 
     private static func withoutMarks(_ text: String) -> String {
         var out = String.UnicodeScalarView()
-        for s in text.decomposedStringWithCanonicalMapping.unicodeScalars
+        for s in text._nfd
         where s.properties.generalCategory != .nonspacingMark {
             out.append(s)
         }

@@ -1,4 +1,4 @@
-import Foundation
+import Model
 
 /// The functions PostgreSQL needs to evaluate predicates and orderings exactly as the
 /// in-memory evaluator does. SQLite calls back into Swift; PostgreSQL cannot, so each piece
@@ -152,7 +152,7 @@ public enum PGFunctions {
     /// A standard SQL string literal (standard_conforming_strings: only quotes are doubled).
     static func literal(_ s: String?) -> String {
         guard let s else { return "NULL" }
-        return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        return SchemaNaming.stringLiteral(s)
     }
 
     /// Folding scalar by scalar equals folding the whole text unless canonical reordering

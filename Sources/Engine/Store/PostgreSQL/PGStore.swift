@@ -298,7 +298,7 @@ struct PGEntitySQL {
         self.unlinkOthers = unlinkOthers.map { (relationship: $0.0, sql: $0.1) }
         self.link = link.map { (relationship: $0.0, sql: $0.1) }
         self.unlinkAll = unlinkAll
-        let arrays = self.toMany.map { "ARRAY(\($0.sql.replacingOccurrences(of: "$1", with: "x.\(pk)")))" }
+        let arrays = self.toMany.map { "ARRAY(\($0.sql.replacing("$1", with: "x.\(pk)")))" }
         let selected = ([version] + columns.map { "x.\($0)" } + arrays).joined(separator: ", ")
         selectByID = "SELECT \(selected) FROM \(table) AS x WHERE x.\(pk) = $1"
         selectAll = "SELECT x.\(pk), \(selected) FROM \(table) AS x ORDER BY x.\(pk)"
@@ -342,7 +342,7 @@ enum PGURL {
     /// The URL with any password (in the authority or as `password=`) left out.
     static func withoutPassword(_ url: String) -> String {
         var out = url
-        if let scheme = out.range(of: "://") {
+        if let scheme = out.firstRange(of: "://") {
             let rest = out[scheme.upperBound...]
             let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
             if let at = rest[..<authorityEnd].lastIndex(of: "@"),
