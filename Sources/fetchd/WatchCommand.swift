@@ -9,12 +9,14 @@ import Server
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Print a controller's rows, then one line per change cycle, until SIGINT/SIGTERM or end of stdin.",
+        abstract: "Print a controller's rows, then one line per change cycle, until SIGINT or SIGTERM.",
         discussion: """
-            JSON-RPC requests on stdin (NDJSON) run against the same store, as from a client; the \
-            controller is named "watch" on context "main". Responses are not printed; a failed one \
-            goes to stderr. Commits by other processes (another fetchd, any SQLite client) are \
-            merged as they happen and printed like any other cycle (see --watch). \(CLIExit.summary)
+            Like tail -f, it runs until it is stopped, whatever its stdin is. Commits by other \
+            processes (another fetchd, any SQLite client) are merged as they happen and printed like \
+            any other cycle (see --watch). With --stdin, JSON-RPC requests on stdin (NDJSON) run \
+            against the same store, as from a client; the controller is named "watch" on context \
+            "main". Responses are not printed; a failed one goes to stderr. The end of that input \
+            only stops the reading. \(CLIExit.summary)
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -27,6 +29,9 @@ struct WatchCommand: ParsableCommand {
     var format: WatchFormat = .ndjson
 
     @OptionGroup var watchOptions: WatchOptions
+
+    @Flag(help: "Read JSON-RPC requests (NDJSON) from stdin and run them against the store.")
+    var stdin = false
 
     func validate() throws {
         if storeOptions.store == nil { throw ValidationError("watch needs --store") }
@@ -51,7 +56,7 @@ struct WatchCommand: ParsableCommand {
         Signals.install()
         let session = Session(handler: server, mode: .ndjson, logger: StoreOptions.logger("watch"))
         var failure: Error?
-        let end = WatchLoop(server: server, session: session).run { messages in
+        let end = WatchLoop(server: server, session: session, readsInput: stdin).run { messages in
             do { return try output.consume(messages) } catch {
                 failure = error
                 return false

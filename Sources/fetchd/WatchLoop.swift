@@ -6,9 +6,10 @@ import Server
     import Glibc
 #endif
 
-/// `fetchd watch`'s read loop: requests on stdin run through the server's session as a
-/// client's would (each top-level message one change cycle, protocol.md §10.2), and what each
-/// writes is handed to `deliver` instead of stdout. Signals stop it as they stop the server.
+/// `fetchd watch`'s loop: it runs, like `tail -f`, until SIGINT or SIGTERM. With `--stdin`,
+/// requests on stdin run through the server's session as a client's would (each top-level
+/// message one change cycle, protocol.md §10.2), and the end of that input only stops the
+/// reading. What the server writes is handed to `deliver` instead of stdout.
 ///
 /// Other processes' commits come in as they do for the server's own transport
 /// (`StdioTransport`, protocol.md §5 "Watching"): while the server asks to hear of idle input
@@ -24,6 +25,8 @@ struct WatchLoop {
 
     let server: Server
     let session: Session
+    /// Whether stdin carries requests (`--stdin`); otherwise it is never read.
+    let readsInput: Bool
 
     /// `deliver` gets every message the server wrote for one input or one idle check (parsed),
     /// in order; it returns false when stdout is gone, which ends the loop like end of input.
@@ -37,6 +40,7 @@ struct WatchLoop {
             defer { written.removeAll() }
             return written.isEmpty || deliver(written)
         }
+        if !readsInput { stopReadingInput() }
         while true {
             if Signals.caught != 0 { return .interrupted }
             switch waitForInput() {
@@ -54,13 +58,25 @@ struct WatchLoop {
             if n < 0, errno == EINTR { continue }
             if n <= 0 {
                 session.finish(emit: emit)
-                _ = flush()
-                return server.exitCode.map(End.exit) ?? .endOfInput
+                if !flush() { return .endOfInput }
+                if let code = server.exitCode { return .exit(code) }
+                stopReadingInput()
+                continue
             }
             scratch.withUnsafeBytes { session.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n]), emit: emit) }
             if !flush() { return .endOfInput }
             if let code = server.exitCode { return .exit(code) }
         }
+    }
+
+    /// Points stdin at a pipe that never has data (its write end stays open for the process's
+    /// life), so the loop waits on the watcher alone. The signal handler's dup2 of /dev/null over
+    /// stdin still makes it readable, which is how a signal ends the wait (see `Signals`).
+    private func stopReadingInput() {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }
+        dup2(ends[0], STDIN_FILENO)
+        close(ends[0])
     }
 
     private enum Wait {

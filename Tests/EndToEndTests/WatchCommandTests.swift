@@ -3,9 +3,9 @@ import JSON
 import Testing
 
 /// `fetchd watch`: cycle 0 (the rows), then one NDJSON line per change cycle made through its
-/// stdin; SIGTERM and end of stdin end it with the documented codes.
+/// stdin (`--stdin`) or by other processes; like `tail -f` only a signal ends it (143 for SIGTERM).
 @Suite struct WatchCommandTests {
-    static let arguments = ["watch", "--entity", "Contact", "--sort", "age", "--keys", "name,age"]
+    static let arguments = ["watch", "--entity", "Contact", "--sort", "age", "--keys", "name,age", "--stdin"]
 
     @Test func aChangeOnStdinIsOneCycleLine() throws {
         let store = try CLIStore()
@@ -59,7 +59,7 @@ import Testing
         #expect(stderr.contains(#""kind":"typeMismatch""#), "\(stderr)")
     }
 
-    @Test func endOfStdinExits0AndASaveReachesTheFile() throws {
+    @Test func endOfStdinOnlyStopsTheReadingAndASaveReachesTheFile() throws {
         let store = try CLIStore()
         let watch = try FetchdProcess(Self.arguments + ["--store", store.path, "--predicate", "age < 30"])
         defer { watch.stop() }
@@ -67,16 +67,23 @@ import Testing
         watch.write(CLIStore.insert(#"{"name":"Kid","age":5}"#, id: 1) + "\n")
         watch.write(CLIStore.request(2, "context/save", #"{"context":"main"}"#) + "\n")
         watch.closeInput()
-        let (rest, stderr, status) = watch.finish()
-        #expect(status == 0, "\(stderr)")
-        #expect(rest.hasSuffix("\n"))
         #expect(
-            try JSON.parse(Array(rest.utf8))
+            try watch.json(line: watch.line())
                 == json(
                     #"""
                     {"cycle":1,"changes":[{"type":"insert","id":"Contact/4","newIndexPath":[0,0],
                       "object":{"id":"Contact/4","name":"Kid","age":5}}]}
                     """#))
+        // Past the end of its input it still watches: another process's commit is a cycle.
+        _ = try Self.plain(store.path, "UPDATE Contact SET age = ? WHERE _pk = ?", ["7", "4"])
+        #expect(
+            watch.line()
+                == #"{"cycle":2,"changes":[{"type":"update","id":"Contact/4","indexPath":[0,0],"newIndexPath":[0,0],"#
+                + #""object":{"id":"Contact/4","name":"Kid","age":7}}]}"#)
+        kill(watch.process.processIdentifier, SIGTERM)
+        let (rest, stderr, status) = watch.finish()
+        #expect(status == 143, "\(stderr)")
+        #expect(rest.isEmpty)
         let query = try FetchdProcess.run(
             [
                 "query", "--store", store.path, "--entity", "Contact",
@@ -85,17 +92,41 @@ import Testing
         #expect(query.output == "id,name\nContact/2,\"Bob \"\"B\"\"\"\nContact/4,Kid\n")
     }
 
+    /// Without `--stdin`, stdin is never read: started with it at its end (from cron, a script
+    /// or `&`) watch keeps printing other processes' commits until a signal stops it.
+    @Test func withoutStdinItRunsUntilASignal() throws {
+        let store = try CLIStore()
+        let watch = try FetchdProcess([
+            "watch", "--entity", "Contact", "--sort", "age", "--keys", "name", "--store", store.path,
+        ])
+        defer { watch.stop() }
+        watch.closeInput()
+        #expect(watch.line()?.hasPrefix(#"{"cycle":0,"#) == true)
+        _ = try Self.plain(store.path, "DELETE FROM Contact WHERE _pk = ?", ["1"])
+        #expect(watch.line() == #"{"cycle":1,"changes":[{"type":"delete","id":"Contact/1","indexPath":[0,1]}]}"#)
+        kill(watch.process.processIdentifier, SIGINT)
+        let (rest, stderr, status) = watch.finish()
+        #expect(status == 130, "\(stderr)")
+        #expect(rest.isEmpty)
+        #expect(stderr.isEmpty)
+    }
+
     /// Not on a terminal, each redraw is the whole table after a blank line.
     @Test func theTableIsRedrawnAfterEachCycle() throws {
         let store = try CLIStore()
-        let input = CLIStore.insert(#"{"name":"Al","age":50,"city":"Oslo"}"#, id: 1) + "\n"
-        let (output, stderr, status) = try FetchdProcess.run(
-            [
-                "watch", "--store", store.path, "--entity", "Contact", "--section", "city", "--predicate",
-                "city != nil",
-                "--keys", "name", "--format", "table",
-            ], input: input)
-        #expect(status == 0, "\(stderr)")
+        let watch = try FetchdProcess([
+            "watch", "--store", store.path, "--entity", "Contact", "--section", "city", "--predicate",
+            "city != nil", "--keys", "name", "--format", "table", "--stdin",
+        ])
+        defer { watch.stop() }
+        watch.write(CLIStore.insert(#"{"name":"Al","age":50,"city":"Oslo"}"#, id: 1) + "\n")
+        watch.closeInput()
+        var lines: [String] = []
+        while lines.count < 12, let line = watch.line() { lines.append(line) }
+        kill(watch.process.processIdentifier, SIGTERM)
+        let (rest, stderr, status) = watch.finish()
+        #expect(status == 143, "\(stderr)")
+        let output = lines.map { $0 + "\n" }.joined() + rest
         #expect(
             output == """
                 cycle 0: 2 rows
@@ -149,6 +180,14 @@ extension FetchdProcess {
 
     func json(line: String?) throws -> JSON? {
         try line.map { try JSON.parse(Array($0.utf8)) }
+    }
+
+    /// `shutdown` and `exit` on stdin: fetchd exits 0 once every message before them is handled
+    /// (watch keeps running past the end of its input, so only these or a signal end it).
+    func endSession() {
+        write(
+            #"{"jsonrpc":"2.0","method":"shutdown","id":"end"}"# + "\n" + #"{"jsonrpc":"2.0","method":"exit"}"# + "\n")
+        closeInput()
     }
 
     /// Kills fetchd if it still runs and reaps it: for `defer`, in every outcome.
