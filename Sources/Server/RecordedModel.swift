@@ -16,4 +16,13 @@ extension Server {
             return .failure(ErrorTable.rpcError(error))
         }
     }
+
+    /// The model a PostgreSQL dataset records, in the given schema (the URL's, else "fetchd").
+    static func recordedModel(url: String, schema: String?) -> Result<JSON, RPCError> {
+        do {
+            return .success(WireModel.encode(try PGStore.recordedModel(url: url, schema: schema)))
+        } catch {
+            return .failure(ErrorTable.rpcError(error))
+        }
+    }
 }

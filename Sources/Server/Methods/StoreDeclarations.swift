@@ -21,7 +21,9 @@ public struct OpenStoreParams: PlainParams {
             "A PostgreSQL server instead of a file: a libpq URL (postgresql://...; a schema=NAME query parameter sets schema); not with path."
         ),
         .optional("schema", .string, "The PostgreSQL schema holding the dataset; \"fetchd\" by default (url only)."),
-        .required("model", .ref("Model")),
+        .optional(
+            "model", .ref("Model"),
+            "The model. Without it an existing store opens with the model it records; a new store needs one."),
         .optional(
             "historyToken", .integer,
             "Merging of other processes' commits continues after this token (one saved before a restart)."),
@@ -32,7 +34,7 @@ public struct OpenStoreParams: PlainParams {
         case server(url: String, schema: String?)
     }
     let location: Location
-    let model: JSON
+    let model: JSON?
     let historyToken: Int64?
     public init(params: ParamReader) throws {
         let path = try params.optionalString("path")
@@ -50,7 +52,7 @@ public struct OpenStoreParams: PlainParams {
             }
             location = .file(path ?? ":memory:")
         }
-        model = try params.json("model")
+        model = params.optionalJSON("model")
         historyToken = try params.optionalInt("historyToken").map(Int64.init)
     }
 }

@@ -186,10 +186,10 @@ class AsyncClient(AsyncMethods):
         return seen[0]
 
     # -- handles --------------------------------------------------------------------------
-    async def open_store(self, model: Model, path: Optional[str] = None,
+    async def open_store(self, model: Optional[Model] = None, path: Optional[str] = None,
                          history_token: Optional[int] = None, url: Optional[str] = None,
                          schema: Optional[str] = None) -> StoreOpenResult:
-        return await self.store_open(model, path=path, url=url, schema=schema, history_token=history_token)
+        return await self.store_open(model=model, path=path, url=url, schema=schema, history_token=history_token)
 
     def context(self, name: str = "main") -> "AsyncContext":
         return AsyncContext(self, name)

@@ -229,13 +229,14 @@ class Client(SyncMethods):
         self.close()
 
     # -- handles --------------------------------------------------------------------------
-    def open_store(self, model: Model, path: Optional[str] = None,
+    def open_store(self, model: Optional[Model] = None, path: Optional[str] = None,
                    history_token: Optional[int] = None, url: Optional[str] = None,
                    schema: Optional[str] = None) -> StoreOpenResult:
         """``store/open`` (as ``store_open``); the context "main" exists afterwards.
         ``history_token``: merging resumes after it (protocol.md §5); ``url`` and
-        ``schema``: a PostgreSQL server instead of the file ``path``."""
-        return self.store_open(model, path=path, url=url, schema=schema, history_token=history_token)
+        ``schema``: a PostgreSQL server instead of the file ``path``. Without ``model`` an existing
+        store opens with the model it records."""
+        return self.store_open(model=model, path=path, url=url, schema=schema, history_token=history_token)
 
     def context(self, name: str = "main") -> Context:
         """A handle on an existing context (no request is sent)."""

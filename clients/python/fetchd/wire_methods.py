@@ -160,22 +160,24 @@ class Calls:
         return Call("server/echo", params)
 
     @staticmethod
-    def store_open(model: Model, *, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, history_token: Optional[int] = None) -> Call[StoreOpenResult]:
+    def store_open(*, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, model: Optional[Model] = None, history_token: Optional[int] = None) -> Call[StoreOpenResult]:
         """Opens (or creates, or migrates) the store for a model: a SQLite file, or a schema on a PostgreSQL server; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
         url: A PostgreSQL server instead of a file: a libpq URL (postgresql://...; a schema=NAME query parameter sets schema); not with path.
         schema: The PostgreSQL schema holding the dataset; \"fetchd\" by default (url only).
+        model: The model. Without it an existing store opens with the model it records; a new store needs one.
         history_token: Merging of other processes' commits continues after this token (one saved before a restart).
         """
         params: Dict[str, Any] = {}
-        params["model"] = model
         if path is not None:
             params["path"] = path
         if url is not None:
             params["url"] = url
         if schema is not None:
             params["schema"] = schema
+        if model is not None:
+            params["model"] = model
         if history_token is not None:
             params["historyToken"] = history_token
         return Call("store/open", params)
@@ -754,15 +756,16 @@ class SyncMethods:
         """
         return self.call(Calls.server_echo(value))
 
-    def store_open(self, model: Model, *, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, history_token: Optional[int] = None) -> StoreOpenResult:
+    def store_open(self, *, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, model: Optional[Model] = None, history_token: Optional[int] = None) -> StoreOpenResult:
         """Opens (or creates, or migrates) the store for a model: a SQLite file, or a schema on a PostgreSQL server; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
         url: A PostgreSQL server instead of a file: a libpq URL (postgresql://...; a schema=NAME query parameter sets schema); not with path.
         schema: The PostgreSQL schema holding the dataset; \"fetchd\" by default (url only).
+        model: The model. Without it an existing store opens with the model it records; a new store needs one.
         history_token: Merging of other processes' commits continues after this token (one saved before a restart).
         """
-        return self.call(Calls.store_open(model, path=path, url=url, schema=schema, history_token=history_token))
+        return self.call(Calls.store_open(path=path, url=url, schema=schema, model=model, history_token=history_token))
 
     def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None) -> StoreBatchInsertResult:
         """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)
@@ -1121,15 +1124,16 @@ class AsyncMethods:
         """
         return await self.call(Calls.server_echo(value))
 
-    async def store_open(self, model: Model, *, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, history_token: Optional[int] = None) -> StoreOpenResult:
+    async def store_open(self, *, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, model: Optional[Model] = None, history_token: Optional[int] = None) -> StoreOpenResult:
         """Opens (or creates, or migrates) the store for a model: a SQLite file, or a schema on a PostgreSQL server; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
         url: A PostgreSQL server instead of a file: a libpq URL (postgresql://...; a schema=NAME query parameter sets schema); not with path.
         schema: The PostgreSQL schema holding the dataset; \"fetchd\" by default (url only).
+        model: The model. Without it an existing store opens with the model it records; a new store needs one.
         history_token: Merging of other processes' commits continues after this token (one saved before a restart).
         """
-        return await self.call(Calls.store_open(model, path=path, url=url, schema=schema, history_token=history_token))
+        return await self.call(Calls.store_open(path=path, url=url, schema=schema, model=model, history_token=history_token))
 
     async def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None) -> StoreBatchInsertResult:
         """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)

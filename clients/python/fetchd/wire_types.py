@@ -171,15 +171,12 @@ class ServerEchoParams(TypedDict):
 ServerEchoResult = Any
 
 
-class _StoreOpenParamsRequired(TypedDict):
-    model: Model
-
-
-class StoreOpenParams(_StoreOpenParamsRequired, total=False):
+class StoreOpenParams(TypedDict, total=False):
     """Params of store/open."""
     path: str
     url: str
     schema: str
+    model: Model
     historyToken: int
 
 

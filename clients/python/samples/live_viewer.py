@@ -55,7 +55,7 @@ class Viewer(ControllerDelegate):
 def run(binary: str, store: str, seconds: float, out: TextIO = sys.stdout) -> List[str]:
     client = Client.spawn(binary, framing="ndjson", args=["--watch", "auto"], timeout=10)
     try:
-        client.store_open(MODEL, path=store)
+        client.open_store(MODEL, path=store)
         viewer = Viewer(out, out.isatty())
         items = client.controller("main", "items", REQUEST, delegate=viewer)
         viewer.show(items, "start")

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.server
 
 def _spawn(path, watch):
     client = Client.spawn(fetchd_binary(), framing="ndjson", args=["--watch", watch], timeout=10)
-    client.store_open(CONTACTS, path=str(path))
+    client.store_open(model=CONTACTS, path=str(path))
     return client
 
 
@@ -82,8 +82,8 @@ def test_async_client_hears_external_changes(tmp_path):
         a = await AsyncClient.spawn(fetchd_binary(), framing="ndjson", args=["--watch", "poll"])
         b = await AsyncClient.spawn(fetchd_binary(), framing="ndjson", args=["--watch", "off"])
         try:
-            await a.store_open(CONTACTS, path=str(path))
-            await b.store_open(CONTACTS, path=str(path))
+            await a.store_open(model=CONTACTS, path=str(path))
+            await b.store_open(model=CONTACTS, path=str(path))
             people = await a.controller("main", "people", fetch_request("Contact", sort_descriptors=["name"]))
             await b.context().insert("Contact", {"name": "Di", "initial": "D"})
             await b.context().save()
