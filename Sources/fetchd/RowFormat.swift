@@ -77,16 +77,20 @@ struct RowPrinter {
         columns.map { Cell.csv(Cell.text(object[$0])) }.joined(separator: ",")
     }
 
-    /// Header, a rule, then the rows, each column as wide as its widest cell (in characters).
+    /// Header, a rule, then the rows, each column as wide as its widest cell (in terminal
+    /// cells: a CJK character or an emoji takes two).
     func table(_ objects: [JSON]) -> [String] {
         let rows = objects.map { object in columns.map { Cell.table(Cell.text(object[$0])) } }
-        var widths = columns.map(\.count)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        var widths = columns.map(TerminalWidth.cells)
+        for row in rows {
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], TerminalWidth.cells(cell)) }
+        }
         func line(_ cells: [String]) -> String {
             var text = ""
             for (i, cell) in cells.enumerated() {
                 if i > 0 { text += "  " }
-                text += i == cells.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)
+                let pad = widths[i] - TerminalWidth.cells(cell)
+                text += i == cells.count - 1 ? cell : cell + String(repeating: " ", count: pad)
             }
             while text.hasSuffix(" ") { text.removeLast() }
             return text

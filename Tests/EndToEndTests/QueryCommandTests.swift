@@ -52,6 +52,34 @@ import Testing
                 """)
     }
 
+    /// Columns line up in terminal cells: a CJK character or an emoji takes two, a combining
+    /// mark none (counted in characters, 日本語のメモ pushed its neighbours left).
+    @Test func tableAlignsWideCharactersByTerminalCells() throws {
+        let store = try CLIStore()
+        let added = try FetchdProcess.run(
+            ["exec", "-", "--store", store.path],
+            input: [
+                CLIStore.insert(#"{"name":"日本語のメモ","age":50,"city":"東京"}"#, id: 1),
+                CLIStore.insert(#"{"name":"👍 ok","age":51,"city":"Cafe\u0301"}"#, id: 2),
+                CLIStore.request(3, "context/save", #"{"context":"main"}"#),
+            ].joined(separator: "\n") + "\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        let (output, stderr, status) = try FetchdProcess.run(
+            [
+                "query", "--store", store.path, "--entity", "Contact", "--predicate", "age >= 50", "--sort", "age",
+                "--keys", "name,city", "--format", "table",
+            ], input: "")
+        #expect(status == 0, "\(stderr)")
+        #expect(
+            output == """
+                id         name          city
+                ---------  ------------  ----
+                Contact/4  日本語のメモ  東京
+                Contact/5  👍 ok         Cafe\u{301}
+
+                """)
+    }
+
     @Test func limitAndOffsetCutTheSortedRows() throws {
         let store = try CLIStore()
         let (output, stderr, status) = try FetchdProcess.run(
