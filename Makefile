@@ -5,7 +5,7 @@ DEBUG_BIN := .build/debug/fetchd
 
 PREFIX ?= /usr/local
 
-.PHONY: run test deps build release dist install uninstall test-dist lint format test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz fuzz sanitize bench bench-transport clean
+.PHONY: run test deps build release dist install uninstall test-dist test-readme lint format test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz fuzz sanitize bench bench-transport clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -44,7 +44,7 @@ test-dist: deps
 # Everything: Swift tests (the PostgreSQL suites against a throwaway cluster), transcript tests, the pygls interop client, Python, JS and Neovim client tests.
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) lint test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz test-dist
+	$(MAKE) lint test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-readme test-fuzz test-dist
 
 # Swift style: `swift format` (shipped with the toolchain) with the checked-in .swift-format.
 SWIFT_SOURCES := Package.swift Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift
@@ -87,6 +87,10 @@ test-js:
 # The Neovim sample (clients/nvim) in nvim --headless against the binary.
 test-nvim:
 	@scripts/test-nvim.sh $(DEBUG_BIN)
+
+# Every code block of README.md and docs/core-data.md, run against the debug binary.
+test-readme:
+	@scripts/test-readme.sh $(DEBUG_BIN) README.md docs/core-data.md
 
 # The benchmark tools' own unit tests (stdlib Python; no benchmark is run).
 test-bench-tools:

@@ -199,5 +199,10 @@ elif [[ -x $PG_BASELINE ]]; then
   scripts/pg-cluster.sh stop "$PG_DIR"
   PG_DIR=""
 fi
+# The ratios against their goals as a picture (Benchmarks/python/chart.sh: matplotlib in
+# .build/bench-venv; Benchmarks/README.md shows Benchmarks/results/ratios.png). BENCH_CHART=0: off.
+if [[ ${BENCH_CHART:-1} != 0 ]]; then
+  Benchmarks/python/chart.sh "$OUT" "$SCRATCH/bulk.results" || { log "chart failed"; STATUS=1; }
+fi
 echo "bench: results written to $OUT"
 exit $STATUS

@@ -1,6 +1,10 @@
 import JSON
 import Logging
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One client conversation, independent of file descriptors: bytes in, frames out. Turns each
 /// top-level message into one change cycle: every notification the cycle queued is written
 /// first, then the response (or the batch's array of responses).
@@ -25,6 +29,16 @@ public final class Session {
     /// Called after the frames one input (or one idle check) caused were emitted: a
     /// transport that buffers frames writes them out then (StdioTransport).
     public var onFlush: (() -> Void)?
+
+    /// What `--log-level debug` says of each request of the message being handled (method,
+    /// id, time in the handler, error kind), logged once its output is written.
+    private struct Handled {
+        let method: String
+        let id: RequestID?
+        let nanoseconds: UInt64
+        let errorKind: String?
+    }
+    private var handled: [Handled] = []
 
     /// The bytes of the header behind the current malformed-header event (see FrameDecoder).
     public var rejectedHeader: [UInt8] { decoder.rejectedHeader }
@@ -72,22 +86,49 @@ public final class Session {
         switch event {
         case .message(let bytes):
             outgoing = bytes.withUnsafeBytes { process(message: $0) }
+            let written = write(outgoing, emit: emit)
+            if !handled.isEmpty { logHandled(bytesIn: bytes.count, bytesOut: written) }
         case .error(let error):
             logger.debug("framing error: \(error)")
             outgoing = [.response(Response(id: .null, outcome: .failure(RPCError(error))))]
+            write(outgoing, emit: emit)
         }
-        write(outgoing, emit: emit)
     }
 
-    private func write(_ outgoing: [Outgoing], emit: (Frame) -> Void) {
+    /// Writes the frames; the number of bytes written.
+    @discardableResult
+    private func write(_ outgoing: [Outgoing], emit: (Frame) -> Void) -> Int {
         let encoder = FrameEncoder(framing: decoder.framing ?? .ndjson)
+        var bytes = 0
         for message in outgoing {
             let frame = encoder.frame { $0.write(message) }
             onWrite?(frame, encoder.framing)
+            bytes += frame.contents.count
             emit(frame)
         }
         if !outgoing.isEmpty { onFlush?() }
         handler.afterOutput()
+        return bytes
+    }
+
+    /// One debug line per request of the message just answered; the bytes in and out are the
+    /// whole message's (a batch's lines say which element they are).
+    private func logHandled(bytesIn: Int, bytesOut: Int) {
+        defer { handled.removeAll(keepingCapacity: true) }
+        for (index, request) in handled.enumerated() {
+            let place = handled.count > 1 ? " (batch \(index + 1)/\(handled.count))" : ""
+            let id = request.id.map { "\($0.json)" } ?? "none"
+            let millis = Double(request.nanoseconds / 1000) / 1000
+            let outcome = request.errorKind.map { " error \($0)" } ?? ""
+            logger.debug(
+                "\(request.method) id \(id)\(place): \(millis) ms, \(bytesIn) B in, \(bytesOut) B out\(outcome)")
+        }
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// One top-level message: parse, dispatch, close the cycle. Public for in-process tests.
@@ -143,7 +184,18 @@ public final class Session {
             // After `exit`, the rest of a batch is not run.
             guard !isFinished else { return nil }
             dispatched = true
+            // Timed only when the line will be logged: the hot path pays one comparison.
+            let timed = logger.logLevel <= .debug
+            let start = timed ? Self.monotonicNanoseconds() : 0
             let outcome = handler.handle(request)
+            if timed {
+                var kind: String?
+                if case .failure(let error) = outcome { kind = error.data?["kind"]?.stringValue ?? "\(error.code)" }
+                handled.append(
+                    Handled(
+                        method: request.method, id: request.id, nanoseconds: Self.monotonicNanoseconds() - start,
+                        errorKind: kind))
+            }
             guard let id = request.id else {
                 if case .failure(let error) = outcome {
                     logger.debug("notification \(request.method) failed: \(error)")

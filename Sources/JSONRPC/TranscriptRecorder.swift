@@ -10,20 +10,20 @@ import JSON
 /// errors (an oversized message, a foreign charset) only as a comment, so such a recording
 /// replays with a difference at the answer.
 public final class TranscriptRecorder {
-    private let fd: Int32
+    private let file: JSONLinesFile
     private var wroteFraming = false
 
     /// Opens (truncating) the file; nil if it cannot be created.
     public init?(path: String) {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0 { return nil }
+        guard let file = JSONLinesFile(path: path) else { return nil }
+        self.file = file
     }
 
-    deinit { close(fd) }
-
-    /// Records into `session` from now on.
+    /// Records into `session` from now on, after whatever else already watches it (`--trace`).
     public func attach(to session: Session) {
+        let received = session.onReceive
         session.onReceive = { [unowned self] event in
+            received?(event)
             writeFramingOnce(session)
             switch event {
             case .message(let bytes): recordSend(bytes)
@@ -44,7 +44,9 @@ public final class TranscriptRecorder {
                 }
             }
         }
+        let wrote = session.onWrite
         session.onWrite = { [unowned self] frame, framing in
+            wrote?(frame, framing)
             let body = framing == .ndjson ? frame.contents.dropLast() : frame.contents.drop { $0 != 0x7B && $0 != 0x5B }
             line {
                 $0.writeRaw("{\"expect\":")
@@ -101,17 +103,5 @@ public final class TranscriptRecorder {
         }
     }
 
-    private func line(_ build: (inout JSONWriter) -> Void) {
-        var writer = JSONWriter()
-        build(&writer)
-        writer.bytes.append(0x0A)
-        writer.bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n <= 0 { if n < 0, errno == EINTR { continue } else { return } }
-                offset += n
-            }
-        }
-    }
+    private func line(_ build: (inout JSONWriter) -> Void) { file.line(build) }
 }

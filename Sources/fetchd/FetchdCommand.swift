@@ -41,6 +41,13 @@ struct FetchdCommand: ParsableCommand {
     @Option(help: "Write the session served as a transcript (JSON Lines; see Tests/Transcripts/README.md).")
     var record: String?
 
+    @Option(
+        help: """
+            Write every message in and out to this file as it happens, each with its time \
+            (JSON Lines: {"time":..., "in" or "out": message}).
+            """)
+    var trace: String?
+
     func validate() throws {
         if maxMessageSize < 1 { throw ValidationError("--max-message-size must be positive") }
         if let model { _ = try Self.loadModel(model) }
@@ -48,8 +55,6 @@ struct FetchdCommand: ParsableCommand {
 
     func run() throws {
         MallocTuning.apply()
-        // Checked here, not in validate(), which also runs before a subcommand.
-        if store != nil, model == nil { throw ValidationError("--store needs --model (the model to open it with)") }
         // The real stdout is kept for protocol bytes; fd 1 becomes stderr so a stray print
         // can never corrupt the stream.
         let protocolOutput = dup(STDOUT_FILENO)
@@ -66,8 +71,13 @@ struct FetchdCommand: ParsableCommand {
         let server = Server(
             configuration: Server.Configuration(watch: watchOptions.watch), logger: Logger(label: "fetchd.server"))
 
-        if let model {
-            try openAtStartup(server, model: Self.loadModel(model), logger: logger)
+        // --store alone opens an existing store with the model it records (store/open's rule).
+        if store != nil || model != nil {
+            try openAtStartup(server, model: model.map(Self.loadModel), logger: logger)
+        }
+        if isatty(STDIN_FILENO) != 0 {
+            // Someone typed `fetchd` in a terminal: say what it is waiting for.
+            Stderr.line(Self.terminalHint)
         }
 
         Signals.install()
@@ -84,6 +94,16 @@ struct FetchdCommand: ParsableCommand {
             opened.attach(to: session)
             recorder = opened
         }
+        var tracer: MessageTrace?
+        if let trace {
+            guard let opened = MessageTrace(path: trace) else {
+                logger.critical("cannot write the trace \(trace)")
+                throw ExitCode(1)
+            }
+            opened.attach(to: session)
+            tracer = opened
+        }
+        defer { withExtendedLifetime(tracer) {} }
         let end = StdioTransport(
             input: STDIN_FILENO, output: protocolOutput, interrupted: { Signals.caught != 0 },
             logger: Logger(label: "fetchd.transport")
@@ -101,9 +121,15 @@ struct FetchdCommand: ParsableCommand {
         throw ExitCode(status)
     }
 
+    static let terminalHint = """
+        fetchd \(FetchdVersion.current): a JSON-RPC 2.0 server on stdin/stdout, waiting for requests (one JSON \
+        object per line). Try {"jsonrpc":"2.0","method":"server/echo","params":{"value":1},"id":1}; \
+        Ctrl-D ends. For a store from the shell: fetchd query, watch, exec (fetchd --help).
+        """
+
     /// The `--store/--model` hook: opens the store through the `store/open` method, exactly as
     /// a client would, so both paths share one implementation.
-    private func openAtStartup(_ server: Server, model: JSON, logger: Logger) throws {
+    private func openAtStartup(_ server: Server, model: JSON?, logger: Logger) throws {
         let params = StoreLocation.openParams(store: store ?? ":memory:", model: model)
         switch server.call(StoreDeclarations.open.name, params) {
         case .success:

@@ -142,7 +142,8 @@ export interface StoreOpenParams {
   url?: string;
   /** The PostgreSQL schema holding the dataset; "fetchd" by default (url only). */
   schema?: string;
-  model: Model;
+  /** The model. Without it an existing store opens with the model it records; a new store needs one. */
+  model?: Model;
   /** Merging of other processes' commits continues after this token (one saved before a restart). */
   historyToken?: number;
 }
@@ -840,7 +841,22 @@ export class FetchdError extends Error {
 }
 export class ProtocolViolation extends Error {}
 export class MirrorError extends Error {}
+/** fetchd closed its output before answering, or could not be started (the message says which). */
 export class ConnectionClosed extends Error {}
+
+/** The protocolVersion of fetchd's `initialize` result this client is written for. */
+export const PROTOCOL_VERSION: 1;
+/** The clientInfo `initialize` sends by default: this package's name and version (package.json). */
+export const CLIENT_INFO: { readonly name: string; readonly version: string };
+
+/** fetchd's `initialize` answered another protocolVersion (null: none). Raised by the client:
+ * `code` is 0; once raised, every request on that client rejects with it. */
+export class ProtocolVersionMismatch extends FetchdError {
+  readonly kind: 'protocolVersionMismatch';
+  data: { kind: 'protocolVersionMismatch'; binary: string | null; serverProtocolVersion: number | null; clientProtocolVersion: number };
+  serverProtocolVersion: number | null;
+  clientProtocolVersion: number;
+}
 
 export function encode(body: Buffer, framing: Framing): Buffer;
 export class LSPDecoder {
@@ -931,14 +947,15 @@ export interface ControllerOptions {
   mirror?: boolean;
 }
 
-export class Controller extends ControllerCore {
+/** `M` is the mirror's type: a TableMirror unless the controller was made with `mirror: false`. */
+export class Controller<M extends TableMirror | null = TableMirror | null> extends ControllerCore {
   client: Client;
   context: string;
   request: FetchRequest;
   sectionNameKeyPath: string | null;
   notify: Notify | null;
   sectionsAtCreate: SectionInfo[];
-  mirror: TableMirror | null;
+  mirror: M;
   sections(): Promise<SectionInfo[]>;
   rows(section: ControllerRowsParams['section'], options?: Omit<ControllerRowsParams, 'controller' | 'section'>): Promise<WireObject[]>;
   fetched(options?: { keys?: string[] }): Promise<WireObject[][]>;
@@ -979,6 +996,8 @@ export class Context {
   beginUndoGrouping(options?: { actionName?: string }): Promise<ContextUndoResult>;
   endUndoGrouping(): Promise<ContextUndoResult>;
   batch(): Batch;
+  controller(name: string, request: FetchRequest, options: ControllerOptions & { mirror: false }): Promise<Controller<null>>;
+  controller(name: string, request: FetchRequest, options?: ControllerOptions & { mirror?: true }): Promise<Controller<TableMirror>>;
   controller(name: string, request: FetchRequest, options?: ControllerOptions): Promise<Controller>;
 }
 
@@ -1009,6 +1028,10 @@ export interface SpawnOptions {
   args?: string[];
   stderr?: 'inherit' | 'ignore' | 'pipe';
   env?: NodeJS.ProcessEnv;
+  /** Send `initialize` first and check the protocol version (default true); see Client.ready. */
+  initialize?: boolean;
+  /** What that `initialize` sends (default CLIENT_INFO). */
+  clientInfo?: InitializeParams['clientInfo'];
 }
 
 /** One entry of the client's method table: how a request maps to the JS API. */
@@ -1028,10 +1051,17 @@ export const METHODS: { readonly [M in RequestMethod]: MethodEntry };
 
 /** Events: 'notification'(method, params), '<method>'(params) per notification, 'close'(code). */
 export class Client extends EventEmitter {
-  constructor(readable: Readable, writable: Writable, options?: { framing?: Framing; process?: ChildProcess | null });
+  /** Sends no `initialize` of its own (ready resolves to null); `binary` names the server in errors. */
+  constructor(readable: Readable, writable: Writable, options?: { framing?: Framing; process?: ChildProcess | null; binary?: string | null });
+  /** Synchronous: throws when no fetchd is found; a binary that cannot be started rejects `ready` and every request. */
   static spawn(binary?: string | null, options?: SpawnOptions): Client;
   core: ProtocolCore;
   process: ChildProcess | null;
+  /** The path spawn started, or what the constructor was given. */
+  binary: string | null;
+  /** The result of the `initialize` spawn sent, its protocol version checked (null without one).
+   * Rejects with ProtocolVersionMismatch or the error that failed the client, as every request then does. */
+  ready: Promise<InitializeResult | null>;
   /** One event per notification fetchd sends, named after its method, with its params. */
   on<M extends keyof ServerNotifications>(event: M, listener: (params: ServerNotifications[M]) => void): this;
   on(event: 'notification', listener: (method: string, params: { [key: string]: JSONValue }) => void): this;
@@ -1045,12 +1075,14 @@ export class Client extends EventEmitter {
   discover(): Promise<RpcDiscoverResult>;
   ping(): Promise<ServerPingResult>;
   echo(value: JSONValue): Promise<ServerEchoResult>;
+  /** Once per connection: a second call returns the first call's promise (spawn's, by default). */
   initialize(clientInfo?: InitializeParams['clientInfo']): Promise<InitializeResult>;
   /** `shutdown` then `exit`; resolves to the exit code when we spawned the process. */
   shutdown(): Promise<number | string | null>;
   close(timeoutMs?: number): Promise<number | string | null>;
+  /** Without a model (null or undefined) an existing store opens with the model it records. */
   openStore(
-    model: Model,
+    model: Model | null | undefined,
     path?: string,
     options?: { historyToken?: number; url?: string; schema?: string },
   ): Promise<StoreOpenResult>;
@@ -1069,6 +1101,8 @@ export class Client extends EventEmitter {
   batchDelete(entity: string, options?: Omit<StoreBatchDeleteParams, 'entity'>): Promise<StoreBatchDeleteResult>;
   context(name?: string): Context;
   createContext(name: string, options?: Omit<ContextCreateParams, 'name'>): Promise<Context>;
+  controller(context: string | Context, name: string, request: FetchRequest, options: ControllerOptions & { mirror: false }): Promise<Controller<null>>;
+  controller(context: string | Context, name: string, request: FetchRequest, options?: ControllerOptions & { mirror?: true }): Promise<Controller<TableMirror>>;
   controller(context: string | Context, name: string, request: FetchRequest, options?: ControllerOptions): Promise<Controller>;
   batch(context?: string | Context | null): Batch;
 }

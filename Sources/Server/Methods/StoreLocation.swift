@@ -8,8 +8,11 @@ public enum StoreLocation {
         store.hasPrefix("postgresql://") || store.hasPrefix("postgres://")
     }
 
-    /// `store/open`'s params for a `--store` value: `path`, or `url` for a server.
-    public static func openParams(store: String, model: JSON) -> JSON {
-        isServerURL(store) ? ["url": .string(store), "model": model] : ["path": .string(store), "model": model]
+    /// `store/open`'s params for a `--store` value: `path`, or `url` for a server; without a
+    /// model the store opens with the one it records.
+    public static func openParams(store: String, model: JSON?) -> JSON {
+        var params: JSONObject = isServerURL(store) ? ["url": .string(store)] : ["path": .string(store)]
+        if let model { params["model"] = model }
+        return .object(params)
     }
 }

@@ -7,27 +7,41 @@ import { wire } from './calls.js';
 import { sectionInfoFromWire } from './changes.js';
 import { Batch, Context } from './context.js';
 import { Controller } from './controller.js';
-import { ConnectionClosed } from './errors.js';
+import { ConnectionClosed, FetchdError, ProtocolVersionMismatch } from './errors.js';
 import { LSP } from './framing.js';
 import { findFetchd } from './locate.js';
 import { ProtocolCore } from './protocol.js';
+import { CLIENT_INFO, PROTOCOL_VERSION } from './version.js';
+
+const END = Symbol('end of input');
 
 /**
  * Events: 'notification' (method, params) for every notification, then one event named after
  * the method (e.g. 'controller/didChangeObject') with params; 'close' (exit code or null).
  */
 export class Client extends EventEmitter {
-  /** Attach to streams: `readable` carries the server's output, `writable` its input. */
-  constructor(readable, writable, { framing = LSP, process = null } = {}) {
+  // Messages written while an `initialize` is unanswered wait here (Buffers, or END for the
+  // end of input): fetchd sees none of them unless its protocol version is ours.
+  #held = null;
+  #initializing = null;
+
+  /**
+   * Attach to streams: `readable` carries the server's output, `writable` its input. Sends no
+   * `initialize` of its own (`ready` is resolved to null); `binary` only names the server in
+   * errors.
+   */
+  constructor(readable, writable, { framing = LSP, process = null, binary = null } = {}) {
     super();
     this.core = new ProtocolCore(framing);
     this.process = process;
+    this.binary = binary;
     this.readable = readable;
     this.writable = writable;
     this.pending = new Map();
     this.handlerError = null;
     this.closed = false;
     this.failure = null;
+    this.ready = Promise.resolve(null);
     this.core.addListener((method, params) => {
       this.emit('notification', method, params);
       this.emit(method, params);
@@ -37,20 +51,44 @@ export class Client extends EventEmitter {
     readable.on('error', (error) => this.#fail(new ConnectionClosed(`reading from fetchd failed: ${error.message}`)));
     writable.on('error', () => {}); // EPIPE surfaces as ConnectionClosed on the pending calls
     this.exited = process
-      ? new Promise((resolve) =>
-          process.once('exit', (code, signal) => {
-            this.emit('close', code ?? signal);
-            resolve(code ?? signal);
-          }),
-        )
+      ? new Promise((resolve) => {
+          let done = false;
+          const exited = (code) => {
+            if (done) return; // 'exit' may follow 'error' (Node's docs): report once
+            done = true;
+            this.emit('close', code);
+            resolve(code);
+          };
+          process.once('exit', (code, signal) => exited(code ?? signal));
+          // A process that could not be started (ENOENT, EACCES) emits 'error' and no 'exit';
+          // unhandled, that 'error' would end node. Its calls reject instead.
+          process.on('error', (error) => {
+            if (process.pid !== undefined) return; // a started process: 'exit' reports it
+            this.#fail(new ConnectionClosed(`could not start fetchd${binary ? ` at ${binary}` : ''}: ${error.message}`, { cause: error }));
+            exited(null);
+          });
+        })
       : Promise.resolve(null);
   }
 
-  /** Start fetchd (see findFetchd) and attach to it. `stderr`: 'inherit' (default) | 'ignore' | 'pipe'. */
-  static spawn(binary, { framing = LSP, args = [], stderr = 'inherit', env } = {}) {
+  /**
+   * Start fetchd (see findFetchd) and attach to it. `stderr`: 'inherit' (default) | 'ignore' |
+   * 'pipe'. Unless `initialize: false`, `initialize` (with `clientInfo`) is sent first and
+   * `ready` resolves to its result once the protocol version is checked; requests made before
+   * that are sent after it. A failed check fails the client: `ready` and every request reject
+   * with the error (ProtocolVersionMismatch for another protocol version).
+   */
+  static spawn(binary, { framing = LSP, args = [], stderr = 'inherit', env, initialize = true, clientInfo } = {}) {
     const path = findFetchd(binary);
     const child = spawnProcess(path, ['--framing', framing, ...args], { stdio: ['pipe', 'pipe', stderr], env: env ?? process.env });
-    return new Client(child.stdout, child.stdin, { framing, process: child });
+    const client = new Client(child.stdout, child.stdin, { framing, process: child, binary: path });
+    if (initialize) {
+      client.ready = client.#handshake(clientInfo ?? CLIENT_INFO, { failClient: true });
+      // Handled here so a client nobody awaits `ready` on does not end node; the error stays
+      // on `ready` and on every later request.
+      client.ready.catch(() => {});
+    }
+    return client;
   }
 
   // -- raw JSON-RPC ------------------------------------------------------------------------
@@ -106,8 +144,14 @@ export class Client extends EventEmitter {
     return this.request(...wire('server/echo', { value }));
   }
 
-  initialize(clientInfo = { name: 'fetchd-js' }) {
-    return this.request(...wire('initialize', { clientInfo }));
+  /**
+   * `initialize`, then the protocol version check: rejects with ProtocolVersionMismatch (and
+   * fails the client) when fetchd's protocolVersion is not PROTOCOL_VERSION. fetchd takes one
+   * `initialize` per connection, as its first request: a second call returns the first call's
+   * promise (the one `spawn` sent, by default), unless that one was refused.
+   */
+  initialize(clientInfo = CLIENT_INFO) {
+    return this.#initializing ?? this.#handshake(clientInfo, { failClient: false });
   }
 
   /** `shutdown` then `exit`; resolves to the exit code when we spawned the process. */
@@ -119,10 +163,7 @@ export class Client extends EventEmitter {
 
   /** Close the server's input (EOF: it finishes and exits 0); resolves to its exit code. */
   async close(timeoutMs = 10000) {
-    if (!this.closed) {
-      this.closed = true;
-      this.writable.end();
-    }
+    this.#endInput();
     if (!this.process) return null;
     let timer;
     const timeout = new Promise((resolve) => {
@@ -139,7 +180,8 @@ export class Client extends EventEmitter {
   // -- store, contexts, controllers ----------------------------------------------------------
   /**
    * store/open. options: {historyToken} (merging resumes after it, protocol.md §5), {url,
-   * schema} (a PostgreSQL server instead of the file `path`).
+   * schema} (a PostgreSQL server instead of the file `path`). Without a model (null or
+   * undefined) an existing store opens with the model it records.
    */
   openStore(model, path, { historyToken, url, schema } = {}) {
     return this.request(...wire('store/open', { model, path, url, schema, historyToken }));
@@ -267,6 +309,58 @@ export class Client extends EventEmitter {
     return new Batch(this, typeof context === 'string' || context === null ? context : context.name);
   }
 
+  // -- initialize --------------------------------------------------------------------------
+  /**
+   * Sends `initialize` and holds every later message until its answer: released when the
+   * protocol version is ours, dropped with the client failed when it is not. `failClient`:
+   * any other failure (a refused initialize, a lost connection) fails the client too.
+   */
+  #handshake(clientInfo, { failClient }) {
+    const answer = this.request(...wire('initialize', { clientInfo }));
+    this.#held ??= [];
+    const checked = answer.then(
+      (result) => {
+        const served = Number.isInteger(result?.protocolVersion) ? result.protocolVersion : null;
+        if (served !== PROTOCOL_VERSION) {
+          throw new ProtocolVersionMismatch({
+            binary: this.binary,
+            serverInfo: result?.serverInfo,
+            serverProtocolVersion: served,
+            clientInfo: CLIENT_INFO,
+            clientProtocolVersion: PROTOCOL_VERSION,
+          });
+        }
+        this.#release();
+        return result;
+      },
+      (error) => {
+        if (failClient || !(error instanceof FetchdError)) throw error;
+        // fetchd refused this initialize (say, not first): the caller decides; it may retry.
+        this.#initializing = null;
+        this.#release();
+        throw error;
+      },
+    );
+    this.#initializing = checked.catch((error) => {
+      if (error instanceof ProtocolVersionMismatch || failClient || !(error instanceof FetchdError)) {
+        this.#fail(error);
+        this.#held = null;
+        this.#endInput(); // fetchd sees EOF and exits; close() still waits for it
+      }
+      throw error;
+    });
+    return this.#initializing;
+  }
+
+  #release() {
+    const held = this.#held ?? [];
+    this.#held = null;
+    for (const data of held) {
+      if (data === END) this.writable.end();
+      else this.writable.write(data);
+    }
+  }
+
   // -- I/O ---------------------------------------------------------------------------------
   #expect(id) {
     if (this.failure) throw this.failure;
@@ -274,8 +368,17 @@ export class Client extends EventEmitter {
   }
 
   #write(data) {
-    if (this.closed || this.failure) throw new ConnectionClosed('the client is closed');
-    this.writable.write(data);
+    if (this.failure) throw this.failure;
+    if (this.closed) throw new ConnectionClosed('the client is closed');
+    if (this.#held) this.#held.push(data);
+    else this.writable.write(data);
+  }
+
+  #endInput() {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.#held) this.#held.push(END);
+    else this.writable.end();
   }
 
   #receive(chunk) {

@@ -41,10 +41,32 @@ export class MirrorError extends Error {
   }
 }
 
-/** The server closed its output (exited) before answering. */
+/** The server closed its output (exited) before answering, or could not be started. */
 export class ConnectionClosed extends Error {
-  constructor(message) {
-    super(message);
+  constructor(message, options) {
+    super(message, options);
     this.name = 'ConnectionClosed';
+  }
+}
+
+/**
+ * fetchd's `initialize` answered with a protocolVersion other than the client's. Raised by the
+ * client, not sent by fetchd: `code` is 0, outside JSON-RPC's codes, and `kind` is
+ * "protocolVersionMismatch". Once raised, every request on that client rejects with it.
+ */
+export class ProtocolVersionMismatch extends FetchdError {
+  constructor({ binary, serverInfo, serverProtocolVersion, clientInfo, clientProtocolVersion }) {
+    const server = `fetchd${serverInfo?.version ? ` ${serverInfo.version}` : ''}${binary ? ` at ${binary}` : ''}`;
+    const client = `this client (${clientInfo.name} ${clientInfo.version}) speaks protocol version ${clientProtocolVersion}`;
+    const said =
+      serverProtocolVersion === null
+        ? 'does not say which protocol version it speaks (its initialize result has no protocolVersion)'
+        : `speaks protocol version ${serverProtocolVersion}`;
+    const message = `${server} ${said}; ${client}. Use a fetchd and a ${clientInfo.name} of the same release.`;
+    super(0, message, { kind: 'protocolVersionMismatch', binary, serverProtocolVersion, clientProtocolVersion });
+    this.message = message; // without FetchdError's "(code ...)" suffix: no JSON-RPC code here
+    this.name = 'ProtocolVersionMismatch';
+    this.serverProtocolVersion = serverProtocolVersion;
+    this.clientProtocolVersion = clientProtocolVersion;
   }
 }

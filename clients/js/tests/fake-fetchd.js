@@ -4,7 +4,10 @@
 // test/cycle (writes params.notifications, then answers params.result), shutdown/exit, and
 // otherwise replays FAKE_FETCHD_SCRIPT (a JSON file: [{method, notifications?, result?|error?}]
 // consumed in order). A batch writes every element's notifications, then the responses.
-import { readFileSync } from 'node:fs';
+// initialize is answered as fetchd does (refused unless first, and once), with the
+// protocolVersion FAKE_FETCHD_PROTOCOL (default 1; "none" leaves it out). FAKE_FETCHD_LOG: a
+// file that gets every message received as a line of JSON.
+import { appendFileSync, readFileSync } from 'node:fs';
 import { LSPDecoder, NDJSONDecoder, encode } from '../src/framing.js';
 
 const at = process.argv.indexOf('--framing');
@@ -12,13 +15,28 @@ const framing = at >= 0 ? process.argv[at + 1] : 'lsp';
 const script = process.env.FAKE_FETCHD_SCRIPT ? JSON.parse(readFileSync(process.env.FAKE_FETCHD_SCRIPT, 'utf8')) : [];
 const decoder = framing === 'lsp' ? new LSPDecoder() : new NDJSONDecoder();
 const write = (message) => process.stdout.write(encode(Buffer.from(JSON.stringify(message)), framing));
+const protocol = process.env.FAKE_FETCHD_PROTOCOL ?? '1';
+let requests = 0;
+let initialized = false;
+
+function initialize() {
+  if (initialized) return { error: { code: -32600, message: 'Invalid Request', data: { kind: 'alreadyInitialized' } } };
+  if (requests > 1) return { error: { code: -32600, message: 'Invalid Request', data: { kind: 'initializeNotFirst' } } };
+  initialized = true;
+  const result = { serverInfo: { name: 'fetchd', version: '0.0.0-fake' }, capabilities: {} };
+  if (protocol !== 'none') result.protocolVersion = Number(protocol);
+  return { result };
+}
 
 function answer(request) {
   const { method, id } = request;
   const params = request.params ?? {};
   let notes = [];
   const reply = { jsonrpc: '2.0', id };
-  if (method === 'test/echo') reply.result = params;
+  if (process.env.FAKE_FETCHD_LOG) appendFileSync(process.env.FAKE_FETCHD_LOG, `${JSON.stringify(request)}\n`);
+  if ('id' in request) requests += 1;
+  if (method === 'initialize') Object.assign(reply, initialize());
+  else if (method === 'test/echo') reply.result = params;
   else if (method === 'test/fail') reply.error = { code: params.code, message: params.message, data: params.data };
   else if (method === 'test/cycle') {
     notes = params.notifications ?? [];

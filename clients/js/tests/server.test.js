@@ -2,21 +2,33 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { Client, FetchdError, fetchRequest, sort } from '../index.js';
+import { Client, FetchdError, PROTOCOL_VERSION, fetchRequest, sort } from '../index.js';
 import { rng } from './reference-cycle.js';
 import { CONTACTS, NOTES, checkMirror, events, fetchdBinary, stamp } from './helpers.js';
 import { DEFAULT_DOC } from '../tools/gen-types.js';
 
 for (const framing of ['lsp', 'ndjson']) {
   test(`server: initialize, unknown method, shutdown (${framing})`, async () => {
-    const client = Client.spawn(fetchdBinary(), { framing });
+    const client = Client.spawn(fetchdBinary(), { framing, initialize: false });
     const info = await client.initialize({ name: 'node-test', version: '1' });
     assert.equal(info.serverInfo.name, 'fetchd');
-    assert.equal(info.protocolVersion, 1);
+    assert.equal(info.protocolVersion, PROTOCOL_VERSION);
     await assert.rejects(client.request('no/such/method'), (e) => e instanceof FetchdError && e.code === -32601);
     assert.equal(await client.shutdown(), 0);
   });
 }
+
+test('server: spawn initializes first and fetchd speaks the client\'s protocol version', async () => {
+  const client = Client.spawn(fetchdBinary());
+  const opened = client.openStore(CONTACTS); // sent once the version is checked
+  const info = await client.ready;
+  assert.equal(info.serverInfo.name, 'fetchd');
+  assert.equal(info.protocolVersion, PROTOCOL_VERSION);
+  assert.deepEqual((await opened).entities, ['Contact']);
+  // fetchd refuses a second initialize (alreadyInitialized): the client does not send one
+  assert.equal(await client.initialize(), info);
+  assert.equal(await client.shutdown(), 0);
+});
 
 test('server: contexts insert/update/get/fetch/count/save/delete/rollback and clear errors', async () => {
   const client = Client.spawn(fetchdBinary());

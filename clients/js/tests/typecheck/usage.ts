@@ -6,7 +6,11 @@ import {
   Context,
   Controller,
   Difference,
+  CLIENT_INFO,
+  FetchdError,
   METHODS,
+  PROTOCOL_VERSION,
+  ProtocolVersionMismatch,
   TableMirror,
   fetchRequest,
   sort,
@@ -46,6 +50,12 @@ export async function usage(client: Client): Promise<number> {
   const path: IndexPath | null = await notes.indexPath(id);
   const rows: WireObject[] = await notes.rows(0, { offset: 1, limit: 2, keys: ['title'] });
   const mirror: TableMirror | null = notes.mirror;
+  // A controller made with a mirror (the default) has one: no null check under --strict.
+  const mirrored = await main.controller('mirrored', request);
+  const mirroredIds: string[][] = mirrored.mirror.ids();
+  const bare = await main.controller('bare', request, { mirror: false });
+  // @ts-expect-error: a controller made with mirror: false has none
+  bare.mirror.ids();
   const rowsDiff: Controller = await main.controller('diff', request, { notify: { keys: ['title'] }, mode: 'difference' });
   rowsDiff.on('cycle', (cycle: Difference) => {
     const inserted: WireObject[] = cycle.rows(0, cycle.inserted.reduce((n, run) => n + (run[2] ?? 0), 0));
@@ -78,6 +88,29 @@ export async function usage(client: Client): Promise<number> {
   const missing = METHODS['context/explode'];
   // @ts-expect-error: the count is a number
   const countText: string = counted.count;
-  void [serverName, entities, objects, saved, path, rows, mirror, type, entry, methods, wrong, noId, badModel, missing, countText];
+  void [serverName, entities, objects, saved, path, rows, mirror, mirroredIds, type, entry, methods, wrong, noId, badModel, missing, countText];
   return counted.count + (await client.shutdown() === 0 ? 0 : 1);
+}
+
+export async function handshake(): Promise<number> {
+  const spawned = Client.spawn(null, { clientInfo: { name: CLIENT_INFO.name, version: CLIENT_INFO.version } });
+  const ready = await spawned.ready;
+  const served: number = ready ? ready.protocolVersion : PROTOCOL_VERSION;
+  const manual = Client.spawn('/usr/local/bin/fetchd', { initialize: false });
+  try {
+    await manual.initialize();
+  } catch (error) {
+    if (error instanceof ProtocolVersionMismatch) {
+      const kind: 'protocolVersionMismatch' = error.kind;
+      const theirs: number | null = error.serverProtocolVersion;
+      const wider: FetchdError = error;
+      void [kind, theirs, wider];
+    }
+  }
+  // @ts-expect-error: initialize is a boolean
+  Client.spawn(null, { initialize: 'yes' });
+  // @ts-expect-error: PROTOCOL_VERSION is the literal 1
+  const two: 2 = PROTOCOL_VERSION;
+  void two;
+  return served + (manual.binary === null ? 1 : 0);
 }
