@@ -48,6 +48,7 @@ export async function run(binary, write) {
     steps.step('edit the first message (update)');
     await ctx.update(made[0].id, { text: 'Hola a todos' });
     await show();
+    await ctx.save(); // the store is left as shown: nothing unsaved when fetchd closes
   } finally {
     await client.close();
   }

@@ -54,4 +54,15 @@ for (const [label, binary] of [['fetchd', () => fetchdBinary()]]) {
     );
     assert.match(stdout, /== no notes/);
   });
+
+  // A new user runs a sample and sees no warning: each leaves nothing unsaved when it closes.
+  for (const name of ['contacts', 'conversations', 'messages', 'notes']) {
+    test(`samples (${label}): ${name} writes nothing to stderr`, async () => {
+      const script = fileURLToPath(new URL(`../samples/${name}.js`, import.meta.url));
+      const stderr = await new Promise((resolve, reject) =>
+        execFile(process.execPath, [script, '--fetchd', binary()], { timeout: 60000 }, (error, _out, err) => (error ? reject(error) : resolve(err))),
+      );
+      assert.equal(stderr, '');
+    });
+  }
 }

@@ -51,6 +51,7 @@ SCRIPT: List[Tuple[str, Tuple[Any, ...]]] = [
     ("save", ("save",)),
     ("delete Bob", ("delete", "Bob")),
     ("rename Cleo to Yuki", ("rename", "Cleo", "Yuki")),
+    ("save", ("save",)),  # nothing is left unsaved at the end, so fetchd closes without a warning
 ]
 
 

@@ -81,6 +81,7 @@ def run(binary: Optional[str] = None, out: Optional[TextIO] = None) -> None:
         steps.step("edit the first message (update)")
         ctx.update(made[0]["id"], {"text": "Hola a todos"})
         show()
+        ctx.save()  # the store is left as shown: nothing unsaved when fetchd closes
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:

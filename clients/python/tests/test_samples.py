@@ -67,6 +67,7 @@ def test_samples_run_as_scripts(name, binary):
         capture_output=True, text=True, timeout=60, env={**os.environ},
     )
     assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr, result.stderr
     assert "==" in result.stdout
 
 
@@ -76,6 +77,7 @@ def test_live_view_without_a_terminal_prints_frames_and_exits_by_itself(binary):
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # `make run` shows no warning (nothing left unsaved at the end)
     text = result.stdout
     assert "\x1b[" not in text  # no terminal: plain frames, no ANSI codes
     assert text.count("fetchd live: contacts by initial") >= 15
