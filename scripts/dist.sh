@@ -42,6 +42,11 @@ install -d "$plugin"
 for part in clients/nvim/*; do
     [ "$(basename "$part")" = test ] || cp -R "$part" "$plugin/"
 done
+# The help tags, so `:help fetchd` works where the package is installed (Neovim makes none
+# for a package on its own).
+if command -v nvim >/dev/null 2>&1; then
+    nvim --headless -u NONE -i NONE -n -c "helptags $plugin/doc" -c "qa!" >&2
+fi
 "$root/bin/fetchd" describe >"$root/share/doc/fetchd/openrpc.json"
 install -m 0644 protocol.md README.md CHANGELOG.md LICENSE "$root/share/doc/fetchd/"
 chmod -R u=rwX,go=rX "$root"

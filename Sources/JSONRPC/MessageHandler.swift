@@ -23,6 +23,10 @@ public protocol MessageHandler: AnyObject {
     /// Once what a message (or an idle check) caused has been written and flushed: work that
     /// need not delay the answer, such as the store's checkpoint.
     func afterOutput()
+    /// Where a notification goes that must not wait for the message's answer (`$/progress`):
+    /// the sink writes it at once and says whether it could (no transport to write to: false,
+    /// and the handler queues it as usual). Set by the Session once.
+    func setImmediateOutput(_ sink: @escaping (OutgoingNotification) -> Bool)
 }
 
 extension MessageHandler {
@@ -30,4 +34,5 @@ extension MessageHandler {
     public var idleIntervalMilliseconds: Int32? { nil }
     public var wakeDescriptor: Int32? { nil }
     public func afterOutput() {}
+    public func setImmediateOutput(_ sink: @escaping (OutgoingNotification) -> Bool) {}
 }

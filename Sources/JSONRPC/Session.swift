@@ -20,7 +20,20 @@ public final class Session {
         self.handler = handler
         self.decoder = FrameDecoder(mode: mode, limits: limits)
         self.logger = logger
+        handler.setImmediateOutput { [unowned self] notification in
+            guard let direct = directOutput else { return false }
+            let encoder = FrameEncoder(framing: decoder.framing ?? .ndjson)
+            let frame = encoder.frame { $0.write(Outgoing.notification(notification)) }
+            onWrite?(frame, encoder.framing)
+            direct(frame)
+            return true
+        }
     }
+
+    /// Where a transport takes frames that go out at once, in the middle of a message's
+    /// handling (`$/progress`), written and flushed before anything the message still causes.
+    /// Without one, such notifications are written with the message's other output.
+    public var directOutput: ((Frame) -> Void)?
 
     /// Sees every event the decoder produces (a message's bytes, or a framing error) before it
     /// is handled, and every frame written: how `--record` captures a session.

@@ -57,9 +57,15 @@ public struct StdioTransport {
             if pending.count >= 1 << 20 { flush() }
         }
         session.onFlush = flush
+        // Progress goes out as it happens, after what is already gathered.
+        session.directOutput = { frame in
+            emit(frame)
+            flush()
+        }
         defer {
             flush()
             session.onFlush = nil
+            session.directOutput = nil
         }
         while true {
             if let wait = session.handler.idleIntervalMilliseconds,

@@ -38,6 +38,16 @@ public final class Outbox {
         queued.append(notification.message(params))
     }
 
+    /// Writes a notification at once when the transport can (`MessageHandler.setImmediateOutput`),
+    /// else queues it like `send`.
+    public func sendNow<P>(_ notification: ServerNotification<P>, _ params: P) {
+        let message = notification.message(params)
+        if let immediate, immediate(message) { return }
+        queued.append(message)
+    }
+
+    var immediate: ((OutgoingNotification) -> Bool)?
+
     func take() -> [OutgoingNotification] {
         guard !queued.isEmpty else { return [] }
         defer { queued = [] }

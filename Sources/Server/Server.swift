@@ -26,6 +26,9 @@ public final class Server: MessageHandler {
     }
 
     public let configuration: Configuration
+    /// Progress of the long requests that carry no `workDoneToken`, for a host that shows it
+    /// itself (`fetchd exec --progress`); such reports are not sent to the client.
+    public var onUntokenedProgress: ((WorkDoneProgress) -> Void)?
     public let methods = MethodTable()
     public var logger: Logger
     /// `capabilities` in the `initialize` result.
@@ -39,6 +42,8 @@ public final class Server: MessageHandler {
 
     public internal(set) var lifecycle = Lifecycle()
     public private(set) var exitCode: Int32?
+    /// `$/progress` of the requests of the message being handled, ended with its cycle.
+    private var progressing: [RequestProgress] = []
 
     private var observers: [ServerObserver] = []
     let watchState = WatchState()
@@ -102,8 +107,13 @@ public final class Server: MessageHandler {
     }
 
     public func endOfCycle() {
+        progressing.last?.phase("updating controllers")
         for observer in observers { observer.serverWillEndCycle(self) }
+        for progress in progressing { progress.end(failed: false) }
+        progressing.removeAll()
     }
+
+    public func setImmediateOutput(_ sink: @escaping (OutgoingNotification) -> Bool) { outbox.immediate = sink }
 
     public func takeNotifications() -> [OutgoingNotification] { outbox.take() }
 
@@ -123,15 +133,29 @@ public final class Server: MessageHandler {
 
     private func invoke(_ method: String, _ params: Params?, isNotification: Bool) -> Result<JSON, RPCError> {
         guard let handler = methods.handler(for: method) else { return .failure(.methodNotFound(method)) }
+        var progress: RequestProgress?
+        let outcome: Result<JSON, RPCError>
         do {
-            return .success(try handler(params, isNotification))
+            if !isNotification, let token = try RequestProgress.token(method, params, in: methods) {
+                progress = RequestProgress(token: token, method: method) { [outbox] in
+                    outbox.sendNow(ProgressDeclarations.progress, $0)
+                }
+            } else if !isNotification, let observe = onUntokenedProgress, methods.reportingProgress.contains(method) {
+                progress = RequestProgress(token: .null, method: method, send: observe)
+            }
+            outcome = .success(try handler(params, isNotification))
         } catch let error as RPCError {
-            return .failure(error)
+            outcome = .failure(error)
         } catch let error as EngineError {
-            return .failure(ErrorTable.rpcError(error))
+            outcome = .failure(ErrorTable.rpcError(error))
         } catch {
             logger.error("\(method) failed unexpectedly: \(error)")
-            return .failure(.internalError("\(method) failed unexpectedly"))
+            outcome = .failure(.internalError("\(method) failed unexpectedly"))
         }
+        if let progress {
+            // A success ends once its cycle has reached the controllers (endOfCycle).
+            if case .success = outcome { progressing.append(progress) } else { progress.end(failed: true) }
+        }
+        return outcome
     }
 }

@@ -22,6 +22,9 @@ struct ExecCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
+    @Flag(help: "Show on stderr how far the file has come and the step of a long request under way.")
+    var progress = false
+
     func run() throws {
         MallocTuning.apply()
         let input = file == "-" ? STDIN_FILENO : open(file, O_RDONLY)
@@ -34,6 +37,14 @@ struct ExecCommand: ParsableCommand {
         let session = Session(handler: server, mode: .ndjson, logger: StoreOptions.logger("exec"))
         let failures = FailureCount()
         session.onWrite = { frame, _ in failures.note(frame) }
+        let shown = progress ? ExecProgress(input: input) : nil
+        if let shown {
+            session.onReceive = { event in
+                if case .message(let bytes) = event { shown.received(bytes.count) }
+            }
+            server.onUntokenedProgress = { shown.server($0) }
+        }
+        defer { shown?.finish() }
         Signals.install()
         let end = StdioTransport(
             input: input, output: STDOUT_FILENO, interrupted: { Signals.caught != 0 },

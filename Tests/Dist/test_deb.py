@@ -91,9 +91,10 @@ class DebInstallTests(unittest.TestCase):
             # The plugin loads from the system's packpath, with no configuration at all.
             if shutil.which("nvim"):
                 probe = run(["nvim", "--headless", "-u", "NORC", "-i", "NONE", "-n", "-c",
-                             "lua io.stdout:write(tostring(pcall(require, 'fetchd')))", "-c", "qa!"],
-                            env={**os.environ, "HOME": tmp})
-                self.assertEqual(probe.stdout.decode().strip(), "true", probe.stderr.decode())
+                             "lua io.stdout:write(tostring(pcall(require, 'fetchd')), ' ',"
+                             " vim.fn.exists(':FetchdOpen'), ' ', tostring(pcall(vim.cmd, 'help fetchd')))",
+                             "-c", "qa!"], env={**os.environ, "HOME": tmp})
+                self.assertEqual(probe.stdout.decode().strip(), "true 2 true", probe.stderr.decode())
         removed = run(["dpkg", "-r", "fetchd"], timeout=120)
         self.assertEqual(removed.returncode, 0, removed.stderr.decode())
         self.assertFalse(installed())

@@ -17,6 +17,9 @@ INSTALLED = [
     "share/zsh/site-functions/_fetchd",
     "share/fish/vendor_completions.d/fetchd.fish",
     "share/nvim/site/pack/fetchd/start/fetchd/lua/fetchd/init.lua",
+    "share/nvim/site/pack/fetchd/start/fetchd/plugin/fetchd.lua",
+    "share/nvim/site/pack/fetchd/start/fetchd/doc/fetchd.txt",
+    "share/nvim/site/pack/fetchd/start/fetchd/doc/tags",
     "share/doc/fetchd/protocol.md",
     "share/doc/fetchd/openrpc.json",
     "share/doc/fetchd/CHANGELOG.md",
@@ -63,9 +66,11 @@ class InstallTests(unittest.TestCase):
         # Neovim's packpath has $XDG_DATA_DIRS/nvim/site: a start package there loads by itself.
         with scratch() as home:
             env = {**os.environ, "XDG_DATA_DIRS": str(prefix / "share"), "HOME": home}
-            probe = run(["nvim", "--headless", "-u", "NORC", "-i", "NONE", "-n",
-                         "-c", "lua io.stdout:write(tostring(pcall(require, 'fetchd')))", "-c", "qa!"], env=env)
-        self.assertEqual(probe.stdout.decode().strip(), "true", probe.stderr.decode())
+            # Loaded by itself: its commands exist, and :help finds its page.
+            probe = run(["nvim", "--headless", "-u", "NORC", "-i", "NONE", "-n", "-c",
+                         "lua io.stdout:write(tostring(pcall(require, 'fetchd')), ' ', vim.fn.exists(':FetchdOpen'),"
+                         " ' ', tostring(pcall(vim.cmd, 'help :FetchdOpen')))", "-c", "qa!"], env=env)
+        self.assertEqual(probe.stdout.decode().strip(), "true 2 true", probe.stderr.decode())
 
 
 if __name__ == "__main__":

@@ -53,4 +53,28 @@ import Testing
         #expect(status == 66)
         #expect(stderr.contains("cannot read"))
     }
+
+    /// `--progress`: how far the file has come and the long request's steps on stderr (lines,
+    /// off a terminal); stdout is exactly what it is without it (no $/progress there).
+    @Test func progressGoesToStderrAndLeavesStdoutAlone() throws {
+        let store = try CLIStore()
+        let file = store.dir.file("load.ndjson")
+        let rows = (0..<3).map { #"["n\#($0)",\#($0)]"# }.joined(separator: ",")
+        let lines = [
+            CLIStore.request(1, "store/batchInsert", #"{"entity":"Contact","keys":["name","age"],"rows":[\#(rows)]}"#),
+            CLIStore.request(2, "context/count", #"{"context":"main","request":{"entity":"Contact"}}"#),
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let plain = try FetchdProcess.run(["exec", file, "--store", store.path], input: "")
+        let store2 = try CLIStore()
+        let shown = try FetchdProcess.run(["exec", file, "--store", store2.path, "--progress"], input: "")
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.output == plain.output)
+        #expect(!shown.output.contains("$/progress"))
+        let bar = shown.stderr.split(separator: "\n").map(String.init)
+        #expect(bar.allSatisfy { $0.hasPrefix("fetchd exec: [") }, "\(shown.stderr)")
+        #expect(bar.contains { $0.hasSuffix("| store/batchInsert: checking 3 rows") }, "\(shown.stderr)")
+        #expect(bar.last?.hasPrefix("fetchd exec: [####################] 100% of ") == true, "\(shown.stderr)")
+        #expect(bar.last?.hasSuffix(", 2 messages") == true, "\(shown.stderr)")
+    }
 }

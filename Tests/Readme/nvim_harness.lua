@@ -24,7 +24,7 @@ if not ok then
   return fail('the init.lua block failed: ' .. tostring(err))
 end
 if vim.fn.exists(':FetchdOpen') ~= 2 then
-  return fail('setup() did not define :FetchdOpen')
+  return fail('the plugin did not define :FetchdOpen')
 end
 ok, err = pcall(vim.cmd, 'FetchdOpen ' .. os.getenv('READMETEST_OPEN'))
 if not ok then

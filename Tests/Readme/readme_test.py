@@ -189,6 +189,8 @@ class Runner:
         env = dict(self.env, READMETEST_INIT=path, READMETEST_OPEN=self.open_args, READMETEST_EXPECT="hello")
         return self.run(["nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n",
                          "--cmd", "set runtimepath^=" + os.path.join(REPO, "clients", "nvim"),
+                         # -u NONE loads no plugin files: load the plugin's as a user's nvim does.
+                         "--cmd", "runtime! plugin/fetchd.lua",
                          "-c", "luafile " + HARNESS], cwd, env)
 
     def json(self, block):

@@ -116,6 +116,18 @@ export interface CancelRequestParams {
   /** The request to cancel. */
   id: string | number;
 }
+/** $/progress: How far a request given a workDoneToken has come: begin, report (at most every 100 ms), end. */
+export interface ProgressParams {
+  /** The request's workDoneToken. */
+  token: string | number;
+  /** begin has the title (the method) and a message; report a message and, where the size is known, the percentage of the step (0-100); end a message. */
+  value: {
+    kind: "begin" | "report" | "end";
+    title?: string;
+    message?: string;
+    percentage?: number;
+  };
+}
 /** rpc.discover: This server's OpenRPC document: every method and notification. */
 export type RpcDiscoverParams = Record<string, never>;
 /** An OpenRPC 1.3 document (protocol.md §14). */
@@ -146,6 +158,8 @@ export interface StoreOpenParams {
   model?: Model;
   /** Merging of other processes' commits continues after this token (one saved before a restart). */
   historyToken?: number;
+  /** Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer. */
+  workDoneToken?: string | number;
 }
 export interface StoreOpenResult {
   entities: string[];
@@ -165,6 +179,8 @@ export interface StoreBatchInsertParams {
   returnIds?: boolean;
   /** More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction. */
   more?: boolean;
+  /** Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer. */
+  workDoneToken?: string | number;
 }
 export interface StoreBatchInsertResult {
   count: number;
@@ -189,6 +205,8 @@ export interface StoreBatchUpdateParams {
   predicate?: string;
   /** The predicate's $variables, as in a fetch request. */
   variables?: { [key: string]: JSONValue };
+  /** Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer. */
+  workDoneToken?: string | number;
 }
 export interface StoreBatchUpdateResult {
   count: number;
@@ -207,6 +225,8 @@ export interface StoreBatchUpdateObjectsParams {
   keys?: string[];
   /** The columnar form: one array of values per row, in keys order. */
   rows?: Array<JSONValue[]>;
+  /** Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer. */
+  workDoneToken?: string | number;
 }
 export interface StoreBatchUpdateObjectsResult {
   count: number;
@@ -221,6 +241,8 @@ export interface StoreBatchDeleteParams {
   predicate?: string;
   /** The predicate's $variables, as in a fetch request. */
   variables?: { [key: string]: JSONValue };
+  /** Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer. */
+  workDoneToken?: string | number;
 }
 export interface StoreBatchDeleteResult {
   count: number;
@@ -538,6 +560,8 @@ export interface ControllerCreateParams {
     objects?: boolean;
     mode?: "rows" | "difference";
   };
+  /** Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer. */
+  workDoneToken?: string | number;
 }
 export interface ControllerCreateResult {
   sections: SectionInfo[];
@@ -744,6 +768,7 @@ export interface Requests {
 }
 /** Notifications fetchd sends, by method name: their params. */
 export interface ServerNotifications {
+  "$/progress": ProgressParams;
   "store/didChangeExternally": StoreDidChangeExternallyParams;
   "controller/willChangeContent": ControllerWillChangeContentParams;
   "controller/didChangeSection": ControllerDidChangeSectionParams;

@@ -39,6 +39,7 @@ extension ObjectGraph {
         do {
             return try underWriteLock { () throws(EngineError) in
                 let batch = batchContext()
+                WorkProgress.current?.phase("checking \((held?.count ?? 0) + rows.count) rows")
                 var problems = try Self.rowProblems(rows, rejected, entity, batch, firstRow: held?.count ?? 0)
                 if let held { problems += try held.missingTargets(entity, batch) }
                 try Self.refuse(problems, "rows")
@@ -70,6 +71,7 @@ extension ObjectGraph {
             var checker = RowChecker(entity, batch)
             let found = try checker.problems(of: values, required: false)
             try Self.refuse(found.map { BatchProblem(key: $0.key, reason: $0.reason) }, "values")
+            WorkProgress.current?.phase("updating the matching rows")
             if let n = try updateDirectly(entity, filter, values) { return n }
             let ids = try matching(entity, filter)
             for id in ids { try batch.update(id, values) }
@@ -109,6 +111,7 @@ extension ObjectGraph {
                 }
             }
         } else {
+            WorkProgress.current?.phase("deleting the matching rows")
             if let n = try deleteDirectly(entity, filter) { return n }
             targets = try matching(entity, filter)
         }

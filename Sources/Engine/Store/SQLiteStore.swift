@@ -267,7 +267,13 @@ public final class SQLiteStore: Store {
                 // statement, not per row.
                 var k = 0
                 let inserts = batch.inserts
+                let progress = WorkProgress.current
+                var nextReport = 0
                 while k < inserts.count {
+                    if let progress, k >= nextReport {
+                        progress.step("writing rows", done: k, of: inserts.count)
+                        nextReport = k + 4096
+                    }
                     let id = inserts[k].0
                     if current?.entity != id.entity {
                         let t = try table(id)
@@ -305,8 +311,12 @@ public final class SQLiteStore: Store {
                     k = end
                 }
                 try flushRun()
-                if !rebuilt.isEmpty { try rebuildIndexes(db, rebuilt) }
-                for (id, values) in batch.updates {
+                if !rebuilt.isEmpty {
+                    progress?.phase("rebuilding indexes")
+                    try rebuildIndexes(db, rebuilt)
+                }
+                for (n, (id, values)) in batch.updates.enumerated() {
+                    if let progress, n & 4095 == 0 { progress.step("updating rows", done: n, of: batch.updates.count) }
                     let t = try table(id)
                     let s = try db.prepare(t.update)
                     var bound = t.columnValues(values)
@@ -318,7 +328,8 @@ public final class SQLiteStore: Store {
                     }
                     try writeJoins(db, t, id, values, replacing: true)
                 }
-                for id in batch.deletes {
+                for (n, id) in batch.deletes.enumerated() {
+                    if let progress, n & 4095 == 0 { progress.step("deleting rows", done: n, of: batch.deletes.count) }
                     let t = try table(id)
                     if Self.recordsHistory { try db.prepare(t.recordDelete).run([txn, .integer(id.number)]) }
                     for j in t.manyToMany {
@@ -469,7 +480,8 @@ public final class SQLiteStore: Store {
             try db.transaction {
                 // The history triggers name columns a step may drop; they are made anew after.
                 try HistorySchema.dropTriggers(db)
-                for step in plan.steps {
+                for (n, step) in plan.steps.enumerated() {
+                    WorkProgress.current?.phase("migrating: step \(n + 1) of \(plan.steps.count)")
                     switch step {
                     case .sql(let sql): try db.execute(sql)
                     case .fill(let entity, let column, let value):

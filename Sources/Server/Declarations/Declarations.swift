@@ -84,17 +84,20 @@ public struct MethodDeclaration<P: RPCParams, R: RPCResult>: Sendable {
     public let name: String
     public let summary: String
     public let errors: [ErrorKind]
+    /// Long work: the method takes `workDoneToken` and reports `$/progress` under it.
+    public let reportsProgress: Bool
 
-    public init(_ name: String, _ summary: String, errors: [ErrorKind]) {
+    public init(_ name: String, _ summary: String, errors: [ErrorKind], reportsProgress: Bool = false) {
         self.name = name
         self.summary = summary
         self.errors = errors
+        self.reportsProgress = reportsProgress
     }
 
     public var description: MethodDescription {
         MethodDescription(
-            name: name, summary: summary, params: P.params,
-            result: (R.resultName, R.schema), errors: errors, direction: nil)
+            name: name, summary: summary, params: P.params + (reportsProgress ? [ParamSpec.workDoneToken] : []),
+            result: (R.resultName, R.schema), errors: errors, direction: nil, reportsProgress: reportsProgress)
     }
 
     public func handle(in scope: ParamScope, _ body: @escaping (P) throws -> R) -> MethodTable.Entry {
@@ -191,4 +194,13 @@ public struct MethodDescription: Sendable {
     public let result: (name: String, schema: Schema)?
     public let errors: [ErrorKind]
     public let direction: Direction?
+    public var reportsProgress = false
+}
+
+extension ParamSpec {
+    /// LSP's work-done token: `$/progress` notifications carry it while the request runs.
+    public static let workDoneToken = ParamSpec.optional(
+        "workDoneToken", .types("string", "integer"),
+        "Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer."
+    )
 }

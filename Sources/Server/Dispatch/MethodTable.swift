@@ -31,6 +31,9 @@ public final class MethodTable {
 
     public func handler(for method: String) -> Entry.Handler? { handlers[method] }
 
+    /// The methods that take `workDoneToken` (their declarations say `reportsProgress`).
+    public private(set) var reportingProgress: Set<String> = []
+
     /// Adds bound declarations. A second entry for a name is a programming error.
     public func add(_ entries: [Entry]) {
         for entry in entries {
@@ -38,6 +41,7 @@ public final class MethodTable {
             precondition(handlers[name] == nil && !descriptions.contains { $0.name == name }, "\(name) declared twice")
             handlers[name] = entry.handler
             descriptions.append(entry.description)
+            if entry.description.reportsProgress { reportingProgress.insert(name) }
         }
     }
 

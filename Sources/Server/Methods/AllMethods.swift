@@ -4,6 +4,7 @@ extension Server {
     func registerAllMethods() {
         methods.add(lifecycleMethods())
         methods.ignore(LifecycleDeclarations.dollarNotifications)
+        methods.declare(ProgressDeclarations.notifications)
         methods.add(serverMethods())
         methods.add(storeMethods())
         methods.add(batchMethods())

@@ -17,21 +17,21 @@ public enum BatchDeclarations {
 
     public static let insert = MethodDeclaration<BatchInsertParams, BatchInsertResult>(
         "store/batchInsert", "Inserts many objects of one entity in one transaction (NSBatchInsertRequest).",
-        errors: rowErrors)
+        errors: rowErrors, reportsProgress: true)
     public static let cancelInsert = MethodDeclaration<BatchCancelInsertParams, Single<CountMember>>(
         "store/cancelBatchInsert", "Drops the rows held for an entity's batch insert sent in parts (`more`).",
         errors: [.invalidParams, .engine(.noStore), .engine(.unknownEntity)])
     public static let update = MethodDeclaration<BatchUpdateParams, Single<CountMember>>(
         "store/batchUpdate", "Sets values on every matching saved object in one transaction (NSBatchUpdateRequest).",
-        errors: rowErrors + query)
+        errors: rowErrors + query, reportsProgress: true)
     public static let updateObjects = MethodDeclaration<BatchUpdateObjectsParams, Single<CountMember>>(
         "store/batchUpdateObjects",
         "Gives each of many saved objects its own values in one transaction (many updates and a save at once).",
-        errors: rowErrors)
+        errors: rowErrors, reportsProgress: true)
     public static let delete = MethodDeclaration<BatchDeleteParams, Single<CountMember>>(
         "store/batchDelete",
         "Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest).",
-        errors: rowErrors + query)
+        errors: rowErrors + query, reportsProgress: true)
 }
 
 private let entityParam = ParamSpec.required("entity", .string, "The entity's name.")

@@ -12,7 +12,7 @@ public enum ControllerDeclarations {
     public static let create = MethodDeclaration<CreateControllerParams, ControllerSummary>(
         "controller/create", "Creates a named live query on a context and performs its fetch.",
         errors: [.invalidParams, .engine(.noStore), .engine(.unknownContext), .engine(.duplicateName)]
-            + ContextDeclarations.query)
+            + ContextDeclarations.query, reportsProgress: true)
     public static let performFetch = MethodDeclaration<ControllerParams, ControllerSummary>(
         "controller/performFetch", "Reloads the results from the context (no notification).", errors: named)
     public static let sections = MethodDeclaration<ControllerParams, Single<SectionsMember>>(

@@ -20,10 +20,12 @@ extension Server {
                     ControllersState.Entry(
                         controller: controller, context: p.context, entity: p.entity,
                         projection: p.projection, delivery: p.delivery))
+                WorkProgress.current?.phase("fetching")
                 do { try controller.performFetch() } catch {
                     state.remove(p.name)
                     throw error
                 }
+                WorkProgress.current?.phase("\(controller.sections.reduce(0) { $0 + $1.numberOfObjects }) rows fetched")
                 return Self.summary(controller)
             },
             D.performFetch.handle(in: scope) { p in

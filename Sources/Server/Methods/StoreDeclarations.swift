@@ -10,7 +10,7 @@ public enum StoreDeclarations {
         errors: [
             .invalidParams, .engine(.invalidModel), .engine(.migrationRefused), .engine(.storeError),
             .engine(.storeUnavailable),
-        ])
+        ], reportsProgress: true)
 }
 
 public struct OpenStoreParams: PlainParams {

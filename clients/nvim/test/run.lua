@@ -1,7 +1,9 @@
 -- Headless test of the Neovim sample against the real fetchd (scripts/test-nvim.sh):
 -- a scripted series of changes through the plugin's commands; after each, the buffer must
 -- equal controller/sections + controller/rows fetched on the same connection, rendered the
--- same way. Exits 0 when every check passes, 1 otherwise (also on an error or a timeout).
+-- same way. Then several sort keys, and which model store/open gets. Exits 0 when every
+-- check passes, 1 otherwise (also on an error or a timeout). The commands come from
+-- plugin/fetchd.lua, which scripts/test-nvim.sh sources (-u NONE loads no plugin).
 local fetchd = require('fetchd')
 local Mirror = require('fetchd.mirror')
 
@@ -91,21 +93,101 @@ local function cursor_on(view, id)
   error(id .. ' is not in the buffer')
 end
 
-local function run()
-  local model = {
-    entities = { {
-      name = 'Contact',
-      attributes = {
-        name = { type = 'string' },
-        initial = { type = 'string' },
-        age = { type = 'integer', default = 0 },
-      },
-      relationships = vim.empty_dict(),
-    } },
-  }
-  local file = assert(io.open(dir .. '/contacts.model.json', 'w'))
-  file:write(vim.json.encode(model))
+local function write_json(path, value)
+  local file = assert(io.open(path, 'w'))
+  file:write(vim.json.encode(value))
   file:close()
+end
+
+local CONTACT = {
+  entities = { {
+    name = 'Contact',
+    attributes = {
+      name = { type = 'string' },
+      initial = { type = 'string' },
+      age = { type = 'integer', default = 0 },
+    },
+    relationships = vim.empty_dict(),
+  } },
+}
+
+-- The ids of the rows in the buffer, in order, and #name for each section header.
+local function ids_in(view)
+  local ids = {}
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(view.buf, 0, -1, false)) do
+    ids[#ids + 1] = line:match('^  (%S+)') or ('#' .. (line:match('^## (.-) %(%d+%)$') or '?'))
+  end
+  return table.concat(ids, ' ')
+end
+
+-- Several sort keys: rows that tie on the first key are ordered by the second, then the third,
+-- in an order the ids (the last tie-break) would not give.
+local function sort_keys()
+  write_json(dir .. '/ranked.model.json', CONTACT)
+  vim.cmd('FetchdOpen ' .. dir .. '/ranked.sqlite Contact initial,-age,name initial')
+  local view = fetchd.current()
+  views[#views + 1] = view
+  wait_for('the sorted view', function() return view.ready or #view.errors > 0 end)
+  expect('three sort keys are three sortDescriptors', vim.deep_equal(view.create.request.sortDescriptors, {
+    { key = 'initial', ascending = true }, { key = 'age', ascending = false }, { key = 'name', ascending = true },
+  }) and view.create.sectionNameKeyPath == 'initial', vim.inspect(view.create))
+  vim.cmd('FetchdInsert name=Zed initial=A age=40') -- Contact/1
+  vim.cmd('FetchdInsert name=Al initial=A age=30') -- Contact/2
+  vim.cmd('FetchdInsert name=Bo initial=B age=50') -- Contact/3
+  vim.cmd('FetchdInsert name=Di initial=A age=40') -- Contact/4: before Zed by name, not by id
+  vim.cmd('FetchdInsert name=Cy initial=B age=20') -- Contact/5
+  check(view, 'inserts under three sort keys')
+  local want = '#A Contact/4 Contact/1 Contact/2 #B Contact/3 Contact/5'
+  expect('ties on initial go by -age, ties on age by name', ids_in(view) == want, ids_in(view))
+  cursor_on(view, 'Contact/2') -- Al, the youngest of A, becomes the oldest
+  vim.cmd('FetchdEdit age=45')
+  check(view, 'an edit of the second key moves the row')
+  expect('Al moved to the top of A', ids_in(view) == '#A Contact/2 Contact/4 Contact/1 #B Contact/3 Contact/5',
+    ids_in(view))
+  vim.cmd('FetchdSave')
+  check(view, 'save of the sorted store')
+  view:close()
+end
+
+-- Which model store/open gets: none for an existing store without a model file (fetchd
+-- uses the one the store records); a report naming the file to create for a new one.
+local function models()
+  os.remove(dir .. '/ranked.model.json')
+  vim.cmd('FetchdOpen ' .. dir .. '/ranked.sqlite Contact -age,name')
+  local view = fetchd.current()
+  views[#views + 1] = view
+  wait_for('the view without a model', function() return view.ready or #view.errors > 0 end)
+  expect('an existing store opens without a model file', view.ready and view.model == nil, vim.inspect(view.errors))
+  check(view, 'it shows the saved rows')
+  expect('sorted by -age, then name', ids_in(view) == '# Contact/3 Contact/2 Contact/4 Contact/1 Contact/5',
+    ids_in(view))
+  view:close()
+
+  vim.cmd('FetchdOpen ' .. dir .. '/new.sqlite Contact')
+  local new = fetchd.current()
+  views[#views + 1] = new
+  wait_for('the refused open', function() return #new.errors > 0 end)
+  local said = notified[1] or ''
+  expect('a new store without a model is reported with where to put one', #notified == 1
+    and said:find('new.sqlite does not exist yet', 1, true) ~= nil
+    and said:find(dir .. '/new.model.json', 1, true) ~= nil, vim.inspect(notified))
+  notified = {}
+  expect('and nothing is created', vim.fn.filereadable(dir .. '/new.sqlite') == 0)
+  new:close()
+
+  -- setup's model comes before <store>.model.json, which comes before none
+  write_json(dir .. '/new.model.json', CONTACT)
+  expect('<store>.model.json when it exists', fetchd.model_for(dir .. '/new.sqlite') == dir .. '/new.model.json',
+    tostring(fetchd.model_for(dir .. '/new.sqlite')))
+  fetchd.setup({ model = dir .. '/contacts.model.json' })
+  expect("setup's model first", fetchd.model_for(dir .. '/new.sqlite') == dir .. '/contacts.model.json')
+  expect("open's model before setup's", fetchd.model_for(dir .. '/new.sqlite', 'm.json') == 'm.json')
+  fetchd.config.model = nil
+  expect('none for :memory:', fetchd.model_for(':memory:') == nil)
+end
+
+local function run()
+  write_json(dir .. '/contacts.model.json', CONTACT)
   local store = dir .. '/contacts.sqlite'
 
   fetchd.setup({ cmd = bin })
@@ -178,13 +260,16 @@ local function run()
   expect('saved rows, by name descending', #lines == 4 and lines[1] == '##  (3)'
     and lines[2]:find('Dora', 1, true) and lines[4]:find('Alice', 1, true), table.concat(lines, '\n'))
 
-  -- A fetchd that dies under a view is reported (killed by its own pid).
-  vim.loop.kill(reopened.session.rpc.pid, 'sigterm')
+  -- A fetchd that dies under a view is reported (SIGTERM to that process only).
+  reopened.session:kill()
   wait_for('the report of the lost fetchd', function() return #notified > 0 end)
   -- fetchd closes its store on SIGTERM and exits 128 + 15 (protocol.md §2)
   expect('a lost fetchd is reported', notified[1]:find('fetchd exited (code 143, signal 0)', 1, true),
     vim.inspect(notified))
   notified = {}
+
+  sort_keys()
+  models()
 
   for _, v in ipairs({ view }) do -- the other one is gone
     v:close()

@@ -160,7 +160,7 @@ class Calls:
         return Call("server/echo", params)
 
     @staticmethod
-    def store_open(*, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, model: Optional[Model] = None, history_token: Optional[int] = None) -> Call[StoreOpenResult]:
+    def store_open(*, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, model: Optional[Model] = None, history_token: Optional[int] = None, work_done_token: Optional[Union[str, int]] = None) -> Call[StoreOpenResult]:
         """Opens (or creates, or migrates) the store for a model: a SQLite file, or a schema on a PostgreSQL server; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
@@ -168,6 +168,7 @@ class Calls:
         schema: The PostgreSQL schema holding the dataset; \"fetchd\" by default (url only).
         model: The model. Without it an existing store opens with the model it records; a new store needs one.
         history_token: Merging of other processes' commits continues after this token (one saved before a restart).
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
         params: Dict[str, Any] = {}
         if path is not None:
@@ -180,10 +181,12 @@ class Calls:
             params["model"] = model
         if history_token is not None:
             params["historyToken"] = history_token
+        if work_done_token is not None:
+            params["workDoneToken"] = work_done_token
         return Call("store/open", params)
 
     @staticmethod
-    def store_batch_insert(entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None) -> Call[StoreBatchInsertResult]:
+    def store_batch_insert(entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None, work_done_token: Optional[Union[str, int]] = None) -> Call[StoreBatchInsertResult]:
         """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)
 
         entity: The entity's name.
@@ -192,6 +195,7 @@ class Calls:
         rows: The columnar form: one array of values per row, in keys order.
         return_ids: Answer the new ids too (false by default).
         more: More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
         params: Dict[str, Any] = {}
         params["entity"] = entity
@@ -205,6 +209,8 @@ class Calls:
             params["returnIds"] = return_ids
         if more is not None:
             params["more"] = more
+        if work_done_token is not None:
+            params["workDoneToken"] = work_done_token
         return Call("store/batchInsert", params)
 
     @staticmethod
@@ -218,13 +224,14 @@ class Calls:
         return Call("store/cancelBatchInsert", params)
 
     @staticmethod
-    def store_batch_update(entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> Call[StoreBatchUpdateResult]:
+    def store_batch_update(entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> Call[StoreBatchUpdateResult]:
         """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)
 
         entity: The entity's name.
         values: The values every matching object takes, by key.
         predicate: Which saved objects (§7); every object of the entity when absent.
         variables: The predicate's $variables, as in a fetch request.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
         params: Dict[str, Any] = {}
         params["entity"] = entity
@@ -233,10 +240,12 @@ class Calls:
             params["predicate"] = predicate
         if variables is not None:
             params["variables"] = variables
+        if work_done_token is not None:
+            params["workDoneToken"] = work_done_token
         return Call("store/batchUpdate", params)
 
     @staticmethod
-    def store_batch_update_objects(entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None) -> Call[StoreBatchUpdateObjectsResult]:
+    def store_batch_update_objects(entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, work_done_token: Optional[Union[str, int]] = None) -> Call[StoreBatchUpdateObjectsResult]:
         """Gives each of many saved objects its own values in one transaction (many updates and a save at once). (``store/batchUpdateObjects``)
 
         entity: The entity's name.
@@ -244,6 +253,7 @@ class Calls:
         ids: The columnar form: the object of each row of rows.
         keys: The columnar form: the keys every row of rows gives, in order.
         rows: The columnar form: one array of values per row, in keys order.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
         params: Dict[str, Any] = {}
         params["entity"] = entity
@@ -255,16 +265,19 @@ class Calls:
             params["keys"] = keys
         if rows is not None:
             params["rows"] = rows
+        if work_done_token is not None:
+            params["workDoneToken"] = work_done_token
         return Call("store/batchUpdateObjects", params)
 
     @staticmethod
-    def store_batch_delete(entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> Call[StoreBatchDeleteResult]:
+    def store_batch_delete(entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> Call[StoreBatchDeleteResult]:
         """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)
 
         entity: The entity's name.
         ids: These objects (with a predicate: those of them it matches).
         predicate: Which saved objects (§7); every object of the entity when absent.
         variables: The predicate's $variables, as in a fetch request.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
         params: Dict[str, Any] = {}
         params["entity"] = entity
@@ -274,6 +287,8 @@ class Calls:
             params["predicate"] = predicate
         if variables is not None:
             params["variables"] = variables
+        if work_done_token is not None:
+            params["workDoneToken"] = work_done_token
         return Call("store/batchDelete", params)
 
     @staticmethod
@@ -595,13 +610,14 @@ class Calls:
         return Call("context/endUndoGrouping", params)
 
     @staticmethod
-    def controller_create(context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> Call[ControllerCreateResult]:
+    def controller_create(context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None, work_done_token: Optional[Union[str, int]] = None) -> Call[ControllerCreateResult]:
         """Creates a named live query on a context and performs its fetch. (``controller/create``)
 
         context: A context's name.
         name: Unique per process, not empty.
         section_name_key_path: Sections by this key path's value.
         notify: What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); mode \"difference\" sends one controller/didChange per cycle.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
         params: Dict[str, Any] = {}
         params["context"] = context
@@ -611,6 +627,8 @@ class Calls:
             params["sectionNameKeyPath"] = section_name_key_path
         if notify is not None:
             params["notify"] = notify
+        if work_done_token is not None:
+            params["workDoneToken"] = work_done_token
         return Call("controller/create", params)
 
     @staticmethod
@@ -756,7 +774,7 @@ class SyncMethods:
         """
         return self.call(Calls.server_echo(value))
 
-    def store_open(self, *, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, model: Optional[Model] = None, history_token: Optional[int] = None) -> StoreOpenResult:
+    def store_open(self, *, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, model: Optional[Model] = None, history_token: Optional[int] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreOpenResult:
         """Opens (or creates, or migrates) the store for a model: a SQLite file, or a schema on a PostgreSQL server; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
@@ -764,10 +782,11 @@ class SyncMethods:
         schema: The PostgreSQL schema holding the dataset; \"fetchd\" by default (url only).
         model: The model. Without it an existing store opens with the model it records; a new store needs one.
         history_token: Merging of other processes' commits continues after this token (one saved before a restart).
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return self.call(Calls.store_open(path=path, url=url, schema=schema, model=model, history_token=history_token))
+        return self.call(Calls.store_open(path=path, url=url, schema=schema, model=model, history_token=history_token, work_done_token=work_done_token))
 
-    def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None) -> StoreBatchInsertResult:
+    def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchInsertResult:
         """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)
 
         entity: The entity's name.
@@ -776,8 +795,9 @@ class SyncMethods:
         rows: The columnar form: one array of values per row, in keys order.
         return_ids: Answer the new ids too (false by default).
         more: More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids, more=more))
+        return self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids, more=more, work_done_token=work_done_token))
 
     def store_cancel_batch_insert(self, entity: str) -> StoreCancelBatchInsertResult:
         """Drops the rows held for an entity's batch insert sent in parts (`more`). (``store/cancelBatchInsert``)
@@ -786,17 +806,18 @@ class SyncMethods:
         """
         return self.call(Calls.store_cancel_batch_insert(entity))
 
-    def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchUpdateResult:
+    def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchUpdateResult:
         """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)
 
         entity: The entity's name.
         values: The values every matching object takes, by key.
         predicate: Which saved objects (§7); every object of the entity when absent.
         variables: The predicate's $variables, as in a fetch request.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return self.call(Calls.store_batch_update(entity, values, predicate=predicate, variables=variables))
+        return self.call(Calls.store_batch_update(entity, values, predicate=predicate, variables=variables, work_done_token=work_done_token))
 
-    def store_batch_update_objects(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None) -> StoreBatchUpdateObjectsResult:
+    def store_batch_update_objects(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchUpdateObjectsResult:
         """Gives each of many saved objects its own values in one transaction (many updates and a save at once). (``store/batchUpdateObjects``)
 
         entity: The entity's name.
@@ -804,18 +825,20 @@ class SyncMethods:
         ids: The columnar form: the object of each row of rows.
         keys: The columnar form: the keys every row of rows gives, in order.
         rows: The columnar form: one array of values per row, in keys order.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return self.call(Calls.store_batch_update_objects(entity, objects=objects, ids=ids, keys=keys, rows=rows))
+        return self.call(Calls.store_batch_update_objects(entity, objects=objects, ids=ids, keys=keys, rows=rows, work_done_token=work_done_token))
 
-    def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchDeleteResult:
+    def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchDeleteResult:
         """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)
 
         entity: The entity's name.
         ids: These objects (with a predicate: those of them it matches).
         predicate: Which saved objects (§7); every object of the entity when absent.
         variables: The predicate's $variables, as in a fetch request.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return self.call(Calls.store_batch_delete(entity, ids=ids, predicate=predicate, variables=variables))
+        return self.call(Calls.store_batch_delete(entity, ids=ids, predicate=predicate, variables=variables, work_done_token=work_done_token))
 
     def store_check_external_changes(self) -> StoreCheckExternalChangesResult:
         """Merges now what other processes committed since the last merge; their notifications come first. (``store/checkExternalChanges``)"""
@@ -1013,15 +1036,16 @@ class SyncMethods:
         """
         return self.call(Calls.context_end_undo_grouping(context))
 
-    def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> ControllerCreateResult:
+    def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None, work_done_token: Optional[Union[str, int]] = None) -> ControllerCreateResult:
         """Creates a named live query on a context and performs its fetch. (``controller/create``)
 
         context: A context's name.
         name: Unique per process, not empty.
         section_name_key_path: Sections by this key path's value.
         notify: What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); mode \"difference\" sends one controller/didChange per cycle.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return self.call(Calls.controller_create(context, name, request, section_name_key_path=section_name_key_path, notify=notify))
+        return self.call(Calls.controller_create(context, name, request, section_name_key_path=section_name_key_path, notify=notify, work_done_token=work_done_token))
 
     def controller_perform_fetch(self, controller: str) -> ControllerPerformFetchResult:
         """Reloads the results from the context (no notification). (``controller/performFetch``)
@@ -1124,7 +1148,7 @@ class AsyncMethods:
         """
         return await self.call(Calls.server_echo(value))
 
-    async def store_open(self, *, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, model: Optional[Model] = None, history_token: Optional[int] = None) -> StoreOpenResult:
+    async def store_open(self, *, path: Optional[str] = None, url: Optional[str] = None, schema: Optional[str] = None, model: Optional[Model] = None, history_token: Optional[int] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreOpenResult:
         """Opens (or creates, or migrates) the store for a model: a SQLite file, or a schema on a PostgreSQL server; replaces the open one. (``store/open``)
 
         path: The SQLite file; \":memory:\" by default.
@@ -1132,10 +1156,11 @@ class AsyncMethods:
         schema: The PostgreSQL schema holding the dataset; \"fetchd\" by default (url only).
         model: The model. Without it an existing store opens with the model it records; a new store needs one.
         history_token: Merging of other processes' commits continues after this token (one saved before a restart).
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return await self.call(Calls.store_open(path=path, url=url, schema=schema, model=model, history_token=history_token))
+        return await self.call(Calls.store_open(path=path, url=url, schema=schema, model=model, history_token=history_token, work_done_token=work_done_token))
 
-    async def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None) -> StoreBatchInsertResult:
+    async def store_batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, return_ids: Optional[bool] = None, more: Optional[bool] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchInsertResult:
         """Inserts many objects of one entity in one transaction (NSBatchInsertRequest). (``store/batchInsert``)
 
         entity: The entity's name.
@@ -1144,8 +1169,9 @@ class AsyncMethods:
         rows: The columnar form: one array of values per row, in keys order.
         return_ids: Answer the new ids too (false by default).
         more: More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return await self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids, more=more))
+        return await self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids, more=more, work_done_token=work_done_token))
 
     async def store_cancel_batch_insert(self, entity: str) -> StoreCancelBatchInsertResult:
         """Drops the rows held for an entity's batch insert sent in parts (`more`). (``store/cancelBatchInsert``)
@@ -1154,17 +1180,18 @@ class AsyncMethods:
         """
         return await self.call(Calls.store_cancel_batch_insert(entity))
 
-    async def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchUpdateResult:
+    async def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchUpdateResult:
         """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)
 
         entity: The entity's name.
         values: The values every matching object takes, by key.
         predicate: Which saved objects (§7); every object of the entity when absent.
         variables: The predicate's $variables, as in a fetch request.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return await self.call(Calls.store_batch_update(entity, values, predicate=predicate, variables=variables))
+        return await self.call(Calls.store_batch_update(entity, values, predicate=predicate, variables=variables, work_done_token=work_done_token))
 
-    async def store_batch_update_objects(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None) -> StoreBatchUpdateObjectsResult:
+    async def store_batch_update_objects(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None, ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchUpdateObjectsResult:
         """Gives each of many saved objects its own values in one transaction (many updates and a save at once). (``store/batchUpdateObjects``)
 
         entity: The entity's name.
@@ -1172,18 +1199,20 @@ class AsyncMethods:
         ids: The columnar form: the object of each row of rows.
         keys: The columnar form: the keys every row of rows gives, in order.
         rows: The columnar form: one array of values per row, in keys order.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return await self.call(Calls.store_batch_update_objects(entity, objects=objects, ids=ids, keys=keys, rows=rows))
+        return await self.call(Calls.store_batch_update_objects(entity, objects=objects, ids=ids, keys=keys, rows=rows, work_done_token=work_done_token))
 
-    async def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None) -> StoreBatchDeleteResult:
+    async def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchDeleteResult:
         """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)
 
         entity: The entity's name.
         ids: These objects (with a predicate: those of them it matches).
         predicate: Which saved objects (§7); every object of the entity when absent.
         variables: The predicate's $variables, as in a fetch request.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return await self.call(Calls.store_batch_delete(entity, ids=ids, predicate=predicate, variables=variables))
+        return await self.call(Calls.store_batch_delete(entity, ids=ids, predicate=predicate, variables=variables, work_done_token=work_done_token))
 
     async def store_check_external_changes(self) -> StoreCheckExternalChangesResult:
         """Merges now what other processes committed since the last merge; their notifications come first. (``store/checkExternalChanges``)"""
@@ -1381,15 +1410,16 @@ class AsyncMethods:
         """
         return await self.call(Calls.context_end_undo_grouping(context))
 
-    async def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None) -> ControllerCreateResult:
+    async def controller_create(self, context: str, name: str, request: FetchRequest, *, section_name_key_path: Optional[str] = None, notify: Optional[ControllerCreateParamsNotify] = None, work_done_token: Optional[Union[str, int]] = None) -> ControllerCreateResult:
         """Creates a named live query on a context and performs its fetch. (``controller/create``)
 
         context: A context's name.
         name: Unique per process, not empty.
         section_name_key_path: Sections by this key path's value.
         notify: What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); mode \"difference\" sends one controller/didChange per cycle.
+        work_done_token: Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer.
         """
-        return await self.call(Calls.controller_create(context, name, request, section_name_key_path=section_name_key_path, notify=notify))
+        return await self.call(Calls.controller_create(context, name, request, section_name_key_path=section_name_key_path, notify=notify, work_done_token=work_done_token))
 
     async def controller_perform_fetch(self, controller: str) -> ControllerPerformFetchResult:
         """Reloads the results from the context (no notification). (``controller/performFetch``)

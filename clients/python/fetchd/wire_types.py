@@ -147,6 +147,25 @@ class CancelRequestParams(TypedDict):
     id: Union[str, int]
 
 
+ProgressParamsValueKind = Literal["begin", "report", "end"]
+
+
+class _ProgressParamsValueRequired(TypedDict):
+    kind: ProgressParamsValueKind
+
+
+class ProgressParamsValue(_ProgressParamsValueRequired, total=False):
+    title: str
+    message: str
+    percentage: int
+
+
+class ProgressParams(TypedDict):
+    """Params of $/progress."""
+    token: Union[str, int]
+    value: ProgressParamsValue
+
+
 class _RpcDiscoverResultRequired(TypedDict):
     openrpc: str
     info: Dict[str, Any]
@@ -178,6 +197,7 @@ class StoreOpenParams(TypedDict, total=False):
     schema: str
     model: Model
     historyToken: int
+    workDoneToken: Union[str, int]
 
 
 class StoreOpenResult(TypedDict):
@@ -197,6 +217,7 @@ class StoreBatchInsertParams(_StoreBatchInsertParamsRequired, total=False):
     rows: List[List[Any]]
     returnIds: bool
     more: bool
+    workDoneToken: Union[str, int]
 
 
 class _StoreBatchInsertResultRequired(TypedDict):
@@ -228,6 +249,7 @@ class StoreBatchUpdateParams(_StoreBatchUpdateParamsRequired, total=False):
     """Params of store/batchUpdate."""
     predicate: str
     variables: Dict[str, Any]
+    workDoneToken: Union[str, int]
 
 
 class StoreBatchUpdateResult(TypedDict):
@@ -245,6 +267,7 @@ class StoreBatchUpdateObjectsParams(_StoreBatchUpdateObjectsParamsRequired, tota
     ids: List[ObjectID]
     keys: List[str]
     rows: List[List[Any]]
+    workDoneToken: Union[str, int]
 
 
 class StoreBatchUpdateObjectsResult(TypedDict):
@@ -261,6 +284,7 @@ class StoreBatchDeleteParams(_StoreBatchDeleteParamsRequired, total=False):
     ids: List[ObjectID]
     predicate: str
     variables: Dict[str, Any]
+    workDoneToken: Union[str, int]
 
 
 class StoreBatchDeleteResult(TypedDict):
@@ -664,6 +688,7 @@ class ControllerCreateParams(_ControllerCreateParamsRequired, total=False):
     """Params of controller/create."""
     sectionNameKeyPath: str
     notify: ControllerCreateParamsNotify
+    workDoneToken: Union[str, int]
 
 
 class ControllerCreateResult(TypedDict):
@@ -933,6 +958,9 @@ __all__ = [
     "Object",
     "ObjectChangeType",
     "ObjectID",
+    "ProgressParams",
+    "ProgressParamsValue",
+    "ProgressParamsValueKind",
     "Relationship",
     "RelationshipDeleteRule",
     "RpcDiscoverResult",

@@ -76,7 +76,8 @@ enum PGSchemaSetup {
                 try db.exec(
                     "SELECT pg_advisory_xact_lock(\(PGHistorySchema.lockClass), hashtext($1))", [.text(schema)])
                 try db.exec(PGHistorySchema.drop)
-                for step in plan.steps {
+                for (n, step) in plan.steps.enumerated() {
+                    WorkProgress.current?.phase("migrating: step \(n + 1) of \(plan.steps.count)")
                     switch step {
                     case .sql(let sql): try db.exec(sql)
                     case .fill(let entity, let column, let value):

@@ -153,12 +153,19 @@ extension PGStore {
             var k = 0
             let inserts = batch.inserts
             var remake = BulkRemake()
+            let progress = WorkProgress.current
+            var nextReport = 0
             while k < inserts.count {
+                if let progress, k >= nextReport {
+                    progress.step("writing rows", done: k, of: inserts.count)
+                    nextReport = k + 4096
+                }
                 let entity = inserts[k].0.entity
                 let (t, s) = try entityTables(entity)
                 var end = k + 1
                 while end < inserts.count && inserts[end].0.entity == entity { end += 1 }
                 if end - k >= Self.copyThreshold {
+                    progress?.phase("copying \(end - k) rows")
                     try copyInserts(c, t, inserts[k..<end], &remake)
                     for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
                     k = end
@@ -175,6 +182,7 @@ extension PGStore {
                 for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
                 k = end
             }
+            if !remake.isEmpty { progress?.phase("rebuilding keys and indexes") }
             try remake.run(c)
             for (id, values) in batch.updates {
                 let (t, s) = try entityTables(id.entity)
@@ -201,6 +209,7 @@ extension PGStore {
     struct BulkRemake {
         var keys: [(entity: String, constraint: String)] = []
         var indexed: [Entity] = []
+        var isEmpty: Bool { keys.isEmpty && indexed.isEmpty }
 
         func run(_ c: PGConnection) throws {
             guard !keys.isEmpty || !indexed.isEmpty else { return }

@@ -4,11 +4,22 @@
 local Session = {}
 Session.__index = Session
 
+-- vim.lsp.rpc.start(cmd, args, dispatchers) before 0.10; from 0.10 the command is one list,
+-- rpc.start({cmd, args...}, dispatchers), and the old form is gone.
+local function rpc_start(cmd, args, dispatchers)
+  if vim.fn.has('nvim-0.10') == 1 then
+    local argv = { cmd }
+    vim.list_extend(argv, args)
+    return vim.lsp.rpc.start(argv, dispatchers)
+  end
+  return vim.lsp.rpc.start(cmd, args, dispatchers)
+end
+
 -- cmd: the fetchd executable; args: its arguments; on_notification(method, params);
 -- on_lost(code, signal), optional: fetchd exited before stop() asked it to.
 function Session.start(cmd, args, on_notification, on_lost)
   local self = setmetatable({ pending = 0, sent = {}, exited = false, stopping = false }, Session)
-  self.rpc = vim.lsp.rpc.start(cmd, args or {}, {
+  self.rpc = rpc_start(cmd, args or {}, {
     notification = on_notification,
     on_exit = function(code, signal)
       self.exited = true
@@ -25,6 +36,8 @@ function Session.start(cmd, args, on_notification, on_lost)
   if not self.rpc then
     error('fetchd: could not start ' .. cmd)
   end
+  -- fetchd's process id: Neovim 0.7 returns it; from 0.8 the client no longer shows it (nil)
+  self.pid = self.rpc.pid
   return self
 end
 
@@ -59,19 +72,37 @@ function Session:request_sync(method, params, timeout_ms)
   return result, err
 end
 
--- LSP's ending: shutdown, then exit; a fetchd that has not exited after timeout_ms gets SIGTERM.
-function Session:stop(timeout_ms)
-  if self.exited then
+-- LSP's ending without waiting (fit for a callback): shutdown, then exit.
+function Session:shutdown()
+  if self.exited or self.stopping then
     return
   end
   self.stopping = true
   self:request('shutdown', nil, function()
     self:notify('exit', nil)
   end)
+end
+
+-- Ends the process at once: terminate() from 0.8 (SIGTERM), the process handle in 0.7.
+function Session:kill()
+  if self.exited then
+    return
+  end
+  if self.rpc.terminate then
+    self.rpc.terminate()
+  elseif self.rpc.handle and not self.rpc.handle:is_closing() then
+    self.rpc.handle:kill('sigterm')
+  end
+end
+
+-- LSP's ending: shutdown, then exit; a fetchd that has not exited after timeout_ms gets SIGTERM.
+function Session:stop(timeout_ms)
+  if self.exited then
+    return
+  end
+  self:shutdown()
   if not vim.wait(timeout_ms or 3000, function() return self.exited end, 5) then
-    if self.rpc.handle and not self.rpc.handle:is_closing() then
-      self.rpc.handle:kill('sigterm')
-    end
+    self:kill()
     vim.wait(1000, function() return self.exited end, 5)
   end
 end

@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How far a long piece of work has come (a batch of a million rows, a controller's first
+/// fetch, a migration), for a host that shows it: the engine reports into `current` while a
+/// host has set one, and the host turns the reports into its own messages (fetchd: LSP's
+/// `$/progress`). Steps inside a loop are passed on at most once per `interval`; phases
+/// always are.
+public final class WorkProgress {
+    /// The work under way. Set by the host around one request on the engine's one thread;
+    /// nil (the usual case) costs the engine a check per thousands of rows.
+    nonisolated(unsafe) public static var current: WorkProgress?
+
+    /// A message, and how far along the work is (0...100) when that is known.
+    public typealias Report = (_ message: String, _ percentage: Int?) -> Void
+
+    private let report: Report
+    private let interval: UInt64
+    private var last: UInt64 = 0
+
+    public init(intervalMilliseconds: Int = 100, report: @escaping Report) {
+        self.report = report
+        self.interval = UInt64(intervalMilliseconds) * 1_000_000
+    }
+
+    /// A new phase of the work (always reported).
+    public func phase(_ message: String) {
+        last = Self.now()
+        report(message, nil)
+    }
+
+    /// `done` of `total` units of a phase; reported when `interval` has passed since the last
+    /// report, with the percentage of the phase.
+    public func step(_ message: String, done: Int, of total: Int) {
+        let now = Self.now()
+        guard now - last >= interval, total > 0 else { return }
+        last = now
+        report("\(message): \(done) of \(total)", min(100, done * 100 / total))
+    }
+
+    private static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+}

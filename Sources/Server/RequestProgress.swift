@@ -1,0 +1,56 @@
+import JSON
+import JSONRPC
+import Model
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One request's `$/progress` (protocol.md §2, "Progress"): `begin` when it starts, the
+/// engine's reports (through `WorkProgress.current`) while it runs, `end` once its change
+/// cycle has reached the controllers. Each notification is written at once, ahead of the
+/// request's other output.
+final class RequestProgress {
+    private let token: JSON
+    private let send: (WorkDoneProgress) -> Void
+    private let started: UInt64
+
+    /// The token of a method that reports progress, when the request gives one; a token that
+    /// is neither a string nor an integer is the usual -32602.
+    static func token(_ method: String, _ params: Params?, in table: MethodTable) throws(RPCError) -> JSON? {
+        guard table.reportingProgress.contains(method), case .byName(let object)? = params,
+            let token = object["workDoneToken"]
+        else { return nil }
+        switch token {
+        case .string, .integer: return token
+        default:
+            throw .invalidParams(param: "workDoneToken", expected: "a string or an integer", got: token.typeName)
+        }
+    }
+
+    init(token: JSON, method: String, send: @escaping (WorkDoneProgress) -> Void) {
+        self.token = token
+        self.send = send
+        started = Self.now()
+        send(WorkDoneProgress(token: token, kind: .begin, title: method, message: "started", percentage: 0))
+        WorkProgress.current = WorkProgress { [token, send] message, percentage in
+            send(WorkDoneProgress(token: token, kind: .report, message: message, percentage: percentage))
+        }
+    }
+
+    func phase(_ message: String) { WorkProgress.current?.phase(message) }
+
+    func end(failed: Bool) {
+        WorkProgress.current = nil
+        let millis = (Self.now() - started) / 1_000_000
+        send(
+            WorkDoneProgress(
+                token: token, kind: .end, message: failed ? "failed after \(millis) ms" : "done in \(millis) ms"))
+    }
+
+    private static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+}
