@@ -17,7 +17,7 @@ let package = Package(
     products: [
         .executable(name: "fetchd", targets: ["fetchd"]),
         // For the fuzz targets in Fuzz/ (a separate package, built only by `make fuzz`).
-        .library(name: "FetchdModules", targets: ["JSON", "JSONRPC", "Model", "Predicates"]),
+        .library(name: "FetchdModules", targets: ["JSON", "JSONRPC", "Model", "Predicates", "Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

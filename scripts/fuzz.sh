@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Fuzz/, address sanitizer) and runs each for SECONDS.
-# usage: scripts/fuzz.sh SECONDS [FuzzFraming FuzzJSON FuzzPredicate]
+# usage: scripts/fuzz.sh SECONDS [FuzzFraming FuzzJSON FuzzPredicate FuzzAnswers]
 # Seeds come from the transcripts plus Fuzz/Regressions/<target>/ (inputs that once failed);
 # new inputs go to .build/fuzz/corpus/<target>/, a failing one to .build/fuzz/crash-<target>-*
 # (copy it to Fuzz/Regressions/<target>/ once fixed: FuzzRegressionTests replays those).
@@ -8,7 +8,7 @@ set -euo pipefail
 seconds="${1:?usage: fuzz.sh SECONDS [targets...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzFraming FuzzJSON FuzzPredicate)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzFraming FuzzJSON FuzzPredicate FuzzAnswers)
 cd "$(dirname "$0")/.."
 work=.build/fuzz
 mkdir -p "$work"

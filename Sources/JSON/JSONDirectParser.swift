@@ -16,18 +16,22 @@ struct JSONDirectParser {
     private let end: Int
     private var i = 0
     private var depth = 0
+    /// Object keys may hold U+0000, and a duplicate key keeps its last value in its first
+    /// place, as jansson would: for the valid JSON jansson refuses (`JSON.parse`).
+    private let nulKeys: Bool
     /// Deeper nesting is left to jansson (its own limit is 2048 levels).
     static let maxDepth = 512
 
-    private init(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
+    private init(_ bytes: UnsafePointer<UInt8>, _ count: Int, nulKeys: Bool) {
         self.bytes = bytes
         self.end = count
+        self.nulKeys = nulKeys
     }
 
     /// The value of the whole text, or nil when jansson should decide.
-    static func parse(_ raw: UnsafeRawBufferPointer) -> JSON? {
+    static func parse(_ raw: UnsafeRawBufferPointer, nulKeys: Bool = false) -> JSON? {
         guard let base = raw.baseAddress, raw.count > 0 else { return nil }
-        var parser = JSONDirectParser(base.assumingMemoryBound(to: UInt8.self), raw.count)
+        var parser = JSONDirectParser(base.assumingMemoryBound(to: UInt8.self), raw.count, nulKeys: nulKeys)
         parser.skipSpace()
         guard let value = parser.value() else { return nil }
         parser.skipSpace()
@@ -118,7 +122,8 @@ struct JSONDirectParser {
         entries.reserveCapacity(4)
         while true {
             // jansson refuses a key holding U+0000.
-            guard i < end, bytes[i] == UInt8(ascii: "\""), let key = string(), !key.utf8.contains(0) else { return nil }
+            guard i < end, bytes[i] == UInt8(ascii: "\""), let key = string(), nulKeys || !key.utf8.contains(0)
+            else { return nil }
             skipSpace()
             guard i < end, bytes[i] == UInt8(ascii: ":") else { return nil }
             i += 1
@@ -135,7 +140,12 @@ struct JSONDirectParser {
                 i += 1
                 depth -= 1
                 // Duplicate keys are rare: left to jansson, which keeps the last value.
-                if Self.hasDuplicateKey(entries) { return nil }
+                if Self.hasDuplicateKey(entries) {
+                    guard nulKeys else { return nil }
+                    var object = JSONObject()
+                    for (key, item) in entries { object[key] = item }
+                    return .object(object)
+                }
                 return .object(JSONObject(uniqueEntries: entries))
             default:
                 return nil

@@ -8,6 +8,9 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
     public var column: Int
     public var position: Int
 
+    /// jansson refused the text only for a U+0000 in an object key (valid JSON).
+    var nulInKey = false
+
     public init(reason: String, line: Int = 0, column: Int = 0, position: Int = 0) {
         self.reason = reason
         self.line = line
@@ -26,7 +29,15 @@ extension JSON {
     /// straight into `JSON` where `JSONDirectParser` is sure of it, by jansson otherwise.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
         if let value = JSONDirectParser.parse(bytes) { return value }
-        return try parseWithJansson(bytes)
+        do {
+            return try parseWithJansson(bytes)
+        } catch  where error.nulInKey {
+            // Valid JSON that jansson's objects cannot hold: a key with U+0000. Read it here,
+            // so the message is answered with its id (an unknown key, a bad name) instead of
+            // as a parse error nobody waits for.
+            if let value = JSONDirectParser.parse(bytes, nulKeys: true) { return value }
+            throw error
+        }
     }
 
     /// What `JSONDirectParser` reads straight from the bytes, or nil where it leaves the text
@@ -117,5 +128,6 @@ extension JSONParseError {
             reason = text
         }
         self.init(reason: reason, line: Int(error.line), column: Int(error.column), position: Int(error.position))
+        nulInKey = json_error_code(&error) == json_error_null_byte_in_key
     }
 }

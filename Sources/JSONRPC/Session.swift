@@ -197,8 +197,9 @@ public final class Session {
             // After `exit`, the rest of a batch is not run.
             guard !isFinished else { return nil }
             dispatched = true
-            // Timed only when the line will be logged: the hot path pays one comparison.
-            let timed = logger.logLevel <= .debug
+            // Timed only when the line will be logged (requests, not notifications): the hot
+            // path pays one comparison.
+            let timed = request.id != nil && logger.logLevel <= .debug
             let start = timed ? Self.monotonicNanoseconds() : 0
             let outcome = handler.handle(request)
             if timed {

@@ -71,7 +71,11 @@ struct FetchdCommand: ParsableCommand {
         let server = Server(
             configuration: Server.Configuration(watch: watchOptions.watch), logger: Logger(label: "fetchd.server"))
 
-        // --store alone opens an existing store with the model it records (store/open's rule).
+        // --store alone opens an existing store with the model it records (store/open's rule);
+        // a file that is not there is a bad command line, as `--store` without `--model` was.
+        if let store, model == nil, !StoreLocation.isServerURL(store), access(store, F_OK) != 0 {
+            throw ValidationError("--store \(store) does not exist yet: a new store needs --model")
+        }
         if store != nil || model != nil {
             try openAtStartup(server, model: model.map(Self.loadModel), logger: logger)
         }

@@ -25,7 +25,6 @@ import Testing
             #"server/echo id 2 \(batch 1/2\): [0-9.]+ ms, 119 B in, [0-9]+ B out$"#,
             #"no/such id "x" \(batch 2/2\): [0-9.]+ ms, 119 B in, [0-9]+ B out error methodNotFound$"#,
             #"shutdown id 3: [0-9.]+ ms, 44 B in, [0-9]+ B out$"#,
-            #"exit id none: [0-9.]+ ms, 33 B in, 0 B out$"#,
         ]
         #expect(lines.count == patterns.count, "\(stderr)")
         for (line, pattern) in zip(lines, patterns) {

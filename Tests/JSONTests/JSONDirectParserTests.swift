@@ -28,6 +28,10 @@ import Testing
                 #expect(a.serialized == b.serialized, "\(text)", sourceLocation: sourceLocation)
             case (.failure(let a), .failure(let b)):
                 #expect(a == b, "\(text)", sourceLocation: sourceLocation)
+            case (.success, .failure(let b)) where b.reason.contains("NUL byte in object key"):
+                // The one valid JSON jansson refuses, read by JSON.parse all the same
+                // (JSONParseTests.keysMayHoldNUL).
+                break
             default:
                 Issue.record("parse \(parsed) but jansson \(jansson) for \(text)", sourceLocation: sourceLocation)
             }

@@ -39,7 +39,7 @@ import Testing
 
     @Test(arguments: [
         #"{"a":1"#, "{} x", "[1,]", "NaN", "// c\n{}", "\"\\ud800\"", "\u{FEFF}{}", "{\"a\":\"\u{1}\"}", "",
-        #"{"a\u0000":1}"#,
+        #"{"a\u0000":1,}"#, #"{"a\u0000":"\ud800"}"#,
     ])
     func rejectsWhatIsNotJSON(_ text: String) {
         #expect(throws: JSONParseError.self) { try JSON.parse(text) }
@@ -47,6 +47,18 @@ import Testing
 
     @Test func rejectsInvalidUTF8() {
         #expect(throws: JSONParseError.self) { try JSON.parse([0x22, 0xC3, 0x28, 0x22]) }
+    }
+
+    /// A key holding U+0000 is valid JSON that jansson's objects cannot hold: read all the same,
+    /// so a message with one is answered with its id rather than as a parse error.
+    @Test func keysMayHoldNUL() throws {
+        #expect(try JSON.parse(#"{"a\u0000":1}"#) == ["a\u{0}": 1])
+        #expect(try JSON.parse(#"{"x":{"\u0000":[{"b\u0000c":null}]},"id":3}"#)["id"] == 3)
+        // Duplicates among them keep the last value, as jansson does elsewhere.
+        #expect(try JSON.parse(#"{"a\u0000":1,"b":2,"a\u0000":3}"#) == ["a\u{0}": 3, "b": 2])
+        // It serializes back to text that reads the same.
+        let value = try JSON.parse(#"{"a\u0000":1}"#)
+        #expect(try JSON.parse(value.serialized) == value)
     }
 
     @Test func duplicateKeysKeepTheLastValue() throws {
