@@ -113,7 +113,7 @@ def bulk(args):
         settle()
         start = time.perf_counter()
         if args.insert == "parts":
-            client.batch_insert_in_parts("Msg", ["ts", "sender", "body"], columns)
+            client.batch_insert_in_parts("Msg", ["ts", "sender", "body"], columns, progress=False)
         else:
             for i in range(0, n, args.chunk):
                 client.store_batch_insert("Msg", keys=["ts", "sender", "body"], rows=columns[i:i + args.chunk])

@@ -76,7 +76,7 @@ def bench(args, baseline):
         rows = [[ts, sender, body] for (_, ts, sender, body) in benchlib.rows(n)]
         start = time.perf_counter()
         if args.insert == "parts":
-            a.batch_insert_in_parts("Msg", ["ts", "sender", "body"], rows)
+            a.batch_insert_in_parts("Msg", ["ts", "sender", "body"], rows, progress=False)
         else:
             a.store_batch_insert("Msg", keys=["ts", "sender", "body"], rows=rows)
         inserted = time.perf_counter() - start

@@ -81,11 +81,14 @@ func fuzzAnswers(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let pick = Int(choices.byte())
     let method = pick < names.count * 2 ? names[pick % names.count] : choices.text()
     var params = choices.value(depth: 0)
-    // Nothing outside the process: no file or server named by the input.
-    if case .object(var object) = params {
+    switch params {
+    case .object(var object):
+        // Nothing outside the process: no file or server named by the input.
         object["path"] = nil
         object["url"] = nil
         params = .object(object)
+    case .array: break
+    default: params = [params] // a valid request's params are structured (JSON-RPC 2.0 §4.2)
     }
     let id: JSON? =
         switch choices.byte() % 3 {

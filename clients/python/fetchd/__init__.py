@@ -29,6 +29,7 @@ from .framing import LSP, NDJSON
 from .handshake import PROTOCOL_VERSION
 from .locate import find_fetchd
 from .mirror import MirrorSection, TableMirror
+from .progress import Progress, ProgressCallback, TerminalBar
 from .protocol import BatchCall, Call, Notification, ProtocolCore, Response
 from .requests import fetch_request, sort
 from .wire_methods import REQUESTS, Calls
@@ -39,7 +40,7 @@ __all__ = [
     "AsyncBatch", "AsyncClient", "KEEP", "AsyncContext", "AsyncController", "Batch", "BatchCall", "Call", "Calls",
     "ChangeBatch", "Client", "ConnectionClosed", "Context", "Controller", "ControllerDelegate",
     "DELETE", "Difference", "FetchdError", "INSERT", "IndexPath", "LSP", "MOVE", "MirrorError", "MirrorSection",
-    "NDJSON", "Notification", "ObjectChange", "PROTOCOL_VERSION", "ProtocolCore", "ProtocolVersionMismatch",
-    "ProtocolViolation", "REQUESTS", "Response",
-    "SectionChange", "SectionInfo", "TableMirror", "UPDATE", "fetch_request", "find_fetchd", "sort",
+    "NDJSON", "Notification", "ObjectChange", "PROTOCOL_VERSION", "Progress", "ProgressCallback", "ProtocolCore",
+    "ProtocolVersionMismatch", "ProtocolViolation", "REQUESTS", "Response",
+    "SectionChange", "SectionInfo", "TableMirror", "TerminalBar", "UPDATE", "fetch_request", "find_fetchd", "sort",
 ]

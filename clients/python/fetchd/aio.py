@@ -16,9 +16,10 @@ from .errors import ConnectionClosed
 from .framing import LSP
 from .handshake import check_initialize_result, default_client_info
 from .locate import find_fetchd
+from .progress import ProgressArg, ProgressRoute, attached
 from .protocol import BatchCall, Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
-from .wire_methods import AsyncMethods
-from .wire_types import InitializeParamsClientInfo, InitializeResult, ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextUndoResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, StoreOpenResult
+from .wire_methods import AsyncMethods, Calls
+from .wire_types import InitializeParamsClientInfo, InitializeResult, ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextUndoResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, ObjectID, StoreBatchDeleteResult, StoreBatchInsertResult, StoreBatchUpdateObjectsResult, StoreBatchUpdateResult, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -84,7 +85,16 @@ class AsyncClient(AsyncMethods):
         return result
 
     # -- JSON-RPC -------------------------------------------------------------------------
-    async def call(self, call: Call[T]) -> T:
+    async def call(self, call: Call[T], *, progress: ProgressArg = None) -> T:
+        """As ``Client.call``: ``progress`` gets the call's ``fetchd.Progress`` (from the reader
+        task, in wire order) before the call returns; other calls in flight have their own."""
+        route = None if progress is None else ProgressRoute.for_arg(progress)
+        if route is None:
+            return await self._call(call)
+        with attached(self.core, route):
+            return await self._call(route.tag(call))
+
+    async def _call(self, call: Call[T]) -> T:
         request_id, data = self.core.request(call.method, call.params)
         future = self._expect(request_id)
         await self._write(data)
@@ -188,8 +198,38 @@ class AsyncClient(AsyncMethods):
     # -- handles --------------------------------------------------------------------------
     async def open_store(self, model: Optional[Model] = None, path: Optional[str] = None,
                          history_token: Optional[int] = None, url: Optional[str] = None,
-                         schema: Optional[str] = None) -> StoreOpenResult:
-        return await self.store_open(model=model, path=path, url=url, schema=schema, history_token=history_token)
+                         schema: Optional[str] = None, *, progress: ProgressArg = None) -> StoreOpenResult:
+        return await self.call(
+            Calls.store_open(model=model, path=path, url=url, schema=schema, history_token=history_token),
+            progress=progress)
+
+    # As Client's: the batch requests with ``progress=``.
+    async def batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None,
+                           keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None,
+                           return_ids: Optional[bool] = None, progress: ProgressArg = None) -> StoreBatchInsertResult:
+        return await self.call(
+            Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids),
+            progress=progress)
+
+    async def batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None,
+                           variables: Optional[Dict[str, Any]] = None,
+                           progress: ProgressArg = None) -> StoreBatchUpdateResult:
+        return await self.call(Calls.store_batch_update(entity, values, predicate=predicate, variables=variables),
+                               progress=progress)
+
+    async def batch_update_objects(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None,
+                                   ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None,
+                                   rows: Optional[List[List[Any]]] = None,
+                                   progress: ProgressArg = None) -> StoreBatchUpdateObjectsResult:
+        return await self.call(
+            Calls.store_batch_update_objects(entity, objects=objects, ids=ids, keys=keys, rows=rows),
+            progress=progress)
+
+    async def batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None,
+                           predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None,
+                           progress: ProgressArg = None) -> StoreBatchDeleteResult:
+        return await self.call(Calls.store_batch_delete(entity, ids=ids, predicate=predicate, variables=variables),
+                               progress=progress)
 
     def context(self, name: str = "main") -> "AsyncContext":
         return AsyncContext(self, name)
@@ -219,11 +259,14 @@ class AsyncClient(AsyncMethods):
         delegate: Any = None,
         mirror: bool = True,
         mode: Optional[ControllerCreateParamsNotifyMode] = None,
+        progress: ProgressArg = None,
     ) -> "AsyncController":
         context_name = context.name if isinstance(context, AsyncContext) else context
         notify = with_mode(notify, mode)
         controller = AsyncController(self, context_name, name, request, section_name_key_path, notify, delegate, mirror)
-        await self.run(controller.create_step(self.core))
+        route = ProgressRoute.for_arg(progress)
+        with attached(self.core, route):
+            await self.run(controller.create_step(self.core, work_done_token=None if route is None else route.token))
         return controller
 
     def batch(self, context: "Union[str, AsyncContext, None]" = "main") -> "AsyncBatch":

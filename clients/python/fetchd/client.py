@@ -15,9 +15,10 @@ from .errors import ConnectionClosed
 from .framing import LSP
 from .handshake import check_initialize_result, default_client_info
 from .locate import find_fetchd
+from .progress import ProgressArg, ProgressRoute, attached
 from .protocol import Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
 from .wire_methods import Calls, SyncMethods
-from .wire_types import InitializeParamsClientInfo, InitializeResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, StoreBatchInsertResult, StoreOpenResult
+from .wire_types import InitializeParamsClientInfo, InitializeResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, ObjectID, StoreBatchDeleteResult, StoreBatchInsertResult, StoreBatchUpdateObjectsResult, StoreBatchUpdateResult, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -110,8 +111,18 @@ class Client(SyncMethods):
         return result
 
     # -- JSON-RPC -------------------------------------------------------------------------
-    def call(self, call: Call[T]) -> T:
-        """Send one call; its decoded result, or its FetchdError raised."""
+    def call(self, call: Call[T], *, progress: ProgressArg = None) -> T:
+        """Send one call; its decoded result, or its FetchdError raised. ``progress``: a
+        callback given each ``fetchd.Progress`` of a long request (sent with a
+        ``workDoneToken``, protocol.md §2) before the call returns; True draws a
+        ``TerminalBar`` on stderr when it is a terminal."""
+        route = None if progress is None else ProgressRoute.for_arg(progress)
+        if route is None:  # the common path: nothing added
+            return self._call(call)
+        with attached(self.core, route):
+            return self._call(route.tag(call))
+
+    def _call(self, call: Call[T]) -> T:
         request_id, data = self.core.request(call.method, call.params)
         self.write(data)
         (response,) = self.wait([request_id])
@@ -231,12 +242,43 @@ class Client(SyncMethods):
     # -- handles --------------------------------------------------------------------------
     def open_store(self, model: Optional[Model] = None, path: Optional[str] = None,
                    history_token: Optional[int] = None, url: Optional[str] = None,
-                   schema: Optional[str] = None) -> StoreOpenResult:
+                   schema: Optional[str] = None, *, progress: ProgressArg = None) -> StoreOpenResult:
         """``store/open`` (as ``store_open``); the context "main" exists afterwards.
         ``history_token``: merging resumes after it (protocol.md §5); ``url`` and
         ``schema``: a PostgreSQL server instead of the file ``path``. Without ``model`` an existing
-        store opens with the model it records."""
-        return self.store_open(model=model, path=path, url=url, schema=schema, history_token=history_token)
+        store opens with the model it records. ``progress``: as ``call`` (a migration can take
+        a while)."""
+        return self.call(Calls.store_open(model=model, path=path, url=url, schema=schema, history_token=history_token),
+                         progress=progress)
+
+    # The batch requests with ``progress=`` (as ``call``); the generated ``store_batch_*``
+    # methods keep exactly the document's parameters.
+    def batch_insert(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None,
+                     keys: Optional[List[str]] = None, rows: Optional[List[List[Any]]] = None,
+                     return_ids: Optional[bool] = None, progress: ProgressArg = None) -> StoreBatchInsertResult:
+        """``store/batchInsert`` in one request (see ``batch_insert_in_parts`` for large ones)."""
+        return self.call(Calls.store_batch_insert(entity, objects=objects, keys=keys, rows=rows, return_ids=return_ids),
+                         progress=progress)
+
+    def batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None,
+                     variables: Optional[Dict[str, Any]] = None, progress: ProgressArg = None) -> StoreBatchUpdateResult:
+        """``store/batchUpdate``: ``values`` set on every object ``predicate`` matches."""
+        return self.call(Calls.store_batch_update(entity, values, predicate=predicate, variables=variables),
+                         progress=progress)
+
+    def batch_update_objects(self, entity: str, *, objects: Optional[List[Dict[str, Any]]] = None,
+                             ids: Optional[List[ObjectID]] = None, keys: Optional[List[str]] = None,
+                             rows: Optional[List[List[Any]]] = None,
+                             progress: ProgressArg = None) -> StoreBatchUpdateObjectsResult:
+        """``store/batchUpdateObjects``: each object its own values."""
+        return self.call(Calls.store_batch_update_objects(entity, objects=objects, ids=ids, keys=keys, rows=rows),
+                         progress=progress)
+
+    def batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None,
+                     variables: Optional[Dict[str, Any]] = None, progress: ProgressArg = None) -> StoreBatchDeleteResult:
+        """``store/batchDelete`` of ``ids`` or of what ``predicate`` matches."""
+        return self.call(Calls.store_batch_delete(entity, ids=ids, predicate=predicate, variables=variables),
+                         progress=progress)
 
     def context(self, name: str = "main") -> Context:
         """A handle on an existing context (no request is sent)."""
@@ -268,13 +310,17 @@ class Client(SyncMethods):
         delegate: Any = None,
         mirror: bool = True,
         mode: Optional[ControllerCreateParamsNotifyMode] = None,
+        progress: ProgressArg = None,
     ) -> Controller:
         """``controller/create``; with ``mirror`` the controller keeps a TableMirror, loaded
-        from controller/rows now and kept in sync by every cycle's notifications."""
+        from controller/rows now and kept in sync by every cycle's notifications.
+        ``progress``: as ``call``, for the create (the first fetch)."""
         context_name = context.name if isinstance(context, Context) else context
         notify = with_mode(notify, mode)
         controller = Controller(self, context_name, name, request, section_name_key_path, notify, delegate, mirror)
-        self.run(controller.create_step(self.core))
+        route = ProgressRoute.for_arg(progress)
+        with attached(self.core, route):
+            self.run(controller.create_step(self.core, work_done_token=None if route is None else route.token))
         return controller
 
     def batch_insert_in_parts(
@@ -285,6 +331,7 @@ class Client(SyncMethods):
         *,
         part_bytes: int = 16 << 20,
         return_ids: Optional[bool] = None,
+        progress: ProgressArg = None,
     ) -> StoreBatchInsertResult:
         """``store/batchInsert`` of ``rows`` (columnar, in ``keys`` order) sent in parts of about
         ``part_bytes`` encoded bytes (``more``, protocol.md §5): one transaction and one change
@@ -292,18 +339,35 @@ class Client(SyncMethods):
         part is encoded while fetchd reads the one before. The first part (10,000 rows) sets
         how many rows the next ones take. A part fetchd refuses raises its FetchdError, and
         fetchd then holds nothing; any other exception may leave parts held, which
-        ``store_cancel_batch_insert`` drops."""
+        ``store_cancel_batch_insert`` drops.
+
+        ``progress``: a callback seeing the whole call as one sequence of ``fetchd.Progress``:
+        a begin, "sending rows: N of M" reports as parts go out, fetchd's steps for the final
+        part (the one that writes), an end timing the whole call. None (the default) draws a
+        ``TerminalBar`` on stderr when it is a terminal, False nothing."""
         if part_bytes < 1:
             raise ValueError("part_bytes must be at least 1")
+        route = ProgressRoute.for_arg(progress, default_bar=True)
+        with attached(self.core, route):
+            return self._insert_in_parts(entity, keys, rows, part_bytes, return_ids, route)
+
+    def _insert_in_parts(self, entity: str, keys: List[str], rows: Sequence[List[Any]], part_bytes: int,
+                         return_ids: Optional[bool], route: Optional[ProgressRoute]) -> StoreBatchInsertResult:
+        total = len(rows)
+        if route is not None:
+            route.begin("store/batchInsert", f"sending {total} rows")
         size, start = 10_000, 0
         waiting: Optional[Tuple[Any, Call[StoreBatchInsertResult]]] = None
         while True:
             part = rows[start:start + size]
             start += len(part)
             more = start < len(rows)
+            # Only the final part carries the token: a held part's begin/end would say nothing
+            # the client does not know, and the final part's steps are the writing.
             call = Calls.store_batch_insert(
                 entity, keys=keys, rows=part if isinstance(part, list) else list(part),
-                return_ids=None if more else return_ids, more=True if more else None)
+                return_ids=None if more else return_ids, more=True if more else None,
+                work_done_token=None if more or route is None else route.token)
             request_id, data = self.core.request(call.method, call.params)
             if waiting is not None:  # the part before, answered while this one was encoded
                 try:
@@ -313,6 +377,8 @@ class Client(SyncMethods):
                     raise
             self.write(data)
             waiting = (request_id, call)
+            if route is not None:
+                route.report(f"sending rows: {start} of {total}", start * 100 // total if total else 100)
             if not more:
                 return result_of(call, self.wait([request_id])[0])
             size = max(1, len(part) * part_bytes // max(1, len(data)))

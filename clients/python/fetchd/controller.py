@@ -3,7 +3,7 @@ and builds its calls and multi-call steps once; ``Controller`` runs them synchro
 ``AsyncController`` (aio.py) awaits them."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, List, Optional, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from .changes import IndexPath, SectionInfo, WireObject
 from .delegate import ControllerCore
@@ -114,10 +114,11 @@ class LiveController(ControllerCore, Generic[ClientT]):
         )
 
     # -- steps (several calls) -------------------------------------------------------------
-    def create_step(self, core: ProtocolCore) -> Step[None]:
+    def create_step(self, core: ProtocolCore, work_done_token: Optional[Union[str, int]] = None) -> Step[None]:
         """controller/create, then the mirror's rows; the name routes to this controller from
         before the create (no notification can be missed) and back to the one it replaced
-        when the create fails (a taken name)."""
+        when the create fails (a taken name). ``work_done_token``: the create reports its
+        progress (the client routes it)."""
         previous = core.register(self.name, self)
         try:
             sections = yield Calls.controller_create(
@@ -126,6 +127,7 @@ class LiveController(ControllerCore, Generic[ClientT]):
                 self.request,
                 section_name_key_path=self.section_name_key_path,
                 notify=self.notify,
+                work_done_token=work_done_token,
             ).then(_sections)
             self.sections_at_create = sections
             yield from self.reload_step(sections)
