@@ -8,9 +8,23 @@
 /// `$/progress`). Steps inside a loop are passed on at most once per `interval`; phases
 /// always are.
 public final class WorkProgress {
-    /// The work under way. Set by the host around one request on the engine's one thread;
-    /// nil (the usual case) costs the engine a check per thousands of rows.
-    nonisolated(unsafe) public static var current: WorkProgress?
+    /// The work under way on this thread. Set by the host around one request; nil (the usual
+    /// case) costs the engine a check per thousands of rows. Per thread, so servers running
+    /// side by side in one process (tests) never see each other's.
+    public static var current: WorkProgress? {
+        get { pthread_getspecific(key).map { Unmanaged<WorkProgress>.fromOpaque($0).takeUnretainedValue() } }
+        set {
+            let old = pthread_getspecific(key)
+            pthread_setspecific(key, newValue.map { Unmanaged.passRetained($0).toOpaque() })
+            if let old { Unmanaged<WorkProgress>.fromOpaque(old).release() }
+        }
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
 
     /// A message, and how far along the work is (0...100) when that is known.
     public typealias Report = (_ message: String, _ percentage: Int?) -> Void

@@ -9,8 +9,19 @@ struct IDBlock {
     /// The size of the next block: doubles up to `IDBlock.maxSize`, so a bulk insert takes
     /// few write transactions and a short session wastes few numbers.
     var nextSize: Int64
+    /// The block reserved ahead of need (in a save, or at open), taken when this one runs out.
+    var spare: Range<Int64>? = nil
     static let firstSize: Int64 = 16
     static let maxSize: Int64 = 4096
+
+    init(_ numbers: Range<Int64>, nextSize: Int64) {
+        next = numbers.lowerBound
+        end = numbers.upperBound
+        self.nextSize = nextSize
+    }
+
+    /// Less than half of the block is left (or none) and nothing is reserved after it.
+    var wantsSpare: Bool { spare == nil && (end - next) * 2 < nextSize }
 }
 
 /// Ids and processes (protocol.md §5): every entity table is AUTOINCREMENT, and
@@ -21,26 +32,98 @@ struct IDBlock {
 extension SQLiteStore {
     /// A new permanent id, unique across every process on the file. Numbers are never handed
     /// out twice, even when the object is discarded.
+    ///
+    /// Numbers come from blocks reserved ahead of need (`reserveAhead`, in every save and at
+    /// open), so an insert waits for the write lock only when a session inserts more of one
+    /// entity between two saves than its blocks hold (protocol.md §5, "Ids and processes").
     public func reserveID(for entity: String) throws(EngineError) -> ObjectID {
-        if let b = idBlocks[entity], b.next < b.end {
-            idBlocks[entity]!.next += 1
-            return ObjectID(entity: entity, number: b.next)
+        if let b = idBlocks[entity] {
+            if b.next < b.end {
+                idBlocks[entity]!.next += 1
+                return ObjectID(entity: entity, number: b.next)
+            }
+            if let spare = b.spare {
+                idBlocks[entity] = IDBlock(spare.lowerBound + 1..<spare.upperBound, nextSize: b.nextSize)
+                return ObjectID(entity: entity, number: spare.lowerBound)
+            }
         }
         let size = idBlocks[entity]?.nextSize ?? IDBlock.firstSize
         let start = try reserveBlock(entity, size)
-        idBlocks[entity] = IDBlock(next: start + 1, end: start + size, nextSize: min(size * 2, IDBlock.maxSize))
+        idBlocks[entity] = IDBlock(start + 1..<start + size, nextSize: min(size * 2, IDBlock.maxSize))
         return ObjectID(entity: entity, number: start)
     }
 
-    /// `count` consecutive numbers past every block so far; the current block keeps its own.
-    public func reserveIDs(for entity: String, count: Int) throws(EngineError) -> Range<Int64> {
-        guard count > 0 else { return 1..<1 }
-        let start = try reserveBlock(entity, Int64(count))
-        return start..<start + Int64(count)
+    /// Inside a write transaction (the lock is held anyway): every entity without a block gets
+    /// one, and every block more than half used gets the next as its spare. Returns what to
+    /// install once the transaction commits (a rolled-back reservation must not be used).
+    func reservationsAhead(_ db: Connection) throws -> [(entity: String, numbers: Range<Int64>)] {
+        var reserved: [(entity: String, numbers: Range<Int64>)] = []
+        for e in model.entities {
+            let entity = e.name
+            let block = idBlocks[entity]
+            guard block?.wantsSpare ?? true else { continue }
+            let size = block?.nextSize ?? IDBlock.firstSize
+            let last = try Self.sequence(db, entity)
+            try Self.setSequence(db, entity, last + size)
+            reserved.append((entity, last + 1..<last + 1 + size))
+        }
+        return reserved
     }
 
-    /// Advances the entity's sequence by `size` and returns the first number of the block.
-    private func reserveBlock(_ entity: String, _ size: Int64) throws(EngineError) -> Int64 {
+    /// Takes reservations made by a committed transaction.
+    func install(_ reserved: [(entity: String, numbers: Range<Int64>)]) {
+        for (entity, numbers) in reserved {
+            let size = Int64(numbers.count)
+            if var block = idBlocks[entity] {
+                block.spare = numbers
+                block.nextSize = min(size * 2, IDBlock.maxSize)
+                idBlocks[entity] = block
+            } else {
+                idBlocks[entity] = IDBlock(numbers, nextSize: min(size * 2, IDBlock.maxSize))
+            }
+        }
+    }
+
+    /// At open: every entity's first block, in a write transaction of its own, only if the
+    /// lock is free now (a busy file leaves it to the first save or insert).
+    func reserveAheadIfFree() {
+        guard let db = try? connection, !db.isInTransaction else { return }
+        do {
+            try db.execute("PRAGMA busy_timeout=0")
+            defer { try? db.execute("PRAGMA busy_timeout=\(busyTimeoutMilliseconds)") }
+            try db.execute("BEGIN IMMEDIATE")
+            do {
+                let reserved = try reservationsAhead(db)
+                try db.execute("COMMIT")
+                install(reserved)
+            } catch {
+                try? db.execute("ROLLBACK")
+            }
+        } catch {
+            // Busy or read-only: the blocks are reserved later, when a save holds the lock.
+        }
+    }
+
+    /// `count` consecutive numbers: from the current block when it holds them; else a run that
+    /// continues the current block when that is the top of the sequence (so a fresh store's
+    /// first batch is numbered from 1), or starts past every block so far.
+    public func reserveIDs(for entity: String, count: Int) throws(EngineError) -> Range<Int64> {
+        guard count > 0 else { return 1..<1 }
+        let n = Int64(count)
+        if let b = idBlocks[entity], b.end - b.next >= n {
+            idBlocks[entity]!.next += n
+            return b.next..<b.next + n
+        }
+        let start = try reserveBlock(entity, n, continuing: idBlocks[entity])
+        return start..<start + n
+    }
+
+    /// Advances the entity's sequence by `size` and returns the first number of the block;
+    /// with `continuing`, a block still holding numbers on top of the sequence, the numbers
+    /// start at its next one instead (it is used up).
+    private func reserveBlock(_ entity: String, _ size: Int64, continuing block: IDBlock? = nil)
+        throws(EngineError) -> Int64
+    {
         guard tables[entity] != nil else {
             throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
         }
@@ -49,9 +132,14 @@ extension SQLiteStore {
         if own { try beginImmediate(db, "reserving ids of \(entity)") }
         do {
             let last = try Self.sequence(db, entity)
-            try Self.setSequence(db, entity, last + size)
+            var start = last + 1
+            if let block, block.spare == nil, block.next < block.end, last == block.end - 1 {
+                start = block.next
+                idBlocks[entity]!.next = block.end
+            }
+            try Self.setSequence(db, entity, start + size - 1)
             if own { try db.execute("COMMIT") }
-            return last + 1
+            return start
         } catch {
             if own { try? db.execute("ROLLBACK") }
             throw Self.storeError(error, "reserving ids of \(entity)")
@@ -64,11 +152,23 @@ extension SQLiteStore {
     /// Best effort by design: a closed store has nothing to return, and a failure only leaves a
     /// gap in the numbers (never a number handed out twice).
     func returnUnusedIDs() {
-        guard let db = try? connection, !db.isInTransaction, idBlocks.contains(where: { $0.value.next < $0.value.end })
+        guard let db = try? connection, !db.isInTransaction,
+            idBlocks.contains(where: { $0.value.next < $0.value.end || $0.value.spare != nil })
         else { return }
         do {
             try db.transaction {
-                for (entity, b) in idBlocks where b.next < b.end {
+                for (entity, b) in idBlocks {
+                    // What goes back is the unused top of the sequence: the spare (the block
+                    // reserved last), and the rest of the current block only when no other
+                    // process reserved numbers between the two.
+                    let unused: ClosedRange<Int64>
+                    if let spare = b.spare {
+                        unused = (spare.lowerBound == b.end ? b.next : spare.lowerBound)...(spare.upperBound - 1)
+                    } else if b.next < b.end {
+                        unused = b.next...(b.end - 1)
+                    } else {
+                        continue
+                    }
                     let table = SchemaNaming.quoted(entity)
                     let pk = SchemaNaming.quoted(SchemaNaming.primaryKey)
                     try db.prepareUncached(
@@ -76,7 +176,10 @@ extension SQLiteStore {
                         UPDATE sqlite_sequence SET seq = ? WHERE name = ? AND seq = ?
                         AND NOT EXISTS (SELECT 1 FROM \(table) WHERE \(pk) >= ?)
                         """
-                    ).run([.integer(b.next - 1), .text(entity), .integer(b.end - 1), .integer(b.next)])
+                    ).run([
+                        .integer(unused.lowerBound - 1), .text(entity), .integer(unused.upperBound),
+                        .integer(unused.lowerBound),
+                    ])
                 }
             }
         } catch {

@@ -122,6 +122,8 @@ public final class SQLiteStore: Store {
         let store = try SQLiteStore(db, path: path, model: model, migrated: migrated, modelVersion: version)
         // A reader from the start: pruning keeps what it has not merged (HistoryCursors.swift).
         store.recordCursorIfDue()
+        // Ids ahead of need: a first insert then never waits for another process's write.
+        store.reserveAheadIfFree()
         return store
     }
 

@@ -49,10 +49,13 @@ extension SQLiteStore {
         let db = try connection
         writeToken = nil
         do {
-            // Upkeep (cursor, pruning) never fails a save: a failed statement undoes only itself.
+            // Upkeep (cursor, pruning, ids ahead of need) never fails a save: a failed
+            // statement undoes only itself.
             try? keepHistory(db)
+            let reserved = (try? reservationsAhead(db)) ?? []
             // Prepared once and kept, like BEGIN IMMEDIATE: every save runs both.
             try db.prepare("COMMIT").run()
+            install(reserved)
         } catch {
             try? db.execute("ROLLBACK")
             throw Self.storeError(error, "the save was not written")
