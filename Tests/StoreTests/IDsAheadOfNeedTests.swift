@@ -51,8 +51,19 @@ import Testing
         #expect(throws: EngineError.self) { try store.reserveID(for: "Tag") }
     }
 
-    /// Opening takes the write lock anyway (the history's schema), so its reservation finds it
-    /// free; a store that has no block for an entity (here: forgotten) gets one in a save.
+    /// Opening an existing store writes nothing and needs no lock: it opens while another
+    /// process writes, reads at once, and leaves its ids to the first save or insert.
+    @Test func anExistingStoreOpensWhileAnotherProcessWrites() throws {
+        try SQLiteStore.open(path: file, model: Models.contacts).close()
+        let other = try holdLock()
+        defer { try? other.execute("ROLLBACK") }
+        let store = try SQLiteStore.open(path: file, model: Models.contacts)
+        defer { store.close() }
+        #expect(store.idBlocks.isEmpty)
+        #expect(try store.read(ObjectID(entity: "Tag", number: 1)) == nil)
+    }
+
+    /// A store that has no block for an entity (a busy open) gets one in its first save.
     @Test func aSaveGivesABlockToEveryEntityWithout() throws {
         let store = try store()
         store.idBlocks.removeAll()

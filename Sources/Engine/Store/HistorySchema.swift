@@ -220,6 +220,17 @@ enum HistorySchema {
     /// Creates the history tables and (re)creates the triggers when they differ from the
     /// model's: the light migration of a store made before history existed, or whose model
     /// changed. Runs inside the caller's write transaction.
+    /// Whether the history's tables exist and its triggers are the model's: then opening the
+    /// store writes nothing, and needs no write lock (another process may hold it).
+    static func isInstalled(_ db: Connection, model: ObjectModel) throws -> Bool {
+        let names = [transactions, cursors, history]
+        let s = try db.prepareUncached(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)")
+        for (i, name) in names.enumerated() { try s.bind(.text(name), at: Int32(i + 1)) }
+        guard try s.step(), s.int64(0) == Int64(names.count) else { return false }
+        return try existingTriggers(db).elementsEqual(triggers(model), by: { $0.0 == $1.0 && $0.1 == $1.1 })
+    }
+
     static func install(_ db: Connection, model: ObjectModel) throws {
         for sql in tables { try db.execute(sql) }
         let wanted = triggers(model)

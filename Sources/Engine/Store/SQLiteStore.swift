@@ -115,7 +115,9 @@ public final class SQLiteStore: Store {
         let (migrated, version) = try prepareSchema(db, model: model, path: path)
         do {
             try upgradeIDs(db, model: model)
-            try db.transaction { try HistorySchema.install(db, model: model) }
+            if try !HistorySchema.isInstalled(db, model: model) {
+                try db.transaction { try HistorySchema.install(db, model: model) }
+            }
             // The triggers are for other writers: this connection records its own rows.
             db.setTriggersEnabled(false)
         } catch { throw storeError(error, "cannot install the change history of \(path)") }
