@@ -65,7 +65,7 @@ import Testing
 
     @Test func checkExternalChangesMergesAnotherProcessesSaveWithItsNotificationsFirst() throws {
         let dir = TempDir()
-        // A reserved Note/1-16 at open (ids ahead of need, protocol.md §5): B's rows come after.
+        // A reserved Note/1-48 at open (ids ahead of need, protocol.md §5): B's rows come after.
         let a = open(dir.file("s.sqlite"))
         let b = open(dir.file("s.sqlite"))
         watchController(a)
@@ -78,13 +78,13 @@ import Testing
                 "controller/willChangeContent", "controller/didChangeObject",
                 "controller/didChangeContent", "store/didChangeExternally", "response",
             ])
-        #expect(out[1]["params"]?["id"] == "Note/17")
+        #expect(out[1]["params"]?["id"] == "Note/49")
         #expect(out[1]["params"]?["type"] == "insert")
         let note = out[3]["params"]
         #expect(note?["transactions"]?.arrayValue?.count == 1)
         let t = note?["transactions"]?.arrayValue?.first
         #expect(t?["author"] == "b")
-        #expect(t?["changes"] == [["entity": "Note", "id": "Note/17", "type": "insert"]])
+        #expect(t?["changes"] == [["entity": "Note", "id": "Note/49", "type": "insert"]])
         #expect(out[4]["result"]?["merged"] == 1)
         #expect(out[4]["result"]?["token"] == note?["token"])
         #expect(out[4]["result"]?["token"] == t?["token"])
@@ -106,7 +106,7 @@ import Testing
 
     @Test func aPlainClientsWriteIsMergedWithNoAuthor() throws {
         let dir = TempDir()
-        // A reserved Note/1-16 at open (ids ahead of need, protocol.md §5): a plain insert lands above.
+        // A reserved Note/1-48 at open (ids ahead of need, protocol.md §5): a plain insert lands above.
         let a = open(dir.file("s.sqlite"))
         watchController(a)
         let plain = try Connection(path: dir.file("s.sqlite"))
@@ -123,8 +123,8 @@ import Testing
         #expect(t?["author"] == .null)
         #expect(
             t?["changes"] == [
-                ["entity": "Note", "id": "Note/17", "type": "insert"],
-                ["entity": "Note", "id": "Note/17", "type": "update", "keys": ["title"]],
+                ["entity": "Note", "id": "Note/49", "type": "insert"],
+                ["entity": "Note", "id": "Note/49", "type": "update", "keys": ["title"]],
             ])
         #expect(out[4]["result"]?["merged"] == 1)
     }
@@ -229,7 +229,7 @@ import Testing
 
     @Test func aForcedPurgeMakesTheReaderRefetchItsControllers() throws {
         let dir = TempDir()
-        // A reserved Note/1-16 at open (ids ahead of need, protocol.md §5): B's rows come after.
+        // A reserved Note/1-48 at open (ids ahead of need, protocol.md §5): B's rows come after.
         let a = open(dir.file("s.sqlite"))
         let b = open(dir.file("s.sqlite"))
         watchController(a)
@@ -248,7 +248,7 @@ import Testing
                 "controller/willChangeContent", "controller/didChangeObject", "controller/didChangeObject",
                 "controller/didChangeContent", "store/didChangeExternally", "response",
             ])
-        #expect(out.filter { $0["params"]?["type"] == "insert" }.map { $0["params"]?["id"] } == ["Note/17", "Note/18"])
+        #expect(out.filter { $0["params"]?["type"] == "insert" }.map { $0["params"]?["id"] } == ["Note/49", "Note/50"])
         #expect(out[4]["params"]?["gap"] == true)
         // Only the newest transaction (y's) was left to list.
         #expect(out[4]["params"]?["transactions"]?.arrayValue?.count == 1)
@@ -273,7 +273,7 @@ import Testing
 
     @Test func invalidValuesOfAPlainClientAreMergedAndListed() throws {
         let dir = TempDir()
-        // A reserved Note/1-16 at open (ids ahead of need, protocol.md §5): a plain insert lands above.
+        // A reserved Note/1-48 at open (ids ahead of need, protocol.md §5): a plain insert lands above.
         let a = open(dir.file("s.sqlite"))
         watchController(a)
         let plain = try Connection(path: dir.file("s.sqlite"))
@@ -285,8 +285,8 @@ import Testing
         #expect(
             note?["params"]?["invalid"]
                 == [
-                    ["entity": "Note", "id": "Note/17", "key": "title", "problem": "required value missing"],
-                    ["entity": "Note", "id": "Note/18", "key": "title", "problem": "expected string, found blob"],
+                    ["entity": "Note", "id": "Note/49", "key": "title", "problem": "required value missing"],
+                    ["entity": "Note", "id": "Note/50", "key": "title", "problem": "expected string, found blob"],
                 ])
         // Merged all the same: both rows reached the controller.
         #expect(out.filter { $0["method"] == "controller/didChangeObject" }.count == 2)

@@ -141,9 +141,9 @@ import Testing
     @Test func plainInsertAfterAReservationLandsAboveTheBlock() throws {
         let store = try SQLiteStore.open(path: file, model: Models.contacts)
         let raw = try plain()
-        // The store reserved Tag/1-16 at open (ids ahead of need): a plain insert lands above.
+        // The store reserved Tag/1-48 at open (ids ahead of need): a plain insert lands above.
         try raw.execute("INSERT INTO \"Tag\" (label) VALUES ('first')")
-        #expect(raw.lastInsertRowID == 17)
+        #expect(raw.lastInsertRowID == 49)
         let reserved = try store.reserveID(for: "Tag")
         #expect(reserved.number == 1)
         try raw.execute("INSERT INTO \"Tag\" (label) VALUES ('second')")

@@ -22,6 +22,12 @@ struct IDBlock {
 
     /// Less than half of the block is left (or none) and nothing is reserved after it.
     var wantsSpare: Bool { spare == nil && (end - next) * 2 < nextSize }
+
+    /// Where the run of numbers from `next` ends: past the spare when it follows at once.
+    var contiguousEnd: Int64 {
+        if let spare, spare.lowerBound == end { return spare.upperBound }
+        return end
+    }
 }
 
 /// Ids and processes (protocol.md §5): every entity table is AUTOINCREMENT, and
@@ -44,6 +50,7 @@ extension SQLiteStore {
             }
             if let spare = b.spare {
                 idBlocks[entity] = IDBlock(spare.lowerBound + 1..<spare.upperBound, nextSize: b.nextSize)
+                reserveAheadIfFree()
                 return ObjectID(entity: entity, number: spare.lowerBound)
             }
         }
@@ -62,7 +69,8 @@ extension SQLiteStore {
             let entity = e.name
             let block = idBlocks[entity]
             guard block?.wantsSpare ?? true else { continue }
-            let size = block?.nextSize ?? IDBlock.firstSize
+            // An entity without a block gets its first block and that block's spare at once.
+            let size = block?.nextSize ?? IDBlock.firstSize * 3
             let last = try Self.sequence(db, entity)
             try Self.setSequence(db, entity, last + size)
             reserved.append((entity, last + 1..<last + 1 + size))
@@ -79,15 +87,21 @@ extension SQLiteStore {
                 block.nextSize = min(size * 2, IDBlock.maxSize)
                 idBlocks[entity] = block
             } else {
-                idBlocks[entity] = IDBlock(numbers, nextSize: min(size * 2, IDBlock.maxSize))
+                // The first block (16) and its spare (32), reserved as one run.
+                let split = numbers.lowerBound + IDBlock.firstSize
+                var block = IDBlock(numbers.lowerBound..<split, nextSize: IDBlock.firstSize * 4)
+                block.spare = split..<numbers.upperBound
+                idBlocks[entity] = block
             }
         }
     }
 
-    /// At open: every entity's first block, in a write transaction of its own, only if the
-    /// lock is free now (a busy file leaves it to the first save or insert).
+    /// Reservations ahead of need in a write transaction of its own, only if the lock is free
+    /// now (never waiting): at open, and when an insert starts a block's spare. A busy file
+    /// leaves them to the next save, or to an insert that has run out.
     func reserveAheadIfFree() {
         guard let db = try? connection, !db.isInTransaction else { return }
+        guard idBlocks.count < tables.count || idBlocks.values.contains(where: \.wantsSpare) else { return }
         do {
             try db.execute("PRAGMA busy_timeout=0")
             defer { try? db.execute("PRAGMA busy_timeout=\(busyTimeoutMilliseconds)") }
@@ -110,8 +124,10 @@ extension SQLiteStore {
     public func reserveIDs(for entity: String, count: Int) throws(EngineError) -> Range<Int64> {
         guard count > 0 else { return 1..<1 }
         let n = Int64(count)
-        if let b = idBlocks[entity], b.end - b.next >= n {
-            idBlocks[entity]!.next += n
+        if let b = idBlocks[entity], b.contiguousEnd - b.next >= n {
+            // From the block, then on into its spare when the two are one run.
+            idBlocks[entity] = IDBlock(b.next + n..<b.contiguousEnd, nextSize: b.nextSize)
+            if b.contiguousEnd == b.end { idBlocks[entity]!.spare = b.spare }
             return b.next..<b.next + n
         }
         let start = try reserveBlock(entity, n, continuing: idBlocks[entity])
@@ -133,9 +149,9 @@ extension SQLiteStore {
         do {
             let last = try Self.sequence(db, entity)
             var start = last + 1
-            if let block, block.spare == nil, block.next < block.end, last == block.end - 1 {
+            if let block, block.next < block.contiguousEnd, last == block.contiguousEnd - 1 {
                 start = block.next
-                idBlocks[entity]!.next = block.end
+                idBlocks[entity] = IDBlock(block.contiguousEnd..<block.contiguousEnd, nextSize: block.nextSize)
             }
             try Self.setSequence(db, entity, start + size - 1)
             if own { try db.execute("COMMIT") }
