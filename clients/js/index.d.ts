@@ -963,6 +963,8 @@ export class ControllerCore extends EventEmitter {
 
 /** controller/create's optional params plus what the client keeps. */
 export interface ControllerOptions {
+  /** Report the first fetch as $/progress notifications under this token (listen with client.on). */
+  workDoneToken?: string | number;
   sectionNameKeyPath?: ControllerCreateParams['sectionNameKeyPath'];
   notify?: Notify;
   /** Sets notify.mode: "difference" sends one controller/didChange per cycle. */
@@ -1109,7 +1111,7 @@ export class Client extends EventEmitter {
   openStore(
     model: Model | null | undefined,
     path?: string,
-    options?: { historyToken?: number; url?: string; schema?: string },
+    options?: { historyToken?: number; url?: string; schema?: string; workDoneToken?: string | number },
   ): Promise<StoreOpenResult>;
   /** Merges other processes' commits now; their notifications are emitted first. */
   checkExternalChanges(): Promise<StoreCheckExternalChangesResult>;

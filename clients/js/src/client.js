@@ -183,8 +183,8 @@ export class Client extends EventEmitter {
    * schema} (a PostgreSQL server instead of the file `path`). Without a model (null or
    * undefined) an existing store opens with the model it records.
    */
-  openStore(model, path, { historyToken, url, schema } = {}) {
-    return this.request(...wire('store/open', { model, path, url, schema, historyToken }));
+  openStore(model, path, { historyToken, url, schema, workDoneToken } = {}) {
+    return this.request(...wire('store/open', { model, path, url, schema, historyToken, workDoneToken }));
   }
 
   context(name = 'main') {
@@ -219,8 +219,8 @@ export class Client extends EventEmitter {
    * (protocol.md §5 "Batch requests"). options: {objects} (one values object per row) and/or
    * the columnar {keys, rows}; {returnIds}.
    */
-  batchInsert(entity, { objects, keys, rows, returnIds, more } = {}) {
-    return this.request(...wire('store/batchInsert', { entity, objects, keys, rows, returnIds, more }));
+  batchInsert(entity, { objects, keys, rows, returnIds, more, workDoneToken } = {}) {
+    return this.request(...wire('store/batchInsert', { entity, objects, keys, rows, returnIds, more, workDoneToken }));
   }
 
   /** store/cancelBatchInsert: drops the rows held for an insert sent in parts; resolves to {count}. */
@@ -260,18 +260,18 @@ export class Client extends EventEmitter {
   }
 
   /** store/batchUpdate: `values` on every saved object the predicate matches. options: {predicate, variables}. */
-  batchUpdate(entity, values, { predicate, variables } = {}) {
-    return this.request(...wire('store/batchUpdate', { entity, values, predicate, variables }));
+  batchUpdate(entity, values, { predicate, variables, workDoneToken } = {}) {
+    return this.request(...wire('store/batchUpdate', { entity, values, predicate, variables, workDoneToken }));
   }
 
   /** store/batchUpdateObjects: each saved object its own values. options: {objects} (each with its id), {ids, keys, rows}. */
-  batchUpdateObjects(entity, { objects, ids, keys, rows } = {}) {
-    return this.request(...wire('store/batchUpdateObjects', { entity, objects, ids, keys, rows }));
+  batchUpdateObjects(entity, { objects, ids, keys, rows, workDoneToken } = {}) {
+    return this.request(...wire('store/batchUpdateObjects', { entity, objects, ids, keys, rows, workDoneToken }));
   }
 
   /** store/batchDelete, with the delete rules. options: {ids, predicate, variables}. */
-  batchDelete(entity, { ids, predicate, variables } = {}) {
-    return this.request(...wire('store/batchDelete', { entity, ids, predicate, variables }));
+  batchDelete(entity, { ids, predicate, variables, workDoneToken } = {}) {
+    return this.request(...wire('store/batchDelete', { entity, ids, predicate, variables, workDoneToken }));
   }
 
   /** context/create. options: {parent, mergesChangesFromParent, mergePolicy, transactionAuthor}. */
@@ -292,10 +292,10 @@ export class Client extends EventEmitter {
     const controller = new Controller(this, contextName, name, request, options);
     const previous = this.core.register(name, controller);
     try {
-      const { sectionNameKeyPath } = options;
+      const { sectionNameKeyPath, workDoneToken } = options;
       const notify = controller.notify ?? undefined;
       const result = await this.request(
-        ...wire('controller/create', { context: contextName, name, request, sectionNameKeyPath, notify }),
+        ...wire('controller/create', { context: contextName, name, request, sectionNameKeyPath, notify, workDoneToken }),
       );
       await controller._created(result.sections.map(sectionInfoFromWire));
     } catch (error) {

@@ -158,3 +158,23 @@ test('batchInsertInParts: several requests, one cycle, ids in row order; a bad p
     assert.equal(await client.close(), 0);
   }
 });
+
+test('progress: a workDoneToken brings $/progress begin, reports and end before the answer', async () => {
+  const client = Client.spawn(fetchdBinary());
+  try {
+    await client.openStore(CONTACTS);
+    const seen = [];
+    client.on('$/progress', (params) => seen.push(params));
+    const rows = Array.from({ length: 500 }, (_, i) => [`p${i}`, 'P', i]);
+    const answer = await client.batchInsert('Contact', { keys: ['name', 'initial', 'age'], rows, workDoneToken: 'load' });
+    assert.equal(answer.count, 500);
+    assert.ok(seen.length >= 3, JSON.stringify(seen));
+    assert.ok(seen.every((p) => p.token === 'load'));
+    assert.equal(seen[0].value.kind, 'begin');
+    assert.equal(seen[0].value.title, 'store/batchInsert');
+    assert.equal(seen.at(-1).value.kind, 'end');
+    assert.ok(seen.some((p) => p.value.message === 'checking 500 rows'));
+  } finally {
+    await client.close();
+  }
+});
