@@ -52,8 +52,9 @@ struct WatchCommand: ParsableCommand {
         let output = WatchOutput(
             format: format, columns: columns,
             server: server, sectioned: section != nil, keys: fetch.keyList)
-        try output.printCurrent()
+        // Before cycle 0 is out: a signal right after it still closes the store cleanly (143).
         Signals.install()
+        try output.printCurrent()
         let session = Session(handler: server, mode: .ndjson, logger: StoreOptions.logger("watch"))
         var failure: Error?
         let end = WatchLoop(server: server, session: session, readsInput: stdin).run { messages in

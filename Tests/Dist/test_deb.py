@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 import unittest
@@ -109,10 +110,18 @@ class DebInstallTests(unittest.TestCase):
                        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
             self.assertEqual(done.returncode, 0, done.stderr.decode())
             check_session(run(without_toolchain(["fetchd"]), input=session_messages(store)).stdout, store)
-            watched = run(without_toolchain(["fetchd", "watch", "--store", store, "--entity", "Note", "--sort", "title"]),
-                          input=b"")
-            elapsed = time.monotonic() - start
-            first = json.loads(watched.stdout.splitlines()[0])
+            # watch runs like tail -f: its first line is the goal, then SIGTERM ends it (143).
+            watch = subprocess.Popen(without_toolchain(["fetchd", "watch", "--store", store, "--entity", "Note",
+                                                        "--sort", "title"]),
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            try:
+                line = watch.stdout.readline() if watch.stdout else b""
+                elapsed = time.monotonic() - start
+            finally:
+                watch.terminate()
+                _, err = watch.communicate(timeout=30)
+            self.assertEqual(watch.returncode, 143, err.decode())
+            first = json.loads(line)
             self.assertEqual(first["cycle"], 0)
             self.assertEqual(first["sections"][0]["objects"][0]["title"], "hello")
             sys.stderr.write(f"\napt-get install ./{package().name} to the first watch line: {elapsed:.2f} s\n")
