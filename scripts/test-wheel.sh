@@ -127,6 +127,8 @@ echo "test-wheel: time: $(sed -n 2p <<<"$summary")"
 # Extra: no toolchain needed. /opt/swift (where a Swift toolchain lives here) is covered by an
 # empty tmpfs in a private mount namespace, then the quick start runs again, plainly.
 if [ -d /opt/swift ] && unshare -m true 2>/dev/null; then
+  # A fresh store: the quick start makes notes.db in its folder, and the first run left one.
+  rm -f "$run"/notes.db "$run"/notes.db-wal "$run"/notes.db-shm
   hidden=$(cd "$run" && unshare -m sh -c 'mount -t tmpfs none /opt/swift && exec "$@"' sh \
     "${clean[@]}" python quickstart.py 2>"$run/stderr") ||
     fail "with /opt/swift hidden, the quick start failed: $hidden $(cat "$run/stderr")"
