@@ -13,7 +13,7 @@ this same script, and lets them write until the phase's deadline:
   unsaved groups, then a save (storeBusy retried, mergeConflict resolved by
   context/refresh(mergeChanges) and retried), or batch requests (insert, updateObjects and
   delete of its own objects, a predicate batchUpdate of anyone's). Worker w0 also calls
-  store/purgeHistory every ~10 s. Every 2-4 s each mirror is compared with the controller's
+  store/purgeHistory every ~10 s. Every 3-6 s each mirror is compared with the controller's
   own rows and a fresh context/fetch, read in one JSON-RPC batch (exact: see soaklib).
 - a plain writer (python sqlite3, or psycopg2 for PostgreSQL: no fetchd code) runs small
   transactions of the same kinds directly in SQL.
@@ -43,12 +43,14 @@ import time
 import traceback
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from soaklib import (  # noqa: E402
     FetchdError,
     exact_check,
     guard_mirror,
     install_sigterm,
+    reload_mirror,
     pg_connect,
     rss_kb,
     spawn,
@@ -135,6 +137,11 @@ class Ledger:
         self.pending: Dict[str, Optional[str]] = {}
         self.groups: List[List[Tuple[str, Optional[str], Optional[str]]]] = []
         self.redo_stack: List[List[Tuple[str, Optional[str], Optional[str]]]] = []
+        # Every object each group touched (others' too), and which of them undo and redo
+        # touched again: to tell which process wrote an object back that its owner deleted.
+        self.touched: List[List[str]] = []
+        self.redo_touched: List[List[str]] = []
+        self.undo_log: Dict[str, List[str]] = {}
         self.ever: Set[str] = set()  # every id this writer inserted or tried to
 
     def view(self, oid: str) -> Optional[str]:
@@ -147,24 +154,34 @@ class Ledger:
         return sorted((i for i in set(self.committed) | set(self.pending) if self.view(i) is not None),
                       key=lambda i: int(i.split("/")[1]))
 
-    def edit_group(self, entries: List[Tuple[str, Optional[str], Optional[str]]]) -> None:
+    def edit_group(self, entries: List[Tuple[str, Optional[str], Optional[str]]], touched: List[str]) -> None:
         for oid, _before, after in entries:
             self.pending[oid] = after
             self.ever.add(oid)
         self.groups.append(entries)
+        self.touched.append(touched)
         self.redo_stack.clear()
+        self.redo_touched.clear()
 
     def undo(self) -> None:
         g = self.groups.pop()
         for oid, before, _after in reversed(g):
             self.pending[oid] = before
         self.redo_stack.append(g)
+        t = self.touched.pop()
+        self.redo_touched.append(t)
+        for oid in t:
+            self.undo_log.setdefault(oid, []).append(f"undo at {now():.1f}")
 
     def redo(self) -> None:
         g = self.redo_stack.pop()
         for oid, _before, after in g:
             self.pending[oid] = after
         self.groups.append(g)
+        t = self.redo_touched.pop()
+        self.touched.append(t)
+        for oid in t:
+            self.undo_log.setdefault(oid, []).append(f"redo at {now():.1f}")
 
     def saved(self) -> None:
         self.committed.update(self.pending)
@@ -174,6 +191,8 @@ class Ledger:
         self.pending.clear()
         self.groups.clear()
         self.redo_stack.clear()
+        self.touched.clear()
+        self.redo_touched.clear()
 
     def acked(self, oid: str, stamp: Optional[str]) -> None:
         self.committed[oid] = stamp
@@ -295,7 +314,8 @@ class FetchdWorker:
             oid = r.choice(live)
             st = self.stamp()
             return "update", {"id": oid, "values": {"stamp": st}}, [(oid, self.ledger.view(oid), st)]
-        oid = r.choice(others)
+        # Half the time one of the 15 oldest: every writer meets them, so saves conflict.
+        oid = r.choice(sorted(others, key=lambda i: int(i.split("/")[1]))[:15] if r.random() < 0.5 else others)
         # Shared keys of someone else's object: a unique note, so the edit is always a change
         # (and always an undo group).
         vals = {"note": f"n {self.stamp()}", "rank": r.randint(0, 999)}
@@ -318,13 +338,15 @@ class FetchdWorker:
                 responses = self.client.send_batch(
                     [(f"context/{m}", dict(p, context="w")) for m, p, _ in calls])
                 entries: List[Tuple[str, Optional[str], Optional[str]]] = []
+                touched: List[str] = []
                 for (m, p, e), resp in zip(calls, responses):
                     if resp.error is not None:
                         self.edit_failed(m, p, e, resp.error)
                     else:
                         entries += self.entries_for(m, resp.result, e)
+                        touched.append(p.get("id") or resp.result["object"]["id"])
                 if entries or any(resp.error is None for resp in responses):
-                    self.ledger.edit_group(entries)
+                    self.ledger.edit_group(entries, touched)
                 i += len(calls)
                 continue
             m, p, e = self.edit_call()
@@ -333,7 +355,7 @@ class FetchdWorker:
             except FetchdError as err:
                 self.edit_failed(m, p, e, err)
             else:
-                self.ledger.edit_group(self.entries_for(m, result, e))
+                self.ledger.edit_group(self.entries_for(m, result, e), [p.get("id") or result["object"]["id"]])
             i += 1
 
     @staticmethod
@@ -414,8 +436,13 @@ class FetchdWorker:
             try:
                 self.ctx.refresh(c["id"], True)
             except FetchdError as e:
-                self.stats.refuse(f"refresh after conflict: {e.kind}")
-                return False
+                # Its owner deleted it (`theirs: null`): drop our change to it instead.
+                self.stats.refuse(f"refresh(mergeChanges) after conflict: {e.kind}")
+                try:
+                    self.ctx.refresh(c["id"], False)
+                except FetchdError as e2:
+                    self.stats.refuse(f"refresh(drop) after conflict: {e2.kind}")
+                    return False
         return True
 
     # -- batch requests --------------------------------------------------------------------------
@@ -481,7 +508,9 @@ class FetchdWorker:
     def check(self, when: str) -> None:
         for ctl, req in ((self.all, REQ_ALL), (self.hot, REQ_HOT)):
             self.stats.checks += 1
-            ok, why = exact_check(self.client, ctl, "w", req)
+            # Bounded tries: a check must not starve the worker while others keep committing
+            # (the final check, after every writer stopped, is always conclusive).
+            ok, why = exact_check(self.client, ctl, "w", req, attempts=30 if when == "final" else 4)
             if ok is None:
                 self.stats.inconclusive += 1
             elif not ok:
@@ -492,11 +521,11 @@ class FetchdWorker:
         if self.trace is not None:
             self.trace.write(json.dumps([round(now(), 3), "MISMATCH", ctl.name, why]) + "\n")
             self.trace.flush()
-        self.diagnose(ctl, why)
-        try:
-            ctl.perform_fetch()  # reload, so later checks judge later cycles
-        except FetchdError as err:
-            self.stats.mismatches.append(f"{ctl.name}: performFetch answered {err.kind}: {err.message}")
+        if len(self.stats.mismatches) <= 3:
+            self.diagnose(ctl, why)
+        # Fetch again, so later checks judge later cycles.
+        if not reload_mirror(self.client, ctl):
+            self.stats.mismatches.append(f"{ctl.name}: could not load the mirror again (performFetch, rows)")
 
     def mirrors_applied(self) -> None:
         """A cycle a mirror could not apply is a mismatch (then the mirror is loaded again)."""
@@ -516,8 +545,8 @@ class FetchdWorker:
             for call in (lambda: self.client.controller_index_path(ctl.name, oid),
                          lambda: self.ctx.get([oid]),
                          lambda: self.ctx.committed_values(oid),
-                         lambda: self.client.store_history(max(0, self.client.store_history_token()["token"] - 400),
-                                                           limit=400, entities=["Item"])):
+                         lambda: self.client.store_history(max(0, self.client.store_history_token()["token"] - 100),
+                                                           limit=100, entities=["Item"])):
                 try:
                     out = call()
                     if isinstance(out, dict) and "transactions" in out:
@@ -549,7 +578,7 @@ class FetchdWorker:
         while now() < deadline:
             if now() >= next_check:
                 self.check("periodic")
-                next_check = now() + self.rng.uniform(2, 4)
+                next_check = now() + self.rng.uniform(3, 6)
             if self.name == "w0" and now() >= next_purge:
                 self.purge()
                 next_purge = now() + 10
@@ -565,9 +594,11 @@ class FetchdWorker:
             raise RuntimeError("no quiet from the coordinator")
         # Every writer has stopped: merge what is left, then the last exact check.
         self.client.store_check_external_changes()
+        before_final = len(self.stats.mismatches)
         self.mirrors_applied()
         self.check("final")
         self.mirrors_applied()
+        final_ok = len(self.stats.mismatches) == before_final
         mirror = {row["id"]: [row.get(k) for k in KEYS] for s in self.all.mirror.sections for row in s.rows}
         order = [row["id"] for s in self.all.mirror.sections for row in s.rows]
         sections = [(s.name, s.number_of_objects) for s in self.all.mirror.sections]
@@ -580,7 +611,7 @@ class FetchdWorker:
             "rss_end": rss_end, "stats": self.stats.as_dict(), "notifications": self.notifications,
             "tokens": self.tokens, "by_author": self.by_author, "gaps": self.gaps,
             "expect": self.ledger.expectations(), "ever": sorted(self.ledger.ever), "mirror": mirror,
-            "order": order, "sections": sections,
+            "order": order, "sections": sections, "final_ok": final_ok, "undo_log": self.ledger.undo_log,
         }
 
 
@@ -691,7 +722,9 @@ class PlainWriter:
                     pass
                 if "locked" not in str(err) and "busy" not in str(err):
                     self.stats.unexpected.append(kind)
-            time.sleep(self.rng.uniform(0, 0.03))
+            # A few transactions a second: each commit is merged by 8 fetchd processes and
+            # applied by their 8 Python clients, and the fetchd workers must keep up (2 cores).
+            time.sleep(self.rng.uniform(0.1, 0.4))
         self.db.close()
         write_json(os.path.join(self.dir, f"{self.name}.done"), {})
         return {"name": self.name, "kind": "plain", "stats": self.stats.as_dict(),
@@ -802,6 +835,19 @@ class Phase:
                 os.kill(pid, 9)
                 self.problems.append(f"{name}'s fetchd (pid {pid}) was still running at the end; killed")
 
+    def crash(self, name: str) -> str:
+        """What a worker that ended early left: its exception and traceback, else its log's tail."""
+        path = os.path.join(self.dir, f"{name}.json")
+        try:
+            r = read_json(path)
+            return f"{r.get('crash')}\n{r.get('trace', '')}"
+        except (OSError, ValueError):
+            try:
+                with open(os.path.join(self.dir, f"{name}.log"), errors="replace") as f:
+                    return "log: " + f.read()[-1500:]
+            except OSError:
+                return "no result and no log"
+
     @staticmethod
     def is_fetchd(pid: int) -> bool:
         try:
@@ -848,12 +894,14 @@ class Phase:
             self.spawn_worker("fetchd" if n.startswith("w") else "plain", n)
         ready_by = now() + 180
         for n in names:
-            if not wait_for_file(os.path.join(self.dir, f"{n}.ready"), ready_by) or self.procs[n].poll() is not None:
-                raise RuntimeError(f"worker {n} did not get ready (see {n}.log)")
+            while not os.path.exists(os.path.join(self.dir, f"{n}.ready")):
+                if self.procs[n].poll() is not None or now() > ready_by:
+                    raise RuntimeError(f"worker {n} did not get ready: {self.crash(n)}")
+                time.sleep(0.05)
             if n.startswith("w"):
                 self.fetchd_pids[n] = read_json(os.path.join(self.dir, f"{n}.ready"))["pid"]
         # Writes stop early enough for the final merge and checks to fit in the budget.
-        reserve = min(max(8.0, self.budget * 0.15), 45.0)
+        reserve = min(max(10.0, self.budget * 0.2), 60.0)
         deadline = max(now() + 5, t0 + self.budget - reserve)
         write_json(os.path.join(self.dir, "go"), {"deadline": deadline})
         t_go = now()
@@ -861,7 +909,7 @@ class Phase:
         for n in names:
             while not os.path.exists(os.path.join(self.dir, f"{n}.done")):
                 if self.procs[n].poll() is not None or now() > done_by:
-                    raise RuntimeError(f"worker {n} stopped before its end (see {n}.log)")
+                    raise RuntimeError(f"worker {n} stopped before its end: {self.crash(n)}")
                 time.sleep(0.05)
         writing = round(now() - t_go, 1)
         write_json(os.path.join(self.dir, "quiet"), {})
@@ -873,7 +921,7 @@ class Phase:
                 raise RuntimeError(f"worker {n} did not finish its final checks")
             path = os.path.join(self.dir, f"{n}.json")
             if not os.path.exists(path):
-                raise RuntimeError(f"worker {n} left no result (exit {self.procs[n].returncode}; see {n}.log)")
+                raise RuntimeError(f"worker {n} left no result (exit {self.procs[n].returncode}): {self.crash(n)}")
             results[n] = read_json(path)
             if "crash" in results[n]:
                 self.problems.append(f"{n} crashed: {results[n]['crash']}\n{results[n].get('trace', '')}")
@@ -898,8 +946,13 @@ class Phase:
                 if not ok:
                     lost += 1
                     if len(lost_examples) < 5:
+                        # Who undid or redid an edit of it (protocol.md §6: an object another
+                        # writer deleted stays deleted through undo and redo).
+                        undone = {w: r2.get("undo_log", {}).get(oid) for w, r2 in results.items()
+                                  if r2.get("undo_log", {}).get(oid)}
                         lost_examples.append(f"{n} {oid}: acknowledged {stamp!r}, store holds "
-                                             f"{None if row is None else row[3]!r}")
+                                             f"{None if row is None else row[3]!r}"
+                                             + (f"; undo/redo of an edit of it: {undone}" if undone else ""))
         # Rows an owner never had acknowledged (a write answered with an error that landed anyway).
         owners = {n: set(r["expect"]) for n, r in writers.items()}
         unexpected_rows = [oid for oid, row in rows.items() if row[4] in owners and oid not in owners[row[4]]]
@@ -980,6 +1033,7 @@ class Phase:
             "undo": total("undo", fetchd), "redo": total("redo", fetchd), "rollbacks": total("rollbacks", fetchd),
             "checks": total("checks", fetchd), "inconclusive": total("inconclusive", fetchd), "mismatches": sum(len(r["stats"]["mismatches"]) for r in writers.values()),
             "mirrors_equal_to_table": f"{mirror_equal}/{len(fetchd)}",
+            "final_checks_equal": f"{sum(1 for r in fetchd.values() if r['final_ok'])}/{len(fetchd)}",
             "history_exactly_once": history_ok, "transactions_seen_per_author": seen_per_author,
             "purged_history_rows": total("purged", fetchd),
             "notifications": {n: sum(r["notifications"].values()) for n, r in fetchd.items()},
@@ -1004,7 +1058,9 @@ def print_summary(kind: str, s: Dict[str, Any], problems: List[str]) -> None:
         p("undo / redo / rollbacks", f"{s['undo']} / {s['redo']} / {s['rollbacks']}")
         p("mirror checks / mismatches", f"{s['checks']} / {s['mismatches']} (inconclusive: a commit "
                                         f"landed during every try: {s['inconclusive']})")
-        p("final mirrors equal to the table", s["mirrors_equal_to_table"])
+        p("final check equal (before any reload)", s["final_checks_equal"])
+        p("final mirrors equal to the table", f"{s['mirrors_equal_to_table']} (after the final check; a mirror "
+                                              "whose check failed was loaded again first)")
         p("history exactly once", f"{s['history_exactly_once']} (transactions per author seen by the others: "
                                   f"{json.dumps(s['transactions_seen_per_author'], sort_keys=True)})")
         p("notifications received", json.dumps(s["notifications"], sort_keys=True))
@@ -1032,6 +1088,9 @@ def coordinator_main(args: argparse.Namespace) -> int:
             summary = phase.run()
         except RuntimeError as err:
             phase.problems.append(str(err))
+        except SystemExit:
+            print(f"\nsoak: interrupted during the {kind} phase; every worker and fetchd stopped", flush=True)
+            raise
         print_summary(kind, summary, phase.problems)
         failed = failed or bool(phase.problems)
     print(f"\nsoak: {'FAILED' if failed else 'ok'} (seed {args.seed})", flush=True)

@@ -155,10 +155,37 @@ def exact_check(client: Client, controller: Any, context: str, request: Dict[str
         # ... and nothing committed since, up to the batch's last read: the reads saw what was merged.
         if responses[-1].result["token"] != before:
             why = "a commit landed during every attempt"
-            client.wait_for_notifications(0.02)
+            client.wait_for_notifications(0.1)
             continue
         return _compare(controller, responses[0].result["sections"], responses[1:1 + MAX_SECTIONS], responses[-2])
     return None, why
+
+
+def reload_mirror(client: Client, controller: Any, attempts: int = 10) -> bool:
+    """controller/performFetch and the mirror loaded again from controller/sections and the
+    rows of every section, read in ONE JSON-RPC batch (no merge can come between them; the
+    client's own reload, a request per section, starts over whenever a cycle arrives, which
+    under a steady stream of commits can take long). Tried again when a row read fails (an
+    object deleted by a commit that landed after the merge). True when loaded."""
+    from fetchd.changes import SectionInfo
+
+    for _ in range(attempts):
+        calls: List[Tuple[str, Any]] = [("controller/performFetch", {"controller": controller.name}),
+                                        ("controller/sections", {"controller": controller.name})]
+        calls += [("controller/rows", {"controller": controller.name, "section": i}) for i in range(MAX_SECTIONS)]
+        responses = client.send_batch(calls)
+        if responses[0].error is not None or responses[1].error is not None:
+            client.wait_for_notifications(0.1)
+            continue
+        sections = responses[1].result["sections"]
+        rows = [responses[2 + i] for i in range(min(len(sections), MAX_SECTIONS))]
+        if len(sections) > MAX_SECTIONS or any(r.error is not None for r in rows):
+            client.wait_for_notifications(0.1)
+            continue
+        controller.mirror.load([SectionInfo.from_wire(s) for s in sections],
+                               [[dict(o) for o in r.result["objects"]] for r in rows])
+        return True
+    return False
 
 
 def _compare(controller: Any, sections: List[Dict[str, Any]], row_responses: List[Any], fetched: Any
