@@ -31,3 +31,10 @@ final class JSONLinesFile {
         }
     }
 }
+
+/// A file that watches a session as it is served (`--record`, `--trace`): opened by path,
+/// then attached; several can watch one session.
+public protocol SessionTap: AnyObject {
+    init?(path: String)
+    func attach(to session: Session)
+}

@@ -8,7 +8,7 @@ import JSON
 /// JSON Lines: `{"time":"2026-11-27T09:00:00.123456Z","in":{...}}` and `{"time":...,"out":{...}}`.
 /// A message that is not JSON (or a framing error) is traced as text (`"inText"`, `"error"`).
 /// Unlike `--record` it is for reading, not replaying: times, and nothing about framing.
-public final class MessageTrace {
+public final class MessageTrace: SessionTap {
     private let file: JSONLinesFile
 
     /// Opens (truncating) the file; nil if it cannot be created.

@@ -9,7 +9,7 @@ import JSON
 /// A malformed header is recorded as the raw bytes that caused it (`sendBytes`); other framing
 /// errors (an oversized message, a foreign charset) only as a comment, so such a recording
 /// replays with a difference at the answer.
-public final class TranscriptRecorder {
+public final class TranscriptRecorder: SessionTap {
     private let file: JSONLinesFile
     private var wroteFraming = false
 

@@ -89,24 +89,8 @@ struct FetchdCommand: ParsableCommand {
             handler: server, mode: framing,
             limits: FramingLimits(maxMessageSize: maxMessageSize),
             logger: Logger(label: "fetchd.jsonrpc"))
-        var recorder: TranscriptRecorder?
-        if let record {
-            guard let opened = TranscriptRecorder(path: record) else {
-                logger.critical("cannot write the transcript \(record)")
-                throw ExitCode(1)
-            }
-            opened.attach(to: session)
-            recorder = opened
-        }
-        var tracer: MessageTrace?
-        if let trace {
-            guard let opened = MessageTrace(path: trace) else {
-                logger.critical("cannot write the trace \(trace)")
-                throw ExitCode(1)
-            }
-            opened.attach(to: session)
-            tracer = opened
-        }
+        let recorder = try Self.tap(TranscriptRecorder.self, record, "transcript", session, logger)
+        let tracer = try Self.tap(MessageTrace.self, trace, "trace", session, logger)
         defer { withExtendedLifetime(tracer) {} }
         let end = StdioTransport(
             input: STDIN_FILENO, output: protocolOutput, interrupted: { Signals.caught != 0 },
@@ -130,6 +114,20 @@ struct FetchdCommand: ParsableCommand {
         object per line). Try {"jsonrpc":"2.0","method":"server/echo","params":{"value":1},"id":1}; \
         Ctrl-D ends. For a store from the shell: fetchd query, watch, exec (fetchd --help).
         """
+
+    /// A file watching the session (`--record`, `--trace`), when asked for; one that cannot be
+    /// written ends fetchd before it reads anything.
+    private static func tap<T: SessionTap>(
+        _ type: T.Type, _ path: String?, _ what: String, _ session: Session, _ logger: Logger
+    ) throws -> T? {
+        guard let path else { return nil }
+        guard let opened = T(path: path) else {
+            logger.critical("cannot write the \(what) \(path)")
+            throw ExitCode(1)
+        }
+        opened.attach(to: session)
+        return opened
+    }
 
     /// The `--store/--model` hook: opens the store through the `store/open` method, exactly as
     /// a client would, so both paths share one implementation.
