@@ -5,7 +5,7 @@ DEBUG_BIN := .build/debug/fetchd
 
 PREFIX ?= /usr/local
 
-.PHONY: run test deps build release dist install uninstall test-dist test-readme soak test-pg-faults lint format test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz fuzz sanitize bench bench-transport clean
+.PHONY: run test deps build release dist install uninstall test-dist test-readme soak test-pg-faults test-faults lint format test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz fuzz sanitize bench bench-transport clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -117,6 +117,11 @@ soak: build
 
 test-pg-faults: build
 	@scripts/test-pg-faults.sh $(DEBUG_BIN)
+
+# SQLite faults at known points (Tests/Faults/README.md): a full disk, a read-only or removed
+# directory, kill -9 with restarts by historyToken (FAULTS_KILLS rounds). Not in `make test` yet.
+test-faults: build
+	@scripts/test-faults.sh $(DEBUG_BIN)
 
 bench: deps
 	@scripts/bench.sh

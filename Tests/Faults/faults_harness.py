@@ -166,6 +166,8 @@ def expect_error(call: Any, *args: Any, **kwargs: Any) -> FetchdError:
         result = call(*args, **kwargs)
     except FetchdError as error:
         return error
+    except Exception as error:  # e.g. a MirrorError the client raises with the answer
+        raise AssertionError(f"{getattr(call, '__name__', call)} raised {error!r}") from error
     raise AssertionError(f"{getattr(call, '__name__', call)} succeeded ({result!r}) where an error was expected")
 
 
@@ -250,15 +252,21 @@ def max_token(path: str) -> int:
         db.close()
 
 
-def summary(name: str, **figures: Any) -> None:
-    text = " ".join(f"{k}={v}" for k, v in figures.items())
-    sys.stderr.write(f"\nFAULTS {name}: {text}\n")
+def _report(line: str) -> None:
+    """A line on stderr, and in WORKDIR/summary for the script's recap."""
+    sys.stderr.write(f"\n{line}\n")
     sys.stderr.flush()
+    with _lock, open(os.path.join(WORKDIR, "summary"), "a") as f:
+        f.write(line + "\n")
+
+
+def summary(name: str, **figures: Any) -> None:
+    """The one-line summary of a test, with its figures."""
+    _report(f"FAULTS {name}: " + " ".join(f"{k}={v}" for k, v in figures.items()))
 
 
 def skip_loudly(case: Any, why: str) -> None:
-    sys.stderr.write(f"\nFAULTS SKIPPED {case.id()}: {why}\n")
-    sys.stderr.flush()
+    _report(f"FAULTS SKIPPED {case.id()}: {why}")
     case.skipTest(why)
 
 

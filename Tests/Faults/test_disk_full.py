@@ -128,6 +128,36 @@ class DiskFullTests(unittest.TestCase):
                   insert_error=repr(insert_error.message), kind=save_error.kind, sqlite_code=save_error.data.get("code"),
                   pending_kept=len(changes["inserted"]) + 2, rows_after_retry=len(rows), integrity="ok")
 
+    def test_a_batch_that_fails_on_a_full_disk_changes_no_controller(self) -> None:
+        """A batch failing on a full disk sends no change cycle (§3: a failed request changes nothing)."""
+        path = os.path.join(self.dir, "notes.sqlite")
+        f = h.Fetchd("diskfull-controller", ["--watch", "off"])
+        self.addCleanup(f.kill)
+        c = f.client
+        c.store_open(model=h.NOTES_MODEL, path=path)
+        main = c.context()
+        notes = main.controller("notes", h.NOTES_REQUEST)
+        main.insert("Note", {"title": "kept", "rank": 0})
+        main.save()
+        heard = []
+        c.add_listener(lambda method, params: heard.append(method))
+        filler = h.fill_disk(self.dir)
+        error = h.expect_error(c.store_batch_insert, "Note", keys=["title", "rank", "body"],
+                               rows=[[f"batch{i}", i, "z" * 2000] for i in range(40)])
+        self.assert_disk_full(error, "store/batchInsert")
+        fresh = [o["id"] for o in c.context_fetch("main", h.NOTES_REQUEST)["objects"]]
+        try:
+            rows = [o["id"] for o in c.controller_rows("notes", 0)["objects"]]
+        except h.FetchdError as rows_error:
+            rows = [f"controller/rows failed: {rows_error.message}"]
+        os.remove(filler)
+        self.assertEqual(f.close(), 0)
+        h.summary("disk-full-batch-controller", notifications=len(heard), controller_rows=len(rows),
+                  file_rows=len(fresh), first=repr(rows[:2]))
+        self.assertEqual(fresh, ["Note/1"])
+        self.assertEqual(heard, [], "no change cycle for a batch that wrote nothing")
+        self.assertEqual(rows, fresh, "the controller still matches the file")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -53,6 +53,8 @@ class ReadOnlyDuringSessionTests(unittest.TestCase):
         with open(control, "w") as out:
             out.write(f"{errno_name} {d}\n")
         save_error = h.expect_error(main.save)
+        self.assertEqual([r["id"] for r in notes.mirror.sections[0].rows],
+                         [r["id"] for r in c.controller_rows("notes", 0)["objects"]])
         batch_error = h.expect_error(c.store_batch_insert, "Note", objects=[{"title": "batch", "rank": 50}])
         faulted_calls = os.path.getsize(control + ".count") if os.path.exists(control + ".count") else 0
         for what, error in (("context/save", save_error), ("store/batchInsert", batch_error)):
@@ -68,8 +70,6 @@ class ReadOnlyDuringSessionTests(unittest.TestCase):
         self.assertEqual(c.context_has_changes("main"), {"hasChanges": True})
         self.assertEqual(c.context_changes("main"), changes, "the context keeps its unsaved changes")
         self.assertEqual(c.context_count("main", {"entity": "Note"})["count"], 6)
-        self.assertEqual([r["id"] for r in notes.mirror.sections[0].rows],
-                         [r["id"] for r in c.controller_rows("notes", 0)["objects"]])
         self.assertEqual(h.note_rows(path), acknowledged, "nothing of the failed writes reached the file")
 
         # Lifted: the same save succeeds, and so does the batch.
@@ -96,6 +96,66 @@ class ReadOnlyDuringSessionTests(unittest.TestCase):
         h.summary("io-error-session", **figures, retry="saved", integrity="ok")
 
 
+class FailedBatchTests(unittest.TestCase):
+    """A batch request that fails to commit (here: EIO on every write of the store, injected
+    right before it) changes nothing (protocol.md §3: "A request that fails changes nothing"),
+    so no controller may be told of it: its rows stay equal to a fresh fetch."""
+
+    def setUp(self) -> None:
+        self.shim = h.build_shim()
+        if self.shim is None:
+            h.skip_loudly(self, "needs a C compiler (cc, gcc or clang) to build Tests/Faults/faultinject.c")
+
+    def test_batches_that_fail_to_commit_change_no_controller(self) -> None:
+        d = os.path.join(h.WORKDIR, "failed-batches")
+        os.makedirs(d)
+        path = os.path.join(d, "notes.sqlite")
+        control = os.path.join(h.WORKDIR, "control-batches")
+        f = h.Fetchd("failed-batches", ["--watch", "off"],
+                     env={"LD_PRELOAD": self.shim, "FAULTINJECT_CONTROL": control})
+        self.addCleanup(f.kill)
+        c = f.client
+        c.store_open(model=h.NOTES_MODEL, path=path)
+        main = c.context()
+        notes = main.controller("notes", {"entity": "Note", "sortDescriptors": [{"key": "title"}]})
+        for title in ("a", "b", "c"):
+            main.insert("Note", {"title": title, "rank": 0})
+        main.save()
+        heard = []
+        c.add_listener(lambda method, params: heard.append(method))
+        batches = {
+            "store/batchInsert": lambda: c.store_batch_insert("Note", objects=[{"title": "new", "rank": 1}]),
+            "store/batchUpdate": lambda: c.store_batch_update("Note", {"title": "zz"}, predicate="title == 'a'"),
+            "store/batchUpdateObjects": lambda: c.store_batch_update_objects(
+                "Note", objects=[{"id": "Note/2", "title": "yy"}]),
+            "store/batchDelete": lambda: c.store_batch_delete("Note", ids=["Note/3"]),
+        }
+        wrong = {}
+        for method, call in batches.items():
+            with open(control, "w") as out:
+                out.write(f"EIO {d}\n")
+            heard.clear()
+            error = h.expect_error(call)
+            os.remove(control)
+            self.assertEqual(error.kind, "storeError", f"{method}: {error}")
+            fresh = [o["id"] for o in c.context_fetch("main", {"entity": "Note", "sortDescriptors": [
+                {"key": "title"}]})["objects"]]
+            try:
+                rows = [o["id"] for o in c.controller_rows("notes", 0)["objects"]]
+            except h.FetchdError as rows_error:
+                rows = [f"controller/rows failed: {rows_error.message}"]
+            mirror = [o["id"] for o in notes.mirror.sections[0].rows] if notes.mirror.sections else []
+            if heard or rows != fresh or mirror != fresh:
+                wrong[method] = {"notifications": heard[:], "controller": rows, "mirror": mirror, "file": fresh}
+            if rows != fresh:  # the next batch starts from a controller in step again
+                c.controller_close("notes")
+                notes = main.controller("notes", {"entity": "Note", "sortDescriptors": [{"key": "title"}]})
+        self.assertEqual(f.close(), 0)
+        h.summary("failed-batches", batches=len(batches), wrong=len(wrong),
+                  detail=repr({k: v["controller"] for k, v in wrong.items()}))
+        self.assertEqual(wrong, {}, "a failed batch sent a change cycle: the controller no longer matches the file")
+
+
 class ReadOnlyFilesystemTests(unittest.TestCase):
     def setUp(self) -> None:
         if not h.MOUNTS_OK:
@@ -118,7 +178,7 @@ class ReadOnlyFilesystemTests(unittest.TestCase):
         return f
 
     def test_remount_read_only_is_refused_while_fetchd_writes(self) -> None:
-        """Why the session faults above are injected: the kernel refuses the remount."""
+        """The kernel refuses remount,ro while fetchd writes: why the session faults are injected."""
         f = self.seed("rofs-busy")
         refused = h.remount(self.dir, "ro")
         if refused.returncode == 0:  # a kernel that allows it: then the save must fail clearly
@@ -164,9 +224,9 @@ class ReadOnlyFilesystemTests(unittest.TestCase):
 
     def test_open_read_only_with_the_wal_a_killed_fetchd_left(self) -> None:
         f = self.seed("rofs-killed")
+        before = h.note_rows(self.path)  # while fetchd has it open: the last close would remove the -wal
         f.kill()
         self.assertIn("notes.sqlite-wal", os.listdir(self.dir))
-        before = h.note_rows(self.path)
         self.assertEqual(h.remount(self.dir, "ro").returncode, 0)
 
         g = h.Fetchd("rofs-wal")
@@ -193,6 +253,9 @@ class ReadOnlyFilesystemTests(unittest.TestCase):
         except h.FetchdError as error:
             self.assertEqual(error.kind, "storeError", str(error))
             after_rw = f"{error.kind}:{error.message!r}"
+        # Opening another store first drops the read-only connection; then the file opens
+        # writable again and saves work (see the next test for opening it in place).
+        c.store_open(model=h.NOTES_MODEL)
         c.store_open(model=h.NOTES_MODEL, path=self.path)
         c.context_update("main", "Note/1", {"title": "changed"})
         c.context_save("main")
@@ -200,7 +263,31 @@ class ReadOnlyFilesystemTests(unittest.TestCase):
         self.assertEqual(g.close(), 0)
         self.assertEqual(h.integrity(self.path), "ok")
         h.summary("open-read-only-fs-with-wal", reads="answered", save=f"{save_error.kind}:{save_error.message!r}",
-                  insert=f"{insert_error.kind}:{insert_error.message!r}", save_after_remount_rw=after_rw)
+                  insert=f"{insert_error.kind}:{insert_error.message!r}", save_after_remount_rw=after_rw,
+                  after_reopen_via_memory="saved")
+
+    def test_reopen_in_place_once_the_filesystem_is_writable_again(self) -> None:
+        """Reopening a store opened read-only, once the filesystem is rw again, makes it writable.
+
+        store/open of the path already open replaces the open store (protocol.md §5)."""
+        f = self.seed("rofs-killed2")
+        f.kill()
+        self.assertEqual(h.remount(self.dir, "ro").returncode, 0)
+        g = h.Fetchd("rofs-reopen")
+        self.addCleanup(g.kill)
+        c = g.client
+        c.store_open(model=h.NOTES_MODEL, path=self.path)
+        self.assertEqual(h.remount(self.dir, "rw").returncode, 0)
+        try:
+            c.store_open(model=h.NOTES_MODEL, path=self.path)
+            c.context_insert("main", "Note", {"title": "after rw", "rank": 1})
+            c.context_save("main")
+            outcome = "saved"
+        except h.FetchdError as error:
+            outcome = f"{error.kind}:{error.message!r}"
+        self.assertEqual(g.close(), 0)
+        h.summary("reopen-in-place-after-rw", outcome=outcome)
+        self.assertEqual(outcome, "saved", "reopening the store in place once the filesystem is writable")
 
 
 class RemovedDirectoryTests(unittest.TestCase):
