@@ -15,12 +15,10 @@ final class RequestProgress {
     private let send: (WorkDoneProgress) -> Void
     private let started: UInt64
 
-    /// The token of a method that reports progress, when the request gives one; a token that
-    /// is neither a string nor an integer is the usual -32602.
-    static func token(_ method: String, _ params: Params?, in table: MethodTable) throws(RPCError) -> JSON? {
-        guard table.reportingProgress.contains(method), case .byName(let object)? = params,
-            let token = object["workDoneToken"]
-        else { return nil }
+    /// The request's token, when it gives one (asked only of a method that reports progress);
+    /// a token that is neither a string nor an integer is the usual -32602.
+    static func token(_ params: Params?) throws(RPCError) -> JSON? {
+        guard case .byName(let object)? = params, let token = object["workDoneToken"] else { return nil }
         switch token {
         case .string, .integer: return token
         default:

@@ -136,14 +136,16 @@ public final class Server: MessageHandler {
         var progress: RequestProgress?
         let outcome: Result<JSON, RPCError>
         do {
-            if !isNotification, let token = try RequestProgress.token(method, params, in: methods) {
-                progress = RequestProgress(token: token, method: method) { [outbox] in
-                    outbox.sendNow(ProgressDeclarations.progress, $0)
+            if handler.reportsProgress && !isNotification {
+                if let token = try RequestProgress.token(params) {
+                    progress = RequestProgress(token: token, method: method) { [outbox] in
+                        outbox.sendNow(ProgressDeclarations.progress, $0)
+                    }
+                } else if let observe = onUntokenedProgress {
+                    progress = RequestProgress(token: .null, method: method, send: observe)
                 }
-            } else if !isNotification, let observe = onUntokenedProgress, methods.reportingProgress.contains(method) {
-                progress = RequestProgress(token: .null, method: method, send: observe)
             }
-            outcome = .success(try handler(params, isNotification))
+            outcome = .success(try handler.run(params, isNotification))
         } catch let error as RPCError {
             outcome = .failure(error)
         } catch let error as EngineError {

@@ -17,7 +17,7 @@ public final class MethodTable {
         }
     }
 
-    private var handlers: [String: Entry.Handler] = [:]
+    private var handlers: [String: (run: Entry.Handler, reportsProgress: Bool)] = [:]
     /// Every method and notification, in declaration order (the document's order).
     public private(set) var descriptions: [MethodDescription] = []
 
@@ -29,19 +29,17 @@ public final class MethodTable {
     /// The names a client can call (requests and client notifications), sorted.
     public var names: [String] { handlers.keys.sorted() }
 
-    public func handler(for method: String) -> Entry.Handler? { handlers[method] }
-
-    /// The methods that take `workDoneToken` (their declarations say `reportsProgress`).
-    public private(set) var reportingProgress: Set<String> = []
+    /// The method's handler, and whether it takes `workDoneToken` (its declaration says
+    /// `reportsProgress`): one lookup per request answers both.
+    public func handler(for method: String) -> (run: Entry.Handler, reportsProgress: Bool)? { handlers[method] }
 
     /// Adds bound declarations. A second entry for a name is a programming error.
     public func add(_ entries: [Entry]) {
         for entry in entries {
             let name = entry.description.name
             precondition(handlers[name] == nil && !descriptions.contains { $0.name == name }, "\(name) declared twice")
-            handlers[name] = entry.handler
+            handlers[name] = (entry.handler, entry.description.reportsProgress)
             descriptions.append(entry.description)
-            if entry.description.reportsProgress { reportingProgress.insert(name) }
         }
     }
 
