@@ -92,8 +92,12 @@ public final class Session {
     }
 
     private func handle(_ event: FrameDecoder.Event, emit: (Frame) -> Void) {
-        // What happened outside since the last message is written first, as its own output.
-        if case .message = event { idle(emit: emit) }
+        // What happened outside since the last message is written first, as its own output;
+        // the state that check read stays for the message (no `afterOutput` in between).
+        if case .message = event, !isFinished {
+            handler.checkOutside()
+            write(handler.takeNotifications().map(Outgoing.notification), emit: emit, finishing: false)
+        }
         onReceive?(event)
         let outgoing: [Outgoing]
         switch event {
@@ -110,7 +114,7 @@ public final class Session {
 
     /// Writes the frames; the number of bytes written.
     @discardableResult
-    private func write(_ outgoing: [Outgoing], emit: (Frame) -> Void) -> Int {
+    private func write(_ outgoing: [Outgoing], emit: (Frame) -> Void, finishing: Bool = true) -> Int {
         let encoder = FrameEncoder(framing: decoder.framing ?? .ndjson)
         var bytes = 0
         for message in outgoing {
@@ -120,7 +124,7 @@ public final class Session {
             emit(frame)
         }
         if !outgoing.isEmpty { onFlush?() }
-        handler.afterOutput()
+        if finishing { handler.afterOutput() }
         return bytes
     }
 

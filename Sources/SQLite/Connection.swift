@@ -44,6 +44,27 @@ public final class Connection {
         cache.removeAll()
     }
 
+    /// Resets every statement of this connection still stepping (one whose rows were not
+    /// all read): such a statement keeps its read transaction, and with it the state of the
+    /// database it began with, open past a COMMIT. Returns how many there were.
+    @discardableResult
+    public func resetPendingStatements() -> Int {
+        var count = 0
+        var next = sqlite3_next_stmt(handle, nil)
+        while let s = next {
+            if sqlite3_stmt_busy(s) != 0 {
+                sqlite3_reset(s)
+                count += 1
+            }
+            next = sqlite3_next_stmt(handle, s)
+        }
+        return count
+    }
+
+    /// Whether SQLite opened the main database read-only (it falls back to that when the
+    /// file cannot be opened for writing).
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     public var lastError: SQLiteError {
         SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
     }

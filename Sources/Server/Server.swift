@@ -57,6 +57,7 @@ public final class Server: MessageHandler {
         self.logger = logger
         controllers = ControllersState(outbox: outbox)
         contexts.addObserver(controllers)
+        contexts.addObserver(ExternalAnnouncer(self))
         addObserver(contexts)
         registerAllMethods()
     }
@@ -117,7 +118,7 @@ public final class Server: MessageHandler {
 
     public func takeNotifications() -> [OutgoingNotification] { outbox.take() }
 
-    public func checkOutside() { mergeWatchedChanges() }
+    public func checkOutside() { takeReadState() }
 
     public var idleIntervalMilliseconds: Int32? { idleWait }
 
@@ -126,6 +127,8 @@ public final class Server: MessageHandler {
     /// What need not delay the answer: freeing what a batch left, the store's checkpoint.
     public func afterOutput() {
         contexts.graph?.releaseDeferred()
+        // A watched store's snapshot ends with the message; the next check takes a new one.
+        if contexts.graph?.store.readSnapshots == .perMessage { contexts.graph?.store.releaseSnapshot() }
         contexts.graph?.store.checkpointIfDue()
     }
 

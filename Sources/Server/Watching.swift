@@ -88,10 +88,12 @@ extension Server {
         let announcer = changeAnnouncer
         let woken = announcer?.drain() ?? false
         do {
-            if try watchState.mergeOwed || graph.hasExternalChanges() {
+            // The message's snapshot: what is merged here is exactly what it reads.
+            try graph.store.renewSnapshot()
+            if try watchState.mergeOwed || graph.store.owesMerge || graph.hasExternalChanges() {
                 watchState.mergeOwed = false
                 // The cursor is recorded at the next idle check, after the notifications went out.
-                try mergeExternalChanges(graph, recordingCursor: false)
+                try mergeExternalChanges(graph, recordingCursor: false, renewing: false)
                 watchState.rechecks = 0
             } else if woken, announcer?.wakesBeforeCommit == true {
                 watchState.rechecks = Self.rechecksAfterWake

@@ -264,7 +264,11 @@ class FetchdWorker:
 
     def open(self) -> None:
         a = self.args
-        self.client = spawn(a.fetchd, ["--watch", "auto"], os.path.join(self.dir, f"{self.name}-fetchd.log"))
+        args = ["--watch", "auto"]
+        if os.environ.get("FETCHD_SOAK_TRACE") == "1":
+            # fetchd's own record of every message, beside the notifications the worker applied.
+            args += ["--trace", os.path.join(self.dir, f"{self.name}-fetchd.trace")]
+        self.client = spawn(a.fetchd, args, os.path.join(self.dir, f"{self.name}-fetchd.log"))
         self.client.add_listener(self.heard)
         if a.pg_url:
             self.client.open_store(MODEL, url=a.pg_url, schema=a.schema)
@@ -563,6 +567,10 @@ class FetchdWorker:
         try:
             self.stats.purged += self.client.store_purge_history(token)["deleted"]
         except FetchdError as err:
+            # Busy like any write under load (documented, protocol.md §5): the next purge goes on.
+            if err.kind == "storeBusy":
+                self.stats.refuse(err.kind)
+                return
             self.stats.unexpected.append(f"store/purgeHistory: {err.kind}: {err.message}")
 
     # -- the run ------------------------------------------------------------------------------

@@ -101,6 +101,8 @@ extension Context {
             row = try store.read(id).map { ($0.values, $0.version) } ?? (nil, nil)
         }
         guard let saved = stored(row.values, of: id.entity) else {
+            // Another writer deleted it: undo must not bring it back.
+            noteDeletedElsewhere(id)
             try replacePending(id, nil)
             return
         }

@@ -68,7 +68,8 @@ extension Context {
     /// is written and the context is as before.
     private func writeToStore() throws(EngineError) -> SaveCounts {
         guard pending.values.contains(where: \.isEffective) else { return try writeLocked() }
-        try store.beginWrite(author: transactionAuthor)
+        try beginWrite()
+        defer { graph?.settleAfterWrite() }
         do throws(EngineError) {
             let counts = try writeLocked()
             try store.commitWrite()
@@ -77,6 +78,13 @@ extension Context {
             store.rollbackWrite()
             throw error
         }
+    }
+
+    /// The write transaction, with what other processes committed since the last merge
+    /// merged first (ObjectGraph+Snapshot.swift).
+    private func beginWrite() throws(EngineError) {
+        guard let graph else { return try store.beginWrite(author: transactionAuthor) }
+        try graph.beginWrite(author: transactionAuthor)
     }
 
     private func writeLocked() throws(EngineError) -> SaveCounts {

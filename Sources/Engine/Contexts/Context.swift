@@ -247,6 +247,13 @@ public final class Context {
         for child in children { try child.noteChanged(before: before, after: after, entity: entity) }
     }
 
+    /// A batch that noted its rows and then failed wrote nothing: its run is no change.
+    /// (Objects noted one by one read the same before and after, so they show none.)
+    func forgetNotedRun() {
+        cycleRun = .none
+        for child in children { child.forgetNotedRun() }
+    }
+
     /// Notes `id`, and the one-to-many sides its current and `next` values point at.
     func noteCurrent(_ id: ObjectID, next: Snapshot?) throws(EngineError) {
         if isBatch { return }

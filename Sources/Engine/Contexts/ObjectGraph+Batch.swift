@@ -303,8 +303,14 @@ extension ObjectGraph {
         _ noteAndWrite: () throws(EngineError) -> (known: JustWritten, rebasing: [ObjectID])
     ) throws(EngineError) {
         // A failure leaves the transaction for `underWriteLock` to roll back.
-        let written = try noteAndWrite()
-        try store.commitWrite()
+        let written: (known: JustWritten, rebasing: [ObjectID])
+        do throws(EngineError) {
+            written = try noteAndWrite()
+            try store.commitWrite()
+        } catch {
+            for r in mergers { r.forgetNotedRun() }
+            throw error
+        }
         store.justWritten = written.known
         defer { store.justWritten = nil }
         let ids = written.rebasing
@@ -319,8 +325,11 @@ extension ObjectGraph {
     /// batch commits inside (the writes below find the transaction open); whatever is left
     /// open (a batch that wrote nothing, a failure) is rolled back.
     func underWriteLock<T>(_ body: () throws(EngineError) -> T) throws(EngineError) -> T {
-        try store.beginWrite(author: nil)
-        defer { store.rollbackWrite() }
+        try beginWrite(author: nil)
+        defer {
+            store.rollbackWrite()
+            settleAfterWrite()
+        }
         return try body()
     }
 

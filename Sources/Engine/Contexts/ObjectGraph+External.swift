@@ -40,8 +40,26 @@ extension ObjectGraph {
 
     /// `mergeExternalChanges`, also telling which transactions were merged. The caller
     /// records the cursor (`Store.recordCursorIfDue`) when it is done with the merge.
-    public func mergeExternalTransactions() throws(EngineError) -> ExternalMerge {
+    ///
+    /// With read snapshots on, the merge reads a new snapshot (`renewing`, unless the caller
+    /// just took one), so the contexts go on reading exactly the state it merged; under a
+    /// write's lock (`underLock`) it reads the newest state, which that lock holds still.
+    public func mergeExternalTransactions(renewing: Bool = true) throws(EngineError) -> ExternalMerge {
         guard !store.isWriting else { return ExternalMerge() }
+        if renewing { try store.renewSnapshot() }
+        store.owesMerge = false
+        return try mergeReadState()
+    }
+
+    /// The merge of the history after the cursor as the store reads it now; announced to
+    /// `onExternalMerge` when it merged anything.
+    func mergeReadState() throws(EngineError) -> ExternalMerge {
+        let merge = try mergeHistory()
+        if !merge.transactions.isEmpty || merge.gap { onExternalMerge?(merge) }
+        return merge
+    }
+
+    private func mergeHistory() throws(EngineError) -> ExternalMerge {
         if try store.historyGap(after: store.mergeCursor) { return try refetchAfterGap() }
         let transactions = try store.history(after: store.mergeCursor)
         guard let last = transactions.last else { return ExternalMerge() }

@@ -8,6 +8,10 @@ import Store
 public final class ObjectGraph {
     public let store: any Store
     public var onChangeSet: ((ChangeSet) -> Void)?
+    /// Each merge of other processes' commits that merged anything, once its change sets
+    /// went out (ObjectGraph+External.swift): whoever asked for it, or a write that merged
+    /// first (ObjectGraph+Snapshot.swift).
+    public var onExternalMerge: ((ExternalMerge) -> Void)?
     /// In creation order: the order cycles of several contexts are processed and merged.
     public private(set) var contexts: [Context] = []
     private var byName: [String: Context] = [:]

@@ -32,6 +32,12 @@ final class UndoStack {
     var capture: [ObjectID: Snapshot?] = [:]
     /// Set while an undo or redo writes, so its writes are not captured as an edit.
     var applying = false
+    /// Objects absent from this context's view by its own doing (its delete, an undo of its
+    /// insert): the only absent ones undo and redo may bring back. Any other absent object
+    /// was deleted by another writer (protocol.md §6 "Other writers").
+    var removedHere: Set<ObjectID> = []
+    /// `removedHere` is cut down to the objects the stacks name when it grows past this.
+    private var pruneAt = 1024
 
     init(levels: Int?) { self.levels = levels }
 
@@ -51,6 +57,19 @@ final class UndoStack {
         }
         undo.append(group)
         if let levels, undo.count > levels { undo.removeFirst(undo.count - levels) }
+        pruneRemoved()
+    }
+
+    /// Keeps `removedHere` to what the stacks can still bring back (amortized: ids are never
+    /// reused, so without this it only grows).
+    func pruneRemoved() {
+        guard removedHere.count > pruneAt else { return }
+        var kept: Set<ObjectID> = []
+        for group in undo + redo + (open.map { [$0] } ?? []) {
+            for id in group.objects.keys where removedHere.contains(id) { kept.insert(id) }
+        }
+        removedHere = kept
+        pruneAt = max(1024, 2 * kept.count)
     }
 
     func clear() {
@@ -59,6 +78,7 @@ final class UndoStack {
         open = nil
         depth = 0
         capture.removeAll()
+        removedHere.removeAll()
     }
 }
 
@@ -111,8 +131,9 @@ extension Context {
         processPendingChanges()
         while u.depth > 0 { try endUndoGrouping() }
         guard let group = u.undo.popLast() else { return }
-        try write(group, forward: false)
+        try holdingReads { () throws(EngineError) in try write(group, forward: false) }
         u.redo.append(group)
+        u.pruneRemoved()
         processPendingChanges(.undo)
     }
 
@@ -122,8 +143,9 @@ extension Context {
         processPendingChanges()
         while u.depth > 0 { try endUndoGrouping() }
         guard let group = u.redo.popLast() else { return }
-        try write(group, forward: true)
+        try holdingReads { () throws(EngineError) in try write(group, forward: true) }
         u.undo.append(group)
+        u.pruneRemoved()
         processPendingChanges(.redo)
     }
 
@@ -137,28 +159,74 @@ extension Context {
     }
 
     /// Puts the group's objects at one side of it: only the keys the group changed are
-    /// written, so what other contexts or processes changed meanwhile stays; an object the
-    /// group changed that is gone now is left gone.
+    /// written, so what other contexts or processes changed meanwhile stays. An object another
+    /// writer deleted stays deleted, and references to it are not put back.
     private func write(_ group: UndoGroup, forward: Bool) throws(EngineError) {
         guard let u = undoStack else { return }
         u.applying = true
         defer { u.applying = false }
+        // Which objects stay deleted is settled first: the values written may refer to them.
+        var plan: [(id: ObjectID, from: Snapshot?, to: Snapshot?, current: Snapshot?)] = []
+        var gone: Set<ObjectID> = []
         for id in group.objects.keys.sorted() {
             let change = group.objects[id]!
             let (from, to) = forward ? (change.before, change.after) : (change.after, change.before)
             let current = stored(try lookup(id).values, of: id.entity)
+            if to != nil, current == nil, try deletedElsewhere(id, from: from, u) {
+                gone.insert(id)
+            } else {
+                plan.append((id, from, to, current))
+            }
+        }
+        for (id, from, to, current) in plan {
             guard let to else {
-                if current != nil { try setPending(id, nil) }
+                if current != nil {
+                    try setPending(id, nil)
+                    u.removedHere.insert(id)
+                }
                 continue
             }
             // Absent now, or made by the group: the group's side of it, whole.
             guard let from, var next = current else {
-                try setPending(id, to)
+                try setPending(id, try withoutGone(to, of: id.entity, gone: gone, group: group))
+                u.removedHere.remove(id)
                 continue
             }
-            for (key, value) in to where from[key] != value { next[key] = value }
+            let changed = try withoutGone(
+                to.filter { from[$0.key] != $0.value }, of: id.entity, gone: gone, group: group)
+            for (key, value) in changed ?? [:] { next[key] = value }
             if next != current { try setPending(id, next) }
         }
+    }
+
+    /// Whether `id`, absent here though the side put back has it, was deleted by another
+    /// writer: this context's history has it present now (`from`), or a delete pending here
+    /// stands over a parent that lost it, or no removal by this context explains its absence.
+    private func deletedElsewhere(_ id: ObjectID, from: Snapshot?, _ u: UndoStack) throws(EngineError) -> Bool {
+        if from != nil { return true }
+        guard pending[id] != nil else { return !u.removedHere.contains(id) }
+        if let parent { return try parent.lookup(id).values == nil }
+        return try storedRow(id) == nil
+    }
+
+    /// `values` without references to objects another writer deleted: those in `gone`, and
+    /// those outside the group that are absent now (the group left them as they were, so
+    /// someone else removed them). A to-one becomes null, as the delete's nullify would make it.
+    private func withoutGone(_ values: Snapshot?, of entity: String, gone: Set<ObjectID>, group: UndoGroup)
+        throws(EngineError) -> Snapshot?
+    {
+        guard var values, let e = model.entity(entity) else { return values }
+        for r in e.relationships {
+            guard let value = values[r.name] else { continue }
+            let targets = value.objectIDs
+            var kept: [ObjectID] = []
+            for t in targets where !gone.contains(t) {
+                if group.objects.index(forKey: t) == nil, try lookup(t).values == nil { continue }
+                kept.append(t)
+            }
+            if kept.count != targets.count { values[r.name] = r.toMany ? .objects(kept) : .null }
+        }
+        return values
     }
 
     /// At the end of a cycle: the context's own edits become an undo group (or join the open
@@ -168,12 +236,27 @@ extension Context {
         let captured = u.capture
         u.capture.removeAll()
         guard reason != .undo && reason != .redo && reason != .rollback else { return }
+        // In a merge's cycle, an object gone with no delete pending here is the other writer's.
+        let own = reason != .merge && reason != .external && reason != .batch
         var group = UndoGroup()
         for (id, before) in captured {
             let after = stored((try? lookup(id))?.values ?? nil, of: id.entity)
             if before != after { group.objects[id] = (before, after) }
+            if after != nil {
+                u.removedHere.remove(id)
+            } else if own || pending[id] != nil {
+                u.removedHere.insert(id)
+            }
         }
         if !group.objects.isEmpty { u.record(group) }
+    }
+
+    /// The parent lost `id` (another writer deleted it) while a change of it was pending
+    /// here: a removal by this context, or by a child that pushed it up, no longer explains
+    /// its absence, so undo leaves it deleted.
+    func noteDeletedElsewhere(_ id: ObjectID) {
+        undoStack?.removedHere.remove(id)
+        for child in children where child.pending[id] == nil { child.noteDeletedElsewhere(id) }
     }
 
     /// In `setPending`: the object's stored values before this cycle's first own edit of it.

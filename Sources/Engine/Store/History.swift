@@ -69,14 +69,21 @@ extension SQLiteStore {
     /// The token of the newest committed history row (0 when there is none): where a reader
     /// that has everything up to now starts.
     public var currentToken: Int64 {
-        get throws(EngineError) {
-            do {
-                let s = try connection.prepare("SELECT coalesce(max(seq), 0) FROM \"\(HistorySchema.history)\"")
-                defer { s.reset() }
-                _ = try s.step()
-                return s.int64(0)
-            } catch { throw Self.storeError(error, "reading the history") }
-        }
+        get throws(EngineError) { try currentToken(on: connection) }
+    }
+
+    /// The newest token committed, past the held snapshot (ReadSnapshot.swift) if any.
+    public var newestToken: Int64 {
+        get throws(EngineError) { try currentToken(on: upkeepConnection()) }
+    }
+
+    func currentToken(on db: Connection) throws(EngineError) -> Int64 {
+        do {
+            let s = try db.prepare("SELECT coalesce(max(seq), 0) FROM \"\(HistorySchema.history)\"")
+            defer { s.reset() }
+            _ = try s.step()
+            return s.int64(0)
+        } catch { throw Self.storeError(error, "reading the history") }
     }
 
     /// Whether any other connection (this process or another) committed to the file since
@@ -92,8 +99,11 @@ extension SQLiteStore {
     /// never split). Rows of entities the model does not know are left out (their token
     /// still counts).
     public func history(after token: Int64, limit: Int = .max) throws(EngineError) -> [HistoryTransaction] {
+        try history(after: token, limit: limit, on: connection)
+    }
+
+    func history(after token: Int64, limit: Int, on db: Connection) throws(EngineError) -> [HistoryTransaction] {
         do {
-            let db = try connection
             let version = try Self.dataVersion(db)
             let s = try db.prepare(
                 """

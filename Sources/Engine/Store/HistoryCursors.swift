@@ -75,9 +75,9 @@ extension SQLiteStore {
     /// older than `cursorInterval`, or when the heartbeat is due. Never waits for the write
     /// lock: when another writer holds it, the record waits for the next call.
     public func recordCursorIfDue() {
-        guard !isWriting, isOpen, let db = try? connection else { return }
+        guard !isWriting, isOpen else { return }
         let now = Self.now()
-        guard upkeep.cursorDue(mergeCursor, now: now, retention) else { return }
+        guard upkeep.cursorDue(mergeCursor, now: now, retention), let db = try? upkeepConnection() else { return }
         try? db.execute("PRAGMA busy_timeout=0")
         defer { try? db.execute("PRAGMA busy_timeout=\(max(0, busyTimeoutMilliseconds))") }
         guard (try? db.execute("BEGIN IMMEDIATE")) != nil else { return }

@@ -3,11 +3,12 @@ import SQLite
 
 extension SQLiteStore {
     /// `history(after:limit:)` for a client's reading: unlike a merge's reading, it leaves
-    /// `hasExternalChanges()` as it was, so the watcher still merges what is new.
+    /// `hasExternalChanges()` as it was, so the watcher still merges what is new; and it reads
+    /// every commit, past the held snapshot (on the second connection).
     public func readHistory(after token: Int64, limit: Int) throws(EngineError) -> [HistoryTransaction] {
         let seen = seenDataVersion
         defer { seenDataVersion = seen }
-        return try history(after: token, limit: limit)
+        return try history(after: token, limit: limit, on: upkeepConnection())
     }
 
     /// The first token committed at or after `time` (unix seconds); past the newest when
@@ -38,7 +39,7 @@ extension SQLiteStore {
         guard !isWriting else {
             throw EngineError(.storeError, "a save is in progress", [("path", .string(path))])
         }
-        let db = try connection
+        let db = try upkeepConnection()
         try beginImmediate(db, "purging the history")
         do {
             var limit = token

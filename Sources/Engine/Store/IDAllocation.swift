@@ -100,8 +100,9 @@ extension SQLiteStore {
     /// now (never waiting): at open, and when an insert starts a block's spare. A busy file
     /// leaves them to the next save, or to an insert that has run out.
     func reserveAheadIfFree() {
-        guard let db = try? connection, !db.isInTransaction else { return }
-        guard idBlocks.count < tables.count || idBlocks.values.contains(where: \.wantsSpare) else { return }
+        guard !isWriting, idBlocks.count < tables.count || idBlocks.values.contains(where: \.wantsSpare),
+            let db = try? upkeepConnection()
+        else { return }
         do {
             try db.execute("PRAGMA busy_timeout=0")
             defer { try? db.execute("PRAGMA busy_timeout=\(busyTimeoutMilliseconds)") }
@@ -143,8 +144,9 @@ extension SQLiteStore {
         guard tables[entity] != nil else {
             throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
         }
-        let db = try connection
-        let own = !db.isInTransaction
+        // Inside a write, in it; else in a transaction of its own that leaves the snapshot be.
+        let own = !isWriting
+        let db = own ? try upkeepConnection() : try connection
         if own { try beginImmediate(db, "reserving ids of \(entity)") }
         do {
             let last = try Self.sequence(db, entity)

@@ -81,6 +81,16 @@ public final class SQLiteStore: Store {
     /// While set, rows a batch request read or wrote, as a read returns them: the contexts
     /// taking the batch in read them without a query each.
     public var justWritten: JustWritten? = nil
+    /// Whether a read transaction is kept open between merges (ReadSnapshot.swift).
+    public var readSnapshots = ReadSnapshots.off
+    var snapshotHeld = false
+    /// data_version in the held snapshot, and inside the open write.
+    var snapshotDataVersion: Int64 = 0
+    var writeDataVersion: Int64?
+    /// Another connection committed between the end of a write and the next snapshot.
+    public var owesMerge = false
+    /// The second connection for upkeep writes while a snapshot is held.
+    var sideHandle: Connection?
 
     /// Opens (or creates) the store at `path` for `model`. `configure` runs on the new
     /// connection before any query: the place to register SQL functions and collations.
@@ -160,7 +170,10 @@ public final class SQLiteStore: Store {
     /// Finalizes statements and closes the file (a WAL file is checkpointed and removed).
     /// Reserved numbers never handed out go back to the file first.
     public func close() {
+        readSnapshots = .off
         rollbackWrite()
+        releaseSnapshot()
+        sideHandle = nil
         returnUnusedIDs()
         dropCursor()
         handle = nil

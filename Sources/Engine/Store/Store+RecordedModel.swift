@@ -16,7 +16,7 @@ extension SQLiteStore {
         defer { db.close() }
         let notAStore = EngineError(
             .storeError, "\(path) is not a fetchd store (it records no model)",
-            [("path", .string(path))])
+            [("path", .string(path)), ("recordsModel", .bool(false))])
         do {
             let s = try db.prepareUncached("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?")
             try s.bind(.text(SchemaNaming.metadataTable), at: 1)

@@ -29,6 +29,17 @@ public protocol Store: AnyObject {
     var busyTimeout: Int { get set }
     /// How long the history is kept.
     var retention: HistoryRetention { get set }
+    /// Whether reads between two merges come from one held read transaction (ReadSnapshot.swift).
+    var readSnapshots: ReadSnapshots { get set }
+    /// Another process committed between the end of this store's write and its next snapshot:
+    /// that commit is to be merged before anything else reads (the graph does, and clears it).
+    var owesMerge: Bool { get set }
+    /// Begins a read snapshot (with `readSnapshots` on, none held and no write open).
+    func holdSnapshot() throws(EngineError)
+    /// Ends the held read snapshot, if any.
+    func releaseSnapshot()
+    /// Ends the held snapshot and begins one of the newest state.
+    func renewSnapshot() throws(EngineError)
 
     // MARK: Reading objects
 
@@ -89,8 +100,11 @@ public protocol Store: AnyObject {
 
     // MARK: The history of commits
 
-    /// The token of the newest committed history row (0 when there is none).
+    /// The token of the newest committed history row (0 when there is none) in the state
+    /// the contexts read (the held snapshot, if any).
     var currentToken: Int64 { get throws(EngineError) }
+    /// The token of the newest committed history row, past the held snapshot.
+    var newestToken: Int64 { get throws(EngineError) }
     /// The oldest token still kept (nil: the history is empty).
     var oldestToken: Int64? { get throws(EngineError) }
     /// Whether anyone else may have committed since the history was last merged: cheap
@@ -99,7 +113,8 @@ public protocol Store: AnyObject {
     /// Committed transactions after `token`, oldest first, at most `limit` (a transaction is
     /// never split).
     func history(after token: Int64, limit: Int) throws(EngineError) -> [HistoryTransaction]
-    /// `history(after:limit:)` that leaves `hasExternalChanges()` as it was.
+    /// `history(after:limit:)` that leaves `hasExternalChanges()` as it was, and reads past
+    /// the held snapshot: a client reading the log.
     func readHistory(after token: Int64, limit: Int) throws(EngineError) -> [HistoryTransaction]
     /// Whether rows after `token` were pruned before this reader merged them.
     func historyGap(after token: Int64) throws(EngineError) -> Bool

@@ -29,8 +29,13 @@ extension SQLiteStore {
     public func beginWrite(author: String?) throws(EngineError) {
         guard writeToken == nil else { return }
         let db = try connection
-        try beginImmediate(db, "the save was not written")
+        releaseSnapshot()
+        do throws(EngineError) { try beginImmediate(db, "the save was not written") } catch {
+            afterWriteEnded(versionInWrite: nil)
+            throw error
+        }
         do {
+            if readSnapshots != .off { writeDataVersion = try Self.dataVersion(db) }
             try db.prepare(
                 "INSERT INTO \"\(HistorySchema.transactions)\" (author, origin, time) VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)"
             )
@@ -38,6 +43,7 @@ extension SQLiteStore {
             writeToken = db.lastInsertRowID
         } catch {
             try? db.execute("ROLLBACK")
+            afterWriteEnded(versionInWrite: writeDataVersion.take())
             throw Self.storeError(error, "the save was not written")
         }
     }
@@ -48,6 +54,7 @@ extension SQLiteStore {
         guard writeToken != nil else { return }
         let db = try connection
         writeToken = nil
+        defer { afterWriteEnded(versionInWrite: writeDataVersion.take()) }
         do {
             // Upkeep (cursor, pruning, ids ahead of need) never fails a save: a failed
             // statement undoes only itself.
@@ -65,7 +72,7 @@ extension SQLiteStore {
     /// The WAL checkpoint the commits made due, once checkpoints are deferred
     /// (`Connection.deferCheckpoints`); never inside a write. A failure waits for the next call.
     public func checkpointIfDue() {
-        guard !isWriting, isOpen, let db = try? connection else { return }
+        guard !isWriting, !snapshotHeld, isOpen, let db = try? connection else { return }
         _ = try? db.checkpointIfDue()
     }
 
@@ -74,6 +81,7 @@ extension SQLiteStore {
         guard writeToken != nil else { return }
         writeToken = nil
         try? connection.execute("ROLLBACK")
+        afterWriteEnded(versionInWrite: writeDataVersion.take())
     }
 
     /// BEGIN IMMEDIATE, turning a lock that stays taken into `storeBusy`.

@@ -42,6 +42,12 @@ public final class ContextsState: ServerObserver {
         let store: any Store
         switch location {
         case .file(let path):
+            // SQLite shares one descriptor per file within a process: a new connection to a
+            // file open read-only would stay read-only, however writable the file is now.
+            if let open = graph?.store as? SQLiteStore, open.isReadOnly, open.isSameFile(as: path) {
+                graph?.close()
+                graph = nil
+            }
             store = try SQLiteStore.open(path: path, model: model) { db in
                 try SQLFunctions.register(on: db)
                 // The server checkpoints once each answer is out (`Server.afterOutput`).

@@ -14,7 +14,7 @@ extension Server {
                 return CheckExternalResult(merged: merged, token: graph.store.mergeCursor)
             },
             declared.historyToken.handle { [unowned self] _ in
-                Single(.integer(try contexts.requireGraph().store.currentToken))
+                Single(.integer(try contexts.requireGraph().store.newestToken))
             },
             declared.history.handle(in: scope) { p in
                 // Read one more than asked to tell whether there is more.
@@ -42,23 +42,15 @@ extension Server {
     }
 
     /// Merges what other processes committed into the contexts: their change sets reach the
-    /// controllers (reason `external`) and `store/didChangeExternally` is queued after them.
-    /// Returns how many transactions were merged.
+    /// controllers (reason `external`) and `store/didChangeExternally` is queued after them
+    /// (`ExternalAnnouncer`). Returns how many transactions were merged.
     @discardableResult
-    func mergeExternalChanges(_ graph: ObjectGraph, recordingCursor: Bool = true) throws(EngineError) -> Int {
-        let merge = try graph.mergeExternalTransactions()
+    func mergeExternalChanges(_ graph: ObjectGraph, recordingCursor: Bool = true, renewing: Bool = true)
+        throws(EngineError) -> Int
+    {
+        let merge = try graph.mergeExternalTransactions(renewing: renewing)
         // One small commit of its own (watching leaves it to the next idle check).
-        defer { if recordingCursor { graph.store.recordCursorIfDue() } }
-        guard !merge.transactions.isEmpty || merge.gap else { return 0 }
-        if merge.gap { logger.warning("history not yet merged here was pruned: every controller fetched again") }
-        for v in merge.invalid {
-            logger.warning("invalid value from another process: \(v.id) \(v.key ?? "-"): \(v.problem)")
-        }
-        send(
-            HistoryDeclarations.didChangeExternally,
-            ExternalChange(
-                token: graph.store.mergeCursor, transactions: merge.transactions, gap: merge.gap,
-                invalid: merge.invalid))
+        if recordingCursor { graph.store.recordCursorIfDue() }
         return merge.transactions.count
     }
 }

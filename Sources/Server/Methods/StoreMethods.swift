@@ -39,7 +39,8 @@ extension Server {
         }
         switch recorded {
         case .success(let model): return model
-        case .failure(let error) where error.data?["kind"] == "storeError":
+        // A file that records no model needs one; one that cannot be read is an I/O failure.
+        case .failure(let error) where error.data?["recordsModel"] == false:
             throw .invalidParams(param: "model", expected: "a model (\(error.message))", got: "missing")
         case .failure(let error): throw error
         }

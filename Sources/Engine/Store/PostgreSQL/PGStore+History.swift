@@ -9,10 +9,17 @@ extension PGStore {
     private static let t = PGHistorySchema.transactions
 
     public var currentToken: Int64 {
-        get throws(EngineError) {
-            try run("reading the history") { c in
-                try c.execPrepared("SELECT coalesce(max(seq), 0) FROM \(Self.h)").int64(0, 0) ?? 0
-            }
+        get throws(EngineError) { try currentToken(on: db()) }
+    }
+
+    /// Past the held snapshot: on the second session while one is held.
+    public var newestToken: Int64 {
+        get throws(EngineError) { try currentToken(on: upkeepSession()) }
+    }
+
+    func currentToken(on c: PGConnection) throws(EngineError) -> Int64 {
+        do { return try c.execPrepared("SELECT coalesce(max(seq), 0) FROM \(Self.h)").int64(0, 0) ?? 0 } catch {
+            throw failure(error, "reading the history", session: c)
         }
     }
 
@@ -27,8 +34,12 @@ extension PGStore {
     public func hasExternalChanges() throws(EngineError) -> Bool { try currentToken != seenToken }
 
     public func history(after token: Int64, limit: Int = .max) throws(EngineError) -> [HistoryTransaction] {
-        let newest = try currentToken
-        let out = try run("reading the history") { c in
+        try history(after: token, limit: limit, on: db())
+    }
+
+    func history(after token: Int64, limit: Int, on c: PGConnection) throws(EngineError) -> [HistoryTransaction] {
+        let newest = try currentToken(on: c)
+        let out = try reading(c, "reading the history") { c in
             let r = try c.execPrepared(
                 """
                 SELECT h.seq, h.txn, h.time, h.entity, h.pk, h.op, h.keys, t.author, t.origin, t.time, h.version, h.old, h.other
@@ -53,7 +64,7 @@ extension PGStore {
     public func readHistory(after token: Int64, limit: Int) throws(EngineError) -> [HistoryTransaction] {
         let seen = seenToken
         defer { seenToken = seen }
-        return try history(after: token, limit: limit)
+        return try history(after: token, limit: limit, on: upkeepSession())
     }
 
     /// Tokens are dense (`max + 1` under the writers' lock, the newest row never pruned), so
@@ -104,7 +115,7 @@ extension PGStore {
         guard !isWriting else {
             throw EngineError(.storeError, "a save is in progress", [("path", .string(path))])
         }
-        let c = try db()
+        let c = try upkeepSession()
         do {
             try c.exec("BEGIN")
             try c.exec("SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
@@ -115,7 +126,7 @@ extension PGStore {
             try c.exec("COMMIT")
             return deleted
         } catch {
-            let e = failure(error, "purging the history")
+            let e = failure(error, "purging the history", session: c)
             if c.isConnected { _ = try? c.exec("ROLLBACK") }
             throw e
         }

@@ -18,7 +18,7 @@ extension PGStore {
         defer { db.close() }
         let notAStore = EngineError(
             .storeError, "schema \(schema) of \(shown) is not a fetchd store (it records no model)",
-            [("path", .string(shown)), ("schema", .string(schema))])
+            [("path", .string(shown)), ("schema", .string(schema)), ("recordsModel", .bool(false))])
         let text: String?
         do {
             // to_regclass answers NULL for a missing schema or table instead of failing.

@@ -63,7 +63,8 @@ extension PGStore {
         }
         let sequence = HistorySchema.literal(SchemaNaming.quoted(PGSchema.sequence(entity)))
         let own = !isWriting
-        let c = try db()
+        // The lock is held until the commit: never inside a held snapshot.
+        let c = own ? try upkeepSession() : try db()
         do {
             if own {
                 try c.exec("BEGIN; SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
@@ -73,7 +74,7 @@ extension PGStore {
             if own { try c.exec("COMMIT") }
             return taken
         } catch {
-            let e = failure(error, "reserving ids of \(entity)")
+            let e = failure(error, "reserving ids of \(entity)", session: c)
             if own && c.isConnected && c.inTransaction { _ = try? c.exec("ROLLBACK") }
             throw e
         }
@@ -81,7 +82,12 @@ extension PGStore {
 
     public func beginWrite(author: String?) throws(EngineError) {
         guard writeToken == nil else { return }
-        let c = try db()
+        releaseSnapshot()
+        let c: PGConnection
+        do throws(EngineError) { c = try db() } catch {
+            afterWriteEnded(tokenInWrite: nil)
+            throw error
+        }
         do {
             // lock_timeout 0 would wait forever: 1 ms is the shortest wait.
             try c.exec("BEGIN; SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
@@ -102,16 +108,21 @@ extension PGStore {
         } catch {
             let e = failure(error, "the save was not written")
             if c.isConnected { _ = try? c.exec("ROLLBACK") }
+            afterWriteEnded(tokenInWrite: nil)
             throw e
         }
     }
 
     /// Announces the commit (NOTIFY, delivered at COMMIT) and commits; on failure (a deferred
-    /// foreign key, a lost connection) nothing was written.
+    /// foreign key, a lost connection before COMMIT) nothing was written. A connection lost
+    /// during COMMIT leaves its outcome unknown: a new session looks for the transaction's
+    /// token row (PGStore+CommitOutcome.swift), and the save succeeded when it is there.
     public func commitWrite() throws(EngineError) {
-        guard writeToken != nil else { return }
+        guard let token = writeToken else { return }
         let c = try db()
         writeToken = nil
+        var newest: Int64? = writeBase
+        defer { afterWriteEnded(tokenInWrite: newest) }
         do {
             // Upkeep (cursor, pruning) never fails a save: its savepoint undoes only itself.
             if upkeepDue {
@@ -126,7 +137,14 @@ extension PGStore {
             let r = try c.execPrepared(
                 "SELECT pg_notify($1, t::text), t FROM (SELECT coalesce(max(seq), 0) AS t FROM \(PGHistorySchema.history)) AS h",
                 [.text(channel)])
-            try c.exec("COMMIT")
+            do {
+                try c.exec("COMMIT")
+            } catch {
+                // Sent, then the connection broke: the server may have committed.
+                guard error.connectionBroken || !c.isConnected else { throw error }
+                try settleLostCommit(token: token, lost: failure(error, "the save was not written"), cause: error)
+            }
+            newest = r.int64(0, 1)
             // Own commits are not news: unless someone committed before this write began.
             if seenToken == writeBase { seenToken = r.int64(0, 1) ?? seenToken }
         } catch {
@@ -140,6 +158,7 @@ extension PGStore {
         guard writeToken != nil else { return }
         writeToken = nil
         if let c = connection, c.isConnected { _ = try? c.exec("ROLLBACK") }
+        afterWriteEnded(tokenInWrite: writeBase)
     }
 
     /// Writes the batch in one transaction (or as part of the one `beginWrite` opened): all

@@ -41,6 +41,14 @@ public final class PGStore: Store, HistoryBackedStore {
     public var mergeCursor: Int64 = 0
     public var overlay: [ObjectID: StoredObject?]? = nil
     public var justWritten: JustWritten? = nil
+    /// Whether a REPEATABLE READ transaction is kept between merges (PGStore+ReadSnapshot.swift).
+    public var readSnapshots = ReadSnapshots.off
+    var snapshotHeld = false
+    /// The newest history token in the held snapshot.
+    var snapshotToken: Int64 = 0
+    public var owesMerge = false
+    /// The second session for writes of their own while a snapshot is held.
+    var sideConnection: PGConnection?
 
     /// Opens the store in `schema` (default `fetchd`, or the URL's `schema=` parameter) of
     /// the server at `url` (`postgresql://…`), creating or lightly migrating it. Two
@@ -104,7 +112,11 @@ public final class PGStore: Store, HistoryBackedStore {
     /// Numbers taken from the sequences and never handed out stay unused (a sequence cannot
     /// give them back safely while other writers take numbers).
     public func close() {
+        readSnapshots = .off
         rollbackWrite()
+        releaseSnapshot()
+        sideConnection?.close()
+        sideConnection = nil
         dropCursor()
         connection?.close()
         connection = nil
@@ -121,6 +133,8 @@ public final class PGStore: Store, HistoryBackedStore {
         }
         do {
             if try connection.reconnectIfBroken() {
+                // A new session: whatever transaction the old one held is gone.
+                snapshotHeld = false
                 try PGSchemaSetup.configure(connection, schema: schema)
                 log("reconnected to \(path)")
             }
@@ -132,6 +146,12 @@ public final class PGStore: Store, HistoryBackedStore {
         return connection
     }
 
+    /// Runs `body` on `c` (the store's session or the second one); PostgreSQL errors become
+    /// engine errors.
+    func reading<T>(_ c: PGConnection, _ what: String, _ body: (PGConnection) throws -> T) throws(EngineError) -> T {
+        do { return try body(c) } catch { throw failure(error, what, session: c) }
+    }
+
     /// Runs `body` on the connection; PostgreSQL errors become engine errors.
     func run<T>(_ what: String, _ body: (PGConnection) throws -> T) throws(EngineError) -> T {
         let c = try db()
@@ -140,11 +160,22 @@ public final class PGStore: Store, HistoryBackedStore {
 
     /// An engine error for `error`: `storeUnavailable` when the connection broke (an open
     /// write is gone with it), `storeBusy` when a lock stayed taken, `storeError` otherwise.
-    func failure(_ error: any Error, _ what: String) -> EngineError {
+    /// `session`: the connection that failed, when it is the second one (PGStore+ReadSnapshot.swift),
+    /// whose failure leaves the store's own session, its write and its snapshot, as they are.
+    func failure(_ error: any Error, _ what: String, session: PGConnection? = nil) -> EngineError {
         if let e = error as? EngineError { return e }
         guard let e = error as? PGError else { return EngineError(.storeError, "\(what): \(error)") }
-        if e.connectionBroken || !(connection?.isConnected ?? false) {
+        if let session, session !== connection {
+            if e.connectionBroken || !session.isConnected {
+                session.close()
+                sideConnection = nil
+                return EngineError(
+                    .storeUnavailable, "\(what): the connection to the PostgreSQL server was lost; nothing was written",
+                    [("path", .string(path)), ("message", .string(e.message))])
+            }
+        } else if e.connectionBroken || !(connection?.isConnected ?? false) {
             writeToken = nil
+            snapshotHeld = false
             log("lost the connection to \(path) (\(e)); reconnecting on the next request")
             // Starts the backoff: the next request after it reconnects.
             _ = try? connection?.reconnectIfBroken()
@@ -152,6 +183,7 @@ public final class PGStore: Store, HistoryBackedStore {
                 .storeUnavailable, "\(what): the connection to the PostgreSQL server was lost; nothing was written",
                 [("path", .string(path)), ("message", .string(e.message))])
         }
+        if session == nil || session === connection { recoverSnapshot(after: e) }
         if e.sqlState == "55P03" || e.sqlState == "40P01" {
             return EngineError(
                 .storeBusy, "the store is locked by another writer; nothing was written",

@@ -1,0 +1,53 @@
+import Contexts
+import Model
+import Store
+
+/// Announces every merge of other processes' commits (`store/didChangeExternally`, after
+/// the controllers' cycles), whoever caused it: `store/checkExternalChanges`, the watch, or a
+/// write that merged first (protocol.md §5, "One state per message").
+final class ExternalAnnouncer: ChangeCycleObserver {
+    private unowned let server: Server
+
+    init(_ server: Server) { self.server = server }
+
+    func contextDidChange(_ changeSet: ChangeSet) {}
+
+    func storeDidOpen(_ graph: ObjectGraph) {
+        graph.onExternalMerge = { [unowned self, unowned graph] merge in announce(merge, graph) }
+    }
+
+    private func announce(_ merge: ObjectGraph.ExternalMerge, _ graph: ObjectGraph) {
+        let logger = server.logger
+        if merge.gap { logger.warning("history not yet merged here was pruned: every controller fetched again") }
+        for v in merge.invalid {
+            logger.warning("invalid value from another process: \(v.id) \(v.key ?? "-"): \(v.problem)")
+        }
+        server.send(
+            HistoryDeclarations.didChangeExternally,
+            ExternalChange(
+                token: graph.store.mergeCursor, transactions: merge.transactions, gap: merge.gap, invalid: merge.invalid
+            ))
+    }
+}
+
+extension Server {
+    /// How the open store reads between merges: one snapshot per message while watching
+    /// (the watch merges before each), one held from merge to merge otherwise; none in memory.
+    func readSnapshots(for store: any Store, watching: Bool) -> ReadSnapshots {
+        guard store.path != ":memory:", !store.path.isEmpty else { return .off }
+        return watching ? .perMessage : .held
+    }
+
+    /// Before each message and at each idle check: the state the next reads come from.
+    func takeReadState() {
+        guard let graph = contexts.graph, graph.store.isOpen else { return }
+        let watching = isWatching
+        graph.store.readSnapshots = readSnapshots(for: graph.store, watching: watching)
+        if watching {
+            mergeWatchedChanges()
+        } else {
+            // Merges only when asked: the held snapshot stays what was last merged.
+            try? graph.store.holdSnapshot()
+        }
+    }
+}
