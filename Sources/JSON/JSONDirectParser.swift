@@ -73,8 +73,8 @@ struct JSONDirectParser {
     }
 
     // `array` and `object` each keep their own comma loop: one loop shared through a closure
-    // taking the parser inout made a 1M-row insert in parts slower (5.8-6.3 s against
-    // 4.8-5.2 s, alternating runs on a busy machine).
+    // taking the parser inout made a large insert slower (Benchmarks/README.md, "Measurements
+    // behind the code").
     private mutating func array() -> JSON? {
         guard depth < Self.maxDepth else { return nil }
         depth += 1

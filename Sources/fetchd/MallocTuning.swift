@@ -6,8 +6,8 @@
 /// tree of small values, then free it all at once. Freed small blocks wait in "fast bins",
 /// and freeing a large block afterwards makes glibc walk every one of them to merge them;
 /// with hundreds of thousands waiting, that walk is repeated for each large block and cost
-/// more than the parse itself (a 1M-row `store/batchInsert` sent in ten parts took 7.5 s with
-/// fast bins, 5.4 s without). Without them, small blocks still come from the per-thread cache,
+/// more than the parse itself (Benchmarks/README.md, "Measurements behind the code"). Without
+/// them, small blocks still come from the per-thread cache,
 /// and a freed block is merged with its neighbours once, when it is freed.
 enum MallocTuning {
     static func apply() {

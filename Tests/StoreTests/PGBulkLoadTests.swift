@@ -11,7 +11,7 @@ import Testing
 /// trigger must be there afterwards whatever happened. So must the primary key, which a
 /// load drops for its COPY when no foreign key refers to the table.
 @Suite(.serialized) struct PGBulkLoadTests {
-    static let rows = SQLiteStore.bulkIndexRebuild
+    static let rows = BulkIndexPolicy.minimumRows
 
     private func contacts(_ numbers: [Int64], group: ObjectID? = nil) -> StoreBatch {
         var batch = StoreBatch()

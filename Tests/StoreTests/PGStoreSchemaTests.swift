@@ -300,14 +300,14 @@ extension PGStoreSchemaTests {
             store.close()
             other.close()
         }
-        let before = SQLiteStore.now()
+        let before = StoreClock.now()
         try other.write(StoreBatch(inserts: [(try other.reserveID(for: "Group"), ["title": .string("x")])]))
         #expect(try store.hasExternalChanges())
         let read = try store.readHistory(after: 0, limit: 10)
         #expect(read.count == 1 && read[0].origin == other.origin)
         #expect(try store.hasExternalChanges())
         #expect(try store.firstToken(notBefore: before - 1) == read[0].token)
-        #expect(try store.firstToken(notBefore: SQLiteStore.now() + 60) == read[0].token + 1)
+        #expect(try store.firstToken(notBefore: StoreClock.now() + 60) == read[0].token + 1)
         _ = try store.history(after: 0)
         #expect(try !store.hasExternalChanges())
         // Own commits are not news; another's commit before an own one still is.

@@ -94,8 +94,8 @@ extension FetchedResultsController {
 
     /// A cycle that only deletes objects (none read through a key path), at most half of
     /// the rows held, is never rebuilt: the rows are found in one walk of the tree and
-    /// removed by rank, which costs less than fetching the rows that stay (100k deletes of
-    /// 1M rows: about 180 ms against 680 ms for the rebuild). A test forcing the choice
+    /// removed by rank, which costs less than fetching the rows that stay (Benchmarks/README.md,
+    /// "Measurements behind the code"). A test forcing the choice
     /// has it: incremental (false) always, a rebuild (true) never.
     func removesOnly(_ changeSet: ChangeSet) -> Bool {
         switch rebuildOverride {

@@ -13,8 +13,8 @@ struct CycleCost {
     /// Incremental cost per affected object, a moving average (a first guess until measured).
     var incrementalNanosPerChange: Double = 8_000
     /// What a rebuild adds to a clean fetch per affected object: walks, classification and
-    /// events (about 2.6 us measured), plus what a context's fetch pays for each unsaved
-    /// change it overlays on the SQL rows (about 4.8 us measured at 1M rows).
+    /// events, plus what a context's fetch pays for each unsaved change it overlays on the SQL
+    /// rows (a first guess from Benchmarks/README.md, "Measurements behind the code").
     var rebuildNanosPerChange: Double = 6_000
 
     /// Rebuild when the fetch plus the per-change work of a rebuild is predicted to be

@@ -1,3 +1,5 @@
+import Model
+
 /// What both SQL dialects (`SQLGenerator` for SQLite, `PGSQLGenerator` for PostgreSQL) write
 /// alike: constants, NOT, AND/OR as balanced trees, and EXISTS over a collection. Each dialect
 /// supplies its boolean literals, its collections' FROM clause and its leaves (comparisons),
@@ -9,7 +11,11 @@ protocol PredicateSQLWriter {
     static var falseSQL: String { get }
     /// The alias of each scope's row (0: the evaluated object).
     var aliases: [String] { get set }
-    mutating func emit(_ s: String)
+    /// The SQL written so far and the values it binds, in order.
+    var text: String { get set }
+    var bindings: [Value] { get set }
+    /// The last `_fN` alias handed out.
+    var counter: Int { get set }
     /// Writes `"Dest" AS e WHERE <e belongs to the owner>` and returns e.
     mutating func from(_ coll: BoundCollection, alias: String?) -> String
     mutating func leaf(
@@ -18,6 +24,30 @@ protocol PredicateSQLWriter {
 }
 
 extension PredicateSQLWriter {
+    var fragment: SQLFragment { SQLFragment(text, bindings) }
+
+    mutating func emit(_ s: String) { text += s }
+
+    /// `(SELECT count(*) FROM <coll> [AND (<filter> over its row)])`, for `@count`.
+    mutating func countSubquery(_ coll: BoundCollection, _ filter: BoundPredicate?) throws(Failure) {
+        emit("(SELECT count(*) FROM ")
+        let alias = from(coll, alias: nil)
+        if let filter {
+            emit(" AND (")
+            aliases.append(alias)
+            try predicate(filter)
+            aliases.removeLast()
+            emit(")")
+        }
+        emit(")")
+    }
+
+    /// A new alias for a subquery's row.
+    mutating func fresh() -> String {
+        counter += 1
+        return "_f\(counter)"
+    }
+
     mutating func predicate(_ p: BoundPredicate) throws(Failure) {
         switch p {
         case .constant(let b): emit(b ? Self.trueSQL : Self.falseSQL)

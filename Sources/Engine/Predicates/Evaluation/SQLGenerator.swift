@@ -5,12 +5,12 @@ import Model
 /// quoted. Every predicate it emits is 0 or 1, never NULL, so NOT and ALL mean in SQL what
 /// they mean in memory. NOT, AND/OR and EXISTS are `PredicateSQLWriter`'s.
 struct SQLGenerator: PredicateSQLWriter {
-    private(set) var text = ""
-    private(set) var bindings: [Value] = []
+    var text = ""
+    var bindings: [Value] = []
     var aliases: [String]
-    /// The last `_fN` alias handed out (read back by the PostgreSQL generator, which writes
-    /// key paths and collections through this one).
-    private(set) var counter = 0
+    /// Read back by the PostgreSQL generator, which writes key paths and collections
+    /// through this one.
+    var counter = 0
 
     init(alias: String) { aliases = [alias] }
 
@@ -18,15 +18,6 @@ struct SQLGenerator: PredicateSQLWriter {
     init(aliases: [String], counter: Int) {
         self.aliases = aliases
         self.counter = counter
-    }
-
-    var fragment: SQLFragment { SQLFragment(text, bindings) }
-
-    mutating func emit(_ s: String) { text += s }
-
-    private mutating func fresh() -> String {
-        counter += 1
-        return "_f\(counter)"
     }
 
     // MARK: Predicates (shared by `PredicateSQLWriter`)
@@ -124,17 +115,7 @@ struct SQLGenerator: PredicateSQLWriter {
             emit("?")
             bindings.append(v)
         case .key(let k): key(k)
-        case .count(let coll, let filter):
-            emit("(SELECT COUNT(*) FROM ")
-            let alias = from(coll)
-            if let filter {
-                emit(" AND (")
-                aliases.append(alias)
-                predicate(filter)
-                aliases.removeLast()
-                emit(")")
-            }
-            emit(")")
+        case .count(let coll, let filter): countSubquery(coll, filter)
         case .aggregate(let kind, let coll, let k):
             // Column list first, FROM after: generate the element expression in a side buffer.
             var inner = SQLGenerator(alias: "")

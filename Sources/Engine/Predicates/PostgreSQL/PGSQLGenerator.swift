@@ -18,25 +18,16 @@ struct PGSQLGenerator: PredicateSQLWriter {
     /// they compare with numbers as in memory; dates are float8 seconds.
     enum Kind: Equatable { case text, int8, float8, numeric, bytea }
 
-    private(set) var text = ""
-    private(set) var bindings: [Value] = []
+    var text = ""
+    var bindings: [Value] = []
     var aliases: [String]
-    private var counter = 0
+    var counter = 0
     private let firstParameter: Int
 
     /// `firstParameter`: the number of this fragment's first `$n`.
     init(alias: String, firstParameter: Int = 1) {
         aliases = [alias]
         self.firstParameter = firstParameter
-    }
-
-    var fragment: SQLFragment { SQLFragment(text, bindings) }
-
-    mutating func emit(_ s: String) { text += s }
-
-    private mutating func fresh() -> String {
-        counter += 1
-        return "_f\(counter)"
     }
 
     // MARK: Predicates (shared by `PredicateSQLWriter`)
@@ -289,17 +280,7 @@ struct PGSQLGenerator: PredicateSQLWriter {
         case .key(let k):
             let sql = keySQL(k)
             if case .attribute(_, .boolean) = k.terminal { emit("(\(sql))::int4::int8") } else { emit(sql) }
-        case .count(let coll, let filter):
-            emit("(SELECT count(*) FROM ")
-            let alias = from(coll)
-            if let filter {
-                emit(" AND (")
-                aliases.append(alias)
-                try predicate(filter)
-                aliases.removeLast()
-                emit(")")
-            }
-            emit(")")
+        case .count(let coll, let filter): try countSubquery(coll, filter)
         case .aggregate(let kind, let coll, let k): aggregate(kind, coll, k)
         }
     }

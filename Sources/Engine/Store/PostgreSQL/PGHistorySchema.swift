@@ -13,7 +13,7 @@ import Model
 ///   LOCAL) to its `_fetchd_transactions` token; a plain client's rows have `txn` NULL and a
 ///   `time`, and its statements announce themselves with `pg_notify` (fetchd announces at
 ///   its commit).
-/// - Old values are a JSON array of text in `HistorySchema.columns` order, each value in
+/// - Old values are a JSON array of text in `HistoryNaming.columns` order, each value in
 ///   PostgreSQL's output format with exact floats (`extra_float_digits = 3`) and hex bytea,
 ///   so they decode bit for bit.
 /// - A row-level BEFORE UPDATE trigger bumps `_version` when the writer left it unchanged.
@@ -22,9 +22,9 @@ import Model
 /// any search path records into this schema's history.
 enum PGHistorySchema {
     static let q = SchemaNaming.quoted
-    static let history = q(HistorySchema.history)
-    static let transactions = q(HistorySchema.transactions)
-    static let cursors = q(HistorySchema.cursors)
+    static let history = q(HistoryNaming.history)
+    static let transactions = q(HistoryNaming.transactions)
+    static let cursors = q(HistoryNaming.cursors)
     /// The advisory lock's first key ("fetc"); the second is `hashtext(schema)`.
     static let lockClass: Int32 = 0x6665_7463
     /// The session lock held while a schema is created or migrated.
@@ -55,7 +55,7 @@ enum PGHistorySchema {
 
     /// A row's values (`alias`) as the JSON array of text `old` holds.
     static func oldValues(_ e: Entity, _ alias: String) -> String {
-        let items = HistorySchema.columns(e).map { c -> String in
+        let items = HistoryNaming.columns(e).map { c -> String in
             let v = "\(alias).\(q(c.name))"
             return c.type == .boolean ? "CASE WHEN \(v) THEN 't' WHEN NOT \(v) THEN 'f' END" : "\(v)::text"
         }
@@ -64,7 +64,7 @@ enum PGHistorySchema {
 
     /// The plain client's announcement (fetchd's writes announce at their commit).
     private static func announce(_ channel: String) -> String {
-        "IF tx IS NULL THEN PERFORM pg_notify(\(HistorySchema.literal(channel)), (SELECT max(seq) FROM \(history))::text); END IF;"
+        "IF tx IS NULL THEN PERFORM pg_notify(\(HistoryNaming.literal(channel)), (SELECT max(seq) FROM \(history))::text); END IF;"
     }
 
     private static func function(_ name: String, _ body: String) -> String {
@@ -88,7 +88,7 @@ enum PGHistorySchema {
             """
             CREATE OR REPLACE FUNCTION \(PGSchema.qn(functionPrefix + "lock"))() RETURNS trigger LANGUAGE plpgsql
             \(functionSettings) AS $fetchd$
-            BEGIN PERFORM pg_advisory_xact_lock(\(lockClass), hashtext(\(HistorySchema.literal(schema)))); RETURN NULL; END $fetchd$
+            BEGIN PERFORM pg_advisory_xact_lock(\(lockClass), hashtext(\(HistoryNaming.literal(schema)))); RETURN NULL; END $fetchd$
             """,
             // TRUNCATE fires no row triggers: it would change rows the history never shows.
             """
@@ -105,7 +105,7 @@ enum PGHistorySchema {
         ]
         /// `t`: the table as quoted in SQL; `name`: what the trigger names are made of.
         func triggers(_ t: String, _ name: String) -> [String] {
-            let trigger = { (suffix: String) in PGSchema.qn(HistorySchema.triggerPrefix + name + "_" + suffix) }
+            let trigger = { (suffix: String) in PGSchema.qn(HistoryNaming.triggerPrefix + name + "_" + suffix) }
             let fn = { (suffix: String) in PGSchema.qn(functionPrefix + name + "_" + suffix) }
             return [
                 "CREATE TRIGGER \(trigger("lock")) BEFORE INSERT OR UPDATE OR DELETE ON \(t) FOR EACH STATEMENT EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + "lock"))()",
@@ -115,13 +115,13 @@ enum PGHistorySchema {
             ]
         }
         for e in model.entities {
-            let entity = HistorySchema.literal(e.name)
-            let seq = HistorySchema.literal(q(PGSchema.sequence(e.name)))
-            let names = HistorySchema.columns(e).map(\.name)
+            let entity = HistoryNaming.literal(e.name)
+            let seq = HistoryNaming.literal(q(PGSchema.sequence(e.name)))
+            let names = HistoryNaming.columns(e).map(\.name)
             let keys =
                 "concat_ws(',', "
                 + (names.map {
-                    "CASE WHEN o.\(q($0)) IS DISTINCT FROM n.\(q($0)) THEN \(HistorySchema.literal($0)) END"
+                    "CASE WHEN o.\(q($0)) IS DISTINCT FROM n.\(q($0)) THEN \(HistoryNaming.literal($0)) END"
                 } + ["NULL"]).joined(separator: ", ") + ")"
             // A run of consecutive numbers is one row (pk to other), as fetchd's SQLite store records it.
             sql.append(
@@ -175,10 +175,10 @@ enum PGHistorySchema {
             sql += triggers(q(e.name), e.name)
             let t = q(e.name)
             sql.append(
-                "CREATE TRIGGER \(PGSchema.qn(HistorySchema.triggerPrefix + e.name + "_update")) AFTER UPDATE ON \(t) REFERENCING OLD TABLE AS o NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + e.name + "_update"))()"
+                "CREATE TRIGGER \(PGSchema.qn(HistoryNaming.triggerPrefix + e.name + "_update")) AFTER UPDATE ON \(t) REFERENCING OLD TABLE AS o NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + e.name + "_update"))()"
             )
             sql.append(
-                "CREATE TRIGGER \(PGSchema.qn(HistorySchema.triggerPrefix + e.name + "_version")) BEFORE UPDATE ON \(t) FOR EACH ROW EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + "version"))()"
+                "CREATE TRIGGER \(PGSchema.qn(HistoryNaming.triggerPrefix + e.name + "_version")) BEFORE UPDATE ON \(t) FOR EACH ROW EXECUTE FUNCTION \(PGSchema.qn(functionPrefix + "version"))()"
             )
         }
         // A join table's row: `pk` is column a, `other` column b.
@@ -186,7 +186,7 @@ enum PGHistorySchema {
             for r in e.relationships where SchemaNaming.isManyToMany(r, in: model) {
                 let j = SchemaNaming.joinTable(entity: e.name, relationship: r)
                 guard j.selfColumn == "a" else { continue }
-                let table = HistorySchema.literal(j.table)
+                let table = HistoryNaming.literal(j.table)
                 for (op, alias) in [("insert", "n"), ("delete", "o")] {
                     sql.append(
                         function(
@@ -211,7 +211,7 @@ enum PGHistorySchema {
     }
 
     static func insertTriggerName(_ name: String) -> String {
-        PGSchema.qn(HistorySchema.triggerPrefix + name + "_insert")
+        PGSchema.qn(HistoryNaming.triggerPrefix + name + "_insert")
     }
 
     /// A run of consecutive new rows of one entity as the insert trigger records it (one

@@ -45,7 +45,7 @@ enum PGSchema: SchemaDDL {
                 let name = Self.name("_fk_\(e.name)_\(r.name)")
                 return """
                     DO $fetchd$ BEGIN
-                      IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = \(HistorySchema.literal(name))
+                      IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = \(HistoryNaming.literal(name))
                         AND connamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())) THEN
                         ALTER TABLE \(q(e.name)) ADD CONSTRAINT \(q(name)) FOREIGN KEY (\(q(r.name)))
                           REFERENCES \(q(r.destination))(\(q(SchemaNaming.primaryKey))) DEFERRABLE INITIALLY DEFERRED;
@@ -56,15 +56,17 @@ enum PGSchema: SchemaDDL {
         }
     }
 
-    static func createTable(_ e: Entity) -> String {
+    static func quotedName(_ full: String) -> String { qn(full) }
+    static let integerType = "bigint"
+    static let joinTableOptions = ""
+
+    /// Numbered by the entity's own sequence, made with the table.
+    static func primaryKeyColumn(_ e: Entity) -> (definition: String, before: String?) {
         let seq = q(sequence(e.name))
-        var columns = [
-            "\(q(SchemaNaming.primaryKey)) bigint PRIMARY KEY DEFAULT nextval(\(HistorySchema.literal(seq)))",
-            "\(q(SchemaNaming.version)) bigint NOT NULL DEFAULT 1",
-        ]
-        columns += e.attributes.map(columnDefinition)
-        columns += e.relationships.filter(SchemaNaming.hasColumn).map(columnDefinition)
-        return "CREATE SEQUENCE IF NOT EXISTS \(seq); CREATE TABLE \(q(e.name)) (\(columns.joined(separator: ", ")))"
+        return (
+            "\(q(SchemaNaming.primaryKey)) bigint PRIMARY KEY DEFAULT nextval(\(HistoryNaming.literal(seq)))",
+            "CREATE SEQUENCE IF NOT EXISTS \(seq)"
+        )
     }
 
     /// In the order `PGQuery` sorts by (text in `COLLATE "C"`, nil first ascending and last
@@ -72,28 +74,7 @@ enum PGSchema: SchemaDDL {
     static func createIndex(_ entity: String, _ attribute: Attribute) -> String {
         let text = attribute.type == .string || attribute.type == .uuid
         let key = q(attribute.name) + (text ? " COLLATE \"C\"" : "") + " NULLS FIRST"
-        return "CREATE INDEX IF NOT EXISTS \(qn(Schema.indexName(entity, attribute.name))) ON \(q(entity)) (\(key))"
-    }
-
-    static func createIndex(_ entity: String, _ column: String) -> String {
-        "CREATE INDEX IF NOT EXISTS \(qn(Schema.indexName(entity, column))) ON \(q(entity)) (\(q(column)))"
-    }
-
-    static func dropIndex(_ entity: String, _ column: String) -> String {
-        "DROP INDEX IF EXISTS \(qn(Schema.indexName(entity, column)))"
-    }
-
-    static func createJoinTable(entity: String, _ r: Relationship) -> [String] {
-        let (table, selfColumn, _) = SchemaNaming.joinTable(entity: entity, relationship: r)
-        let (aEntity, bEntity) = selfColumn == "a" ? (entity, r.destination) : (r.destination, entity)
-        func ref(_ e: String) -> String {
-            "bigint NOT NULL REFERENCES \(q(e))(\(q(SchemaNaming.primaryKey))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
-        }
-        let t = qn(table)
-        return [
-            "CREATE TABLE IF NOT EXISTS \(t) (\"a\" \(ref(aEntity)), \"b\" \(ref(bEntity)), PRIMARY KEY (\"a\", \"b\"))",
-            "CREATE INDEX IF NOT EXISTS \(qn("_idx\(table)_b")) ON \(t) (\"b\", \"a\")",
-        ]
+        return "CREATE INDEX IF NOT EXISTS \(qn(indexName(entity, attribute.name))) ON \(q(entity)) (\(key))"
     }
 
     /// CASCADE: foreign keys of other tables pointing at it go with it (SQLite keeps them dangling).
@@ -104,16 +85,7 @@ enum PGSchema: SchemaDDL {
 
     /// Everything a fresh store needs for `model` (history and triggers: `PGHistorySchema`).
     static func create(_ model: ObjectModel) -> [String] {
-        var sql = ["CREATE TABLE \(q(SchemaNaming.metadataTable)) (key text PRIMARY KEY, value text)"]
-        for e in model.entities {
-            sql.append(createTable(e))
-            sql += indexes(e)
-        }
-        for e in model.entities {
-            for r in e.relationships where SchemaNaming.isManyToMany(r, in: model) {
-                sql += createJoinTable(entity: e.name, r)
-            }
-        }
-        return sql + foreignKeys(model)
+        ["CREATE TABLE \(q(SchemaNaming.metadataTable)) (key text PRIMARY KEY, value text)"] + tables(model)
+            + foreignKeys(model)
     }
 }

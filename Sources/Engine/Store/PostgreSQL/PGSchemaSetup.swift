@@ -6,8 +6,8 @@ import Predicates
 enum PGSchemaSetup {
     /// Every session of the store: its schema first in the search path, floats in their exact
     /// shortest form, bytea as hex (what `PGValueEncoding` reads). Rows passed on by parallel
-    /// workers cost a tenth of the default, so a big sorted key read (a controller's fetch,
-    /// 1M rows) sorts in parallel: 0.45-0.5 s instead of 0.57-0.63 s on two cores; the setup
+    /// workers cost a tenth of the default, so a big sorted key read (a controller's fetch)
+    /// sorts in parallel (Benchmarks/README.md, "Measurements behind the code"); the setup
     /// cost keeps small queries serial.
     static func configure(_ c: PGConnection, schema: String) throws(PGError) {
         try c.exec(

@@ -14,7 +14,7 @@ extension PGStore {
 
     /// Past the held snapshot: on the second session while one is held.
     public var newestToken: Int64 {
-        get throws(EngineError) { try currentToken(on: upkeepSession()) }
+        get throws(EngineError) { try onUpkeepSession { c throws(EngineError) in try currentToken(on: c) } }
     }
 
     func currentToken(on c: PGConnection) throws(EngineError) -> Int64 {
@@ -64,7 +64,7 @@ extension PGStore {
     public func readHistory(after token: Int64, limit: Int) throws(EngineError) -> [HistoryTransaction] {
         let seen = seenToken
         defer { seenToken = seen }
-        return try history(after: token, limit: limit, on: upkeepSession())
+        return try onUpkeepSession { c throws(EngineError) in try history(after: token, limit: limit, on: c) }
     }
 
     /// Tokens are dense (`max + 1` under the writers' lock, the newest row never pruned), so
@@ -88,7 +88,7 @@ extension PGStore {
             ).rows.map { $0[0] }
         }
         var values: Snapshot = [:]
-        for (i, (name, type)) in HistorySchema.columns(t.entity).enumerated() where i < texts.count {
+        for (i, (name, type)) in HistoryNaming.columns(t.entity).enumerated() where i < texts.count {
             if let type {
                 values[name] = PGValueEncoding.value(texts[i], as: .attribute(type))
             } else if let r = t.toOne.first(where: { $0.name == name }) {
@@ -99,66 +99,14 @@ extension PGStore {
     }
 
     public func firstToken(notBefore time: Double) throws(EngineError) -> Int64 {
-        let first = try run("reading the history") { c in
-            try c.execPrepared(
-                """
-                SELECT h.seq FROM \(Self.h) h LEFT JOIN \(Self.t) t ON t.token = h.txn
-                WHERE coalesce(h.time, t.time, 0) >= $1 ORDER BY h.seq LIMIT 1
-                """, [.double(time)]
-            ).int64OrNil(0, 0)
-        }
-        if let first { return first }
-        return try currentToken + 1
+        try firstHistoryToken(notBefore: time)
     }
 
     public func purgeHistory(before token: Int64, force: Bool = false) throws(EngineError) -> Int {
-        guard !isWriting else {
-            throw EngineError(.storeError, "a save is in progress", [("path", .string(path))])
-        }
-        let c = try upkeepSession()
-        do {
-            try c.exec("BEGIN")
-            try c.exec("SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
-            try c.execPrepared(lockSQL, [.text(schema)])
-            var limit = token
-            if !force { limit = min(limit, try oldestLiveCursor(c, now: SQLiteStore.now()) + 1) }
-            let deleted = try prune(c, before: limit, now: SQLiteStore.now(), force: true)
-            try c.exec("COMMIT")
-            return deleted
-        } catch {
-            let e = failure(error, "purging the history", session: c)
-            if c.isConnected { _ = try? c.exec("ROLLBACK") }
-            throw e
-        }
+        try purgeHistoryRows(before: token, force: force)
     }
 
-    // MARK: Cursors and pruning (the rules of HistoryCursors.swift)
-
-    /// Whether `keepHistory` has anything to do now.
-    var upkeepDue: Bool {
-        let now = SQLiteStore.now()
-        return upkeep.cursorDue(mergeCursor, now: now, retention) || now - upkeep.pruneTime >= retention.pruneInterval
-    }
-
-    /// Inside a save's transaction (holding the lock), before its COMMIT.
-    func keepHistory(_ c: PGConnection) throws {
-        let now = SQLiteStore.now()
-        if upkeep.cursorDue(mergeCursor, now: now, retention) { try writeCursor(c, now) }
-        if now - upkeep.pruneTime >= retention.pruneInterval {
-            upkeep.pruneTime = now
-            _ = try prune(c, before: .max, now: now, force: false)
-        }
-    }
-
-    private func writeCursor(_ c: PGConnection, _ now: Double) throws {
-        try c.execPrepared(
-            """
-            INSERT INTO \(PGHistorySchema.cursors) (consumer, token, heartbeat) VALUES ($1, $2, $3)
-            ON CONFLICT (consumer) DO UPDATE SET token = excluded.token, heartbeat = excluded.heartbeat
-            """, [.text(origin), .int(mergeCursor), .double(now)])
-        upkeep.cursorToken = mergeCursor
-        upkeep.cursorTime = now
-    }
+    // MARK: Cursors and pruning (the rules: Core/StoreDialect.swift)
 
     /// The server checkpoints on its own.
     public func checkpointIfDue() {}
@@ -166,7 +114,7 @@ extension PGStore {
     /// A cursor row is this store's own: it needs no writers' lock.
     public func recordCursorIfDue() {
         guard !isWriting, let c = try? db() else { return }
-        let now = SQLiteStore.now()
+        let now = StoreClock.now()
         guard upkeep.cursorDue(mergeCursor, now: now, retention) else { return }
         do { try writeCursor(c, now) } catch { _ = failure(error, "recording the history cursor") }
     }
@@ -174,42 +122,6 @@ extension PGStore {
     func dropCursor() {
         guard upkeep.cursorToken >= 0, !isWriting, let c = connection, c.isConnected else { return }
         _ = try? c.execPrepared("DELETE FROM \(PGHistorySchema.cursors) WHERE consumer = $1", [.text(origin)])
-    }
-
-    func oldestLiveCursor(_ c: PGConnection, now: Double) throws -> Int64 {
-        let r = try c.execPrepared(
-            "SELECT min(token) FROM \(PGHistorySchema.cursors) WHERE heartbeat >= $1 AND consumer <> $2",
-            [.double(now - retention.staleAfter), .text(origin)])
-        return min(mergeCursor, r.int64(0, 0) ?? .max)
-    }
-
-    /// Deletes history rows below `before` that the retention lets go and, unless `force`,
-    /// that every live cursor has read; the newest row always stays. Holds the writers' lock.
-    func prune(_ c: PGConnection, before: Int64, now: Double, force: Bool) throws -> Int {
-        var limit = before
-        if !force {
-            let maxSeq = try c.execPrepared("SELECT coalesce(max(seq), 0) FROM \(Self.h)").int64(0, 0) ?? 0
-            let young = try c.execPrepared(
-                """
-                SELECT h.seq FROM \(Self.h) h LEFT JOIN \(Self.t) t ON t.token = h.txn
-                WHERE coalesce(h.time, t.time, 0) >= $1 ORDER BY h.seq LIMIT 1
-                """, [.double(now - retention.maxAge)])
-            limit = retention.pruneLimit(
-                before: limit, newest: maxSeq, firstYoung: young.int64OrNil(0, 0),
-                oldestLiveCursor: try oldestLiveCursor(c, now: now))
-        }
-        let deleted =
-            try c.execPrepared(
-                "DELETE FROM \(Self.h) WHERE seq < $1 AND seq < (SELECT max(seq) FROM \(Self.h))", [.int(limit)]
-            ).affectedRows ?? 0
-        if deleted > 0 {
-            try c.execPrepared(
-                """
-                DELETE FROM \(Self.t) WHERE token < (SELECT max(token) FROM \(Self.t))
-                AND NOT EXISTS (SELECT 1 FROM \(Self.h) h WHERE h.txn = \(Self.t).token)
-                """)
-        }
-        return deleted
     }
 
     // MARK: Rows written by plain clients
@@ -264,3 +176,66 @@ extension PGStore {
 }
 
 extension PGChangeListener: ChangeAnnouncer {}
+
+extension PGStore: StoreDialect {
+    func upsertCursor(_ c: PGConnection, token: Int64, heartbeat: Double) throws {
+        try c.execPrepared(
+            """
+            INSERT INTO \(PGHistorySchema.cursors) (consumer, token, heartbeat) VALUES ($1, $2, $3)
+            ON CONFLICT (consumer) DO UPDATE SET token = excluded.token, heartbeat = excluded.heartbeat
+            """, [.text(origin), .int(token), .double(heartbeat)])
+    }
+
+    func otherCursorsMinimum(_ c: PGConnection, aliveSince heartbeat: Double) throws -> Int64? {
+        try c.execPrepared(
+            "SELECT min(token) FROM \(PGHistorySchema.cursors) WHERE heartbeat >= $1 AND consumer <> $2",
+            [.double(heartbeat), .text(origin)]
+        ).int64OrNil(0, 0)
+    }
+
+    func newestToken(_ c: PGConnection) throws -> Int64 {
+        try c.execPrepared("SELECT coalesce(max(seq), 0) FROM \(PGHistorySchema.history)").int64(0, 0) ?? 0
+    }
+
+    func firstToken(_ c: PGConnection, notBefore time: Double) throws -> Int64? {
+        try c.execPrepared(
+            """
+            SELECT h.seq FROM \(PGHistorySchema.history) h LEFT JOIN \(PGHistorySchema.transactions) t ON t.token = h.txn
+            WHERE coalesce(h.time, t.time, 0) >= $1 ORDER BY h.seq LIMIT 1
+            """, [.double(time)]
+        ).int64OrNil(0, 0)
+    }
+
+    func deleteHistory(_ c: PGConnection, below limit: Int64) throws -> Int {
+        let h = PGHistorySchema.history
+        let t = PGHistorySchema.transactions
+        let deleted =
+            try c.execPrepared("DELETE FROM \(h) WHERE seq < $1 AND seq < (SELECT max(seq) FROM \(h))", [.int(limit)])
+            .affectedRows ?? 0
+        if deleted > 0 {
+            try c.execPrepared(
+                """
+                DELETE FROM \(t) WHERE token < (SELECT max(token) FROM \(t))
+                AND NOT EXISTS (SELECT 1 FROM \(h) h WHERE h.txn = \(t).token)
+                """)
+        }
+        return deleted
+    }
+
+    func inWriteTransaction<T>(_ c: PGConnection, _ what: String, _ body: (PGConnection) throws -> T)
+        throws(EngineError) -> T
+    {
+        do {
+            // lock_timeout 0 would wait forever: 1 ms is the shortest wait.
+            try c.exec("BEGIN; SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
+            try c.execPrepared(lockSQL, [.text(schema)])
+            let result = try body(c)
+            try c.exec("COMMIT")
+            return result
+        } catch {
+            let e = failure(error, what, session: c)
+            if c.isConnected && c.inTransaction { _ = try? c.exec("ROLLBACK") }
+            throw e
+        }
+    }
+}

@@ -70,3 +70,19 @@ extension PGStore {
         }
     }
 }
+
+extension PGStore {
+    func writeSession() throws(EngineError) -> PGConnection { try db() }
+
+    /// The second session idles between uses, and a server that dropped it (a restart, an
+    /// administrator) is seen only when it is used: once it broke, `body` runs once more on
+    /// a new one (what broke before COMMIT wrote nothing; a purge or an id block lost at
+    /// COMMIT are safe to take again). The store's own session keeps its backoff.
+    func onUpkeepSession<T>(_ body: (PGConnection) throws(EngineError) -> T) throws(EngineError) -> T {
+        let session = try upkeepSession()
+        do { return try body(session) } catch {
+            guard error.kind == .storeUnavailable, session !== connection, sideConnection == nil else { throw error }
+            return try body(try upkeepSession())
+        }
+    }
+}

@@ -61,23 +61,9 @@ extension PGStore {
         guard tables[entity] != nil else {
             throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
         }
-        let sequence = HistorySchema.literal(SchemaNaming.quoted(PGSchema.sequence(entity)))
-        let own = !isWriting
-        // The lock is held until the commit: never inside a held snapshot.
-        let c = own ? try upkeepSession() : try db()
-        do {
-            if own {
-                try c.exec("BEGIN; SET LOCAL lock_timeout = '\(max(1, busyTimeout))ms'")
-                try c.execPrepared(lockSQL, [.text(schema)])
-            }
-            let taken = try take(c, sequence)
-            if own { try c.exec("COMMIT") }
-            return taken
-        } catch {
-            let e = failure(error, "reserving ids of \(entity)", session: c)
-            if own && c.isConnected && c.inTransaction { _ = try? c.exec("ROLLBACK") }
-            throw e
-        }
+        let sequence = HistoryNaming.literal(SchemaNaming.quoted(PGSchema.sequence(entity)))
+        // The lock is held until the commit: in the open write, else on the upkeep session.
+        return try inOpenOrOwnTransaction("reserving ids of \(entity)") { c in try take(c, sequence) }
     }
 
     public func beginWrite(author: String?) throws(EngineError) {
@@ -172,19 +158,15 @@ extension PGStore {
             var k = 0
             let inserts = batch.inserts
             var remake = BulkRemake()
-            let progress = WorkProgress.current
-            var nextReport = 0
+            var progress = RowProgress(total: inserts.count)
             while k < inserts.count {
-                if let progress, k >= nextReport {
-                    progress.step("writing rows", done: k, of: inserts.count)
-                    nextReport = k + 4096
-                }
+                progress.at(k)
                 let entity = inserts[k].0.entity
                 let (t, s) = try entityTables(entity)
                 var end = k + 1
                 while end < inserts.count && inserts[end].0.entity == entity { end += 1 }
                 if end - k >= Self.copyThreshold {
-                    progress?.phase("copying \(end - k) rows")
+                    progress.phase("copying \(end - k) rows")
                     try copyInserts(c, t, inserts[k..<end], &remake)
                     for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
                     k = end
@@ -201,7 +183,7 @@ extension PGStore {
                 for (id, values) in inserts[k..<end] { try writeLinks(c, s, id, values) }
                 k = end
             }
-            if !remake.isEmpty { progress?.phase("rebuilding keys and indexes") }
+            if !remake.isEmpty { progress.phase("rebuilding keys and indexes") }
             try remake.run(c)
             for (id, values) in batch.updates {
                 let (t, s) = try entityTables(id.entity)
@@ -355,13 +337,12 @@ extension PGStore {
     /// entity wait until the commit (DROP INDEX and DROP TRIGGER lock the table), as a
     /// file's readers never do: the price of a bulk load.
     private func isBulkLoad(_ c: PGConnection, _ e: Entity, rows: Int) throws -> Bool {
-        guard rows >= SQLiteStore.bulkIndexRebuild else { return false }
-        // Counting stops past `rows`: the question is only whether the table holds fewer.
-        let held =
-            try c.execPrepared(
-                "SELECT count(*) FROM (SELECT 1 FROM \(PGSchema.q(e.name)) LIMIT \(rows + 1)) AS held"
-            ).int64(0, 0) ?? 0
-        return held <= rows
+        try BulkIndexPolicy.rebuilds(rows: rows) {
+            // Counting stops past `rows`: the question is only whether the table holds fewer.
+            let held = try c.execPrepared(
+                "SELECT count(*) FROM (SELECT 1 FROM \(PGSchema.q(e.name)) LIMIT \(rows + 1)) AS held")
+            return Int(held.int64(0, 0) ?? 0)
+        }
     }
 
     /// The name of the entity's primary key constraint when the table is in no foreign key:

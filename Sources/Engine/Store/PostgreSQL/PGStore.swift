@@ -95,7 +95,7 @@ public final class PGStore: Store, HistoryBackedStore {
         self.modelVersion = modelVersion
         self.log = log
         self.channel = PGChangeListener.channel(schema: schema)
-        self.origin = SQLiteStore.newOrigin()
+        self.origin = StoreClock.newOrigin()
         var tables: [String: EntityTable] = [:]
         var sql: [String: PGEntitySQL] = [:]
         for e in model.entities {
@@ -196,13 +196,9 @@ public final class PGStore: Store, HistoryBackedStore {
 
     // MARK: Reading
 
-    public func read(_ id: ObjectID) throws(EngineError) -> StoredObject? {
-        if let overlay { return try readBefore(id, overlay) }
-        return try readCurrent(id)
-    }
+    public func read(_ id: ObjectID) throws(EngineError) -> StoredObject? { try readObject(id) }
 
-    func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject? {
-        if let known = justWritten?.lookup(id) { return known }
+    func readRow(_ id: ObjectID) throws(EngineError) -> StoredObject? {
         guard let t = tables[id.entity], let s = sql[id.entity] else { return nil }
         return try run("reading \(id)") { c in
             let r = try c.execPrepared(s.selectByID, [.int(id.number)])
@@ -254,11 +250,10 @@ public final class PGStore: Store, HistoryBackedStore {
     }
 
     public func relatedIDs(of id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
-        if let overlay { return try relatedBefore(id, relationship, overlay) }
-        return try relatedCurrent(id, relationship)
+        try readRelatedIDs(id, relationship)
     }
 
-    func relatedCurrent(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
+    func readRelated(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
         guard let s = sql[id.entity], let (r, query) = s.toMany.first(where: { $0.relationship.name == relationship })
         else { return [] }
         return try run("reading \(id).\(relationship)") { c in
@@ -268,8 +263,9 @@ public final class PGStore: Store, HistoryBackedStore {
         }
     }
 
-    public func version(of id: ObjectID) throws(EngineError) -> Int64? {
-        if let overlay, let entry = overlay[id] { return entry?.version }
+    public func version(of id: ObjectID) throws(EngineError) -> Int64? { try readObjectVersion(id) }
+
+    func readVersion(_ id: ObjectID) throws(EngineError) -> Int64? {
         guard let s = sql[id.entity] else { return nil }
         return try run("reading \(id)") { c in
             try c.execPrepared(s.selectVersion, [.int(id.number)]).int64OrNil(0, 0)
@@ -300,6 +296,7 @@ struct PGEntitySQL {
     let unlinkAll: [String]
 
     init(_ e: Entity, in model: ObjectModel) {
+        let layout = EntityTable(e, in: model)
         let q = SchemaNaming.quoted
         let pk = q(SchemaNaming.primaryKey)
         let version = q(SchemaNaming.version)
@@ -313,7 +310,7 @@ struct PGEntitySQL {
             if SchemaNaming.isManyToMany(r, in: model) {
                 let j = SchemaNaming.joinTable(entity: e.name, relationship: r)
                 let (t, me, other) = (PGSchema.qn(j.table), q(j.selfColumn), q(j.otherColumn))
-                toMany.append((r, "SELECT \(other) FROM \(t) WHERE \(me) = $1 ORDER BY 1"))
+                toMany.append((r, layout.toManyQuery(r, parameter: "$1", table: PGSchema.qn)))
                 unlinkOthers.append(
                     (r.name, "DELETE FROM \(t) WHERE \(me) = $1 AND NOT (\(other) = ANY ($2::bigint[]))"))
                 link.append(
@@ -323,7 +320,7 @@ struct PGEntitySQL {
                     ))
                 unlinkAll.append("DELETE FROM \(t) WHERE \(me) = $1")
             } else {
-                toMany.append((r, "SELECT \(pk) FROM \(q(r.destination)) WHERE \(q(r.inverse)) = $1 ORDER BY 1"))
+                toMany.append((r, layout.toManyQuery(r, parameter: "$1")))
             }
         }
         self.toMany = toMany.map { (relationship: $0.0, sql: $0.1) }

@@ -1,19 +1,6 @@
 import Model
 import SQLite
 
-/// When the store keeps a read transaction open, so that everything read between two merges
-/// comes from one state of the file (protocol.md §5, "One state per message").
-public enum ReadSnapshots: Sendable {
-    /// Every statement reads the file as it is (the engine's default; a store in memory).
-    case off
-    /// A host that merges before each message: the snapshot lives from that merge until
-    /// the message is answered (`releaseSnapshot`); writes take a new one when they end.
-    case perMessage
-    /// A host that merges only when asked: the snapshot lives from merge to merge, and
-    /// across the writes, which take a new one when they end.
-    case held
-}
-
 /// A read transaction held on the store's connection (WAL: other processes go on writing;
 /// this connection goes on reading the state it began with). A write ends it (a write always
 /// works on the newest state) and takes a new one when it ends; whatever other processes
@@ -66,7 +53,7 @@ extension SQLiteStore {
 
     /// The connection for upkeep writes that must not end the held snapshot: a second one
     /// to the same file while a snapshot is held, this one otherwise.
-    func upkeepConnection() throws(EngineError) -> Connection {
+    func upkeepSession() throws(EngineError) -> Connection {
         let db = try connection
         guard snapshotHeld else { return db }
         if let side = sideHandle { return side }

@@ -8,43 +8,6 @@ import SQLite
     import Darwin
 #endif
 
-/// An object as the store holds it: its values and the version its row is at.
-public struct StoredObject: Equatable, Sendable {
-    public var values: Snapshot
-    public var version: Int64
-    public init(values: Snapshot, version: Int64) {
-        self.values = values
-        self.version = version
-    }
-}
-
-/// What a root save writes, in one transaction.
-public struct StoreBatch: Sendable {
-    /// Full snapshots of new objects (ids reserved with `reserveID`).
-    public var inserts: [(ObjectID, Snapshot)] = []
-    /// Full snapshots of changed objects; each row's version goes up by one.
-    public var updates: [(ObjectID, Snapshot)] = []
-    public var deletes: [ObjectID] = []
-    /// Recorded with the transaction in the history (a context's `transactionAuthor`).
-    public var author: String? = nil
-
-    public init(
-        inserts: [(ObjectID, Snapshot)] = [], updates: [(ObjectID, Snapshot)] = [], deletes: [ObjectID] = [],
-        author: String? = nil
-    ) {
-        self.inserts = inserts
-        self.updates = updates
-        self.deletes = deletes
-        self.author = author
-    }
-
-    public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
-}
-
-extension EngineError.Kind {
-    public static let storeClosed = Self("storeClosed")
-}
-
 /// The SQLite file (or `:memory:` database) behind every context: schema, light migration,
 /// reads of single objects by id, id reservation and atomic writes. Prepared statements are
 /// cached by the connection, so each SQL text is prepared once.
@@ -58,6 +21,8 @@ public final class SQLiteStore: Store {
 
     private var handle: Connection?
     let tables: [String: EntityTable]
+    /// The SQL of each entity's table.
+    let sqlTables: [String: SQLiteTable]
     /// Ids reserved in the file and not yet handed out (IDAllocation.swift).
     var idBlocks: [String: IDBlock] = [:]
     /// The open write transaction's `_fetchd_transactions` token (WriteTransaction.swift).
@@ -73,9 +38,6 @@ public final class SQLiteStore: Store {
     var upkeep = HistoryUpkeep()
     /// How long the history is kept (HistoryCursors.swift).
     public var retention = HistoryRetention()
-    /// Benchmarks only (FETCHD_BENCH_NO_HISTORY set): saves skip their history rows, so the
-    /// history's cost can be measured against the same build. Other processes then miss them.
-    static let recordsHistory = getenv("FETCHD_BENCH_NO_HISTORY") == nil
     /// While set, reads answer as the store was before the merged transactions (PriorView.swift).
     public var overlay: [ObjectID: StoredObject?]? = nil
     /// While set, rows a batch request read or wrote, as a read returns them: the contexts
@@ -150,7 +112,8 @@ public final class SQLiteStore: Store {
         var tables: [String: EntityTable] = [:]
         for e in model.entities { tables[e.name] = EntityTable(e, in: model) }
         self.tables = tables
-        self.origin = Self.newOrigin()
+        sqlTables = tables.mapValues(SQLiteTable.init)
+        self.origin = StoreClock.newOrigin()
         self.seenDataVersion = (try? Self.dataVersion(db)) ?? 0
         self.mergeCursor = try currentToken
     }
@@ -182,10 +145,7 @@ public final class SQLiteStore: Store {
     // MARK: Reading
 
     /// The object's values and version, or nil when the store has no such object.
-    public func read(_ id: ObjectID) throws(EngineError) -> StoredObject? {
-        if let overlay { return try readBefore(id, overlay) }
-        return try readCurrent(id)
-    }
+    public func read(_ id: ObjectID) throws(EngineError) -> StoredObject? { try readObject(id) }
 
     /// The attribute and to-one columns of a row (in `EntityTable` order), from `column` on.
     static func rowValues(_ s: Statement, _ t: EntityTable, from column: Int32) -> Snapshot {
@@ -202,16 +162,15 @@ public final class SQLiteStore: Store {
         return values
     }
 
-    func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject? {
-        if let known = justWritten?.lookup(id) { return known }
-        guard let t = tables[id.entity] else { return nil }
+    func readRow(_ id: ObjectID) throws(EngineError) -> StoredObject? {
+        guard let t = sqlTables[id.entity] else { return nil }
         let db = try connection
         do {
             let s = try db.prepare(t.selectByID)
             defer { s.reset() }
             try s.bind(.integer(id.number), at: 1)
             guard try s.step() else { return nil }
-            var values = Self.rowValues(s, t, from: 1)
+            var values = Self.rowValues(s, t.layout, from: 1)
             let version = s.int64(0)
             for (r, sql) in t.toMany {
                 let m = try db.prepare(sql)
@@ -227,12 +186,12 @@ public final class SQLiteStore: Store {
 
     /// The destinations of a to-many relationship of a stored object, ascending.
     public func relatedIDs(of id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
-        if let overlay { return try relatedBefore(id, relationship, overlay) }
-        return try relatedCurrent(id, relationship)
+        try readRelatedIDs(id, relationship)
     }
 
-    func relatedCurrent(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
-        guard let t = tables[id.entity], let (r, sql) = t.toMany.first(where: { $0.relationship.name == relationship })
+    func readRelated(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
+        guard let t = sqlTables[id.entity],
+            let (r, sql) = t.toMany.first(where: { $0.relationship.name == relationship })
         else { return [] }
         do {
             let m = try connection.prepare(sql)
@@ -245,9 +204,10 @@ public final class SQLiteStore: Store {
     }
 
     /// The row's version, or nil when the store has no such object.
-    public func version(of id: ObjectID) throws(EngineError) -> Int64? {
-        if let overlay, let entry = overlay[id] { return entry?.version }
-        guard let t = tables[id.entity] else { return nil }
+    public func version(of id: ObjectID) throws(EngineError) -> Int64? { try readObjectVersion(id) }
+
+    func readVersion(_ id: ObjectID) throws(EngineError) -> Int64? {
+        guard let t = sqlTables[id.entity] else { return nil }
         do {
             let s = try connection.prepare(t.selectVersion)
             defer { s.reset() }
@@ -269,12 +229,12 @@ public final class SQLiteStore: Store {
         do {
             do {
                 // One statement per entity for the whole batch (no cache lookup per row).
-                var current: (entity: String, table: EntityTable, statement: Statement)? = nil
+                var current: (entity: String, table: SQLiteTable, statement: Statement)? = nil
                 // The history: this transaction's rows, a run of inserted numbers as one row.
                 let txn = SQLValue.integer(writeToken ?? 0)
                 var run: (entity: String, first: Int64, last: Int64)? = nil
                 func flushRun() throws {
-                    guard let r = run, Self.recordsHistory else { return }
+                    guard let r = run else { return }
                     try db.prepare(HistorySchema.recordInserts)
                         .run([txn, .text(r.entity), .integer(r.first), r.last == r.first ? .null : .integer(r.last)])
                     run = nil
@@ -284,13 +244,10 @@ public final class SQLiteStore: Store {
                 // statement, not per row.
                 var k = 0
                 let inserts = batch.inserts
-                let progress = WorkProgress.current
-                var nextReport = 0
+                var rows = RowProgress(total: inserts.count)
+                let progress = rows.progress
                 while k < inserts.count {
-                    if let progress, k >= nextReport {
-                        progress.step("writing rows", done: k, of: inserts.count)
-                        nextReport = k + 4096
-                    }
+                    rows.at(k)
                     let id = inserts[k].0
                     if current?.entity != id.entity {
                         let t = try table(id)
@@ -337,7 +294,7 @@ public final class SQLiteStore: Store {
                     let t = try table(id)
                     let s = try db.prepare(t.update)
                     var bound = t.columnValues(values)
-                    if Self.recordsHistory { try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound) }
+                    try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound)
                     bound.append(.integer(id.number))
                     try s.run(bound)
                     guard db.changes == 1 else {
@@ -348,7 +305,7 @@ public final class SQLiteStore: Store {
                 for (n, id) in batch.deletes.enumerated() {
                     if let progress, n & 4095 == 0 { progress.step("deleting rows", done: n, of: batch.deletes.count) }
                     let t = try table(id)
-                    if Self.recordsHistory { try db.prepare(t.recordDelete).run([txn, .integer(id.number)]) }
+                    try db.prepare(t.recordDelete).run([txn, .integer(id.number)])
                     for j in t.manyToMany {
                         try db.prepare(HistorySchema.recordUnlinks(table: j.table, selfColumn: j.selfColumn)).run([
                             txn, .integer(id.number),
@@ -376,17 +333,19 @@ public final class SQLiteStore: Store {
     /// sort of the whole table costs less than as many random index insertions; a reader
     /// never sees the store without them.
     private func dropIndexesForBulkInserts(_ db: Connection, _ inserts: [(ObjectID, Snapshot)]) throws -> [Entity] {
-        guard inserts.count >= Self.bulkIndexRebuild else { return [] }
+        guard inserts.count >= BulkIndexPolicy.minimumRows else { return [] }
         var counts: [String: Int] = [:]
         for (id, _) in inserts { counts[id.entity, default: 0] += 1 }
         var out: [Entity] = []
-        for (name, n) in counts.sorted(by: { $0.key < $1.key }) where n >= Self.bulkIndexRebuild {
+        for (name, n) in counts.sorted(by: { $0.key < $1.key }) {
             guard let t = tables[name], !Schema.indexes(t.entity).isEmpty else { continue }
-            let s = try db.prepare("SELECT count(*) FROM \(SchemaNaming.quoted(name))")
-            _ = try s.step()
-            let held = Int(s.int64(0))
-            s.reset()
-            guard n >= held else { continue }
+            let rebuilds = try BulkIndexPolicy.rebuilds(rows: n) {
+                let s = try db.prepare("SELECT count(*) FROM \(SchemaNaming.quoted(name))")
+                defer { s.reset() }
+                _ = try s.step()
+                return Int(s.int64(0))
+            }
+            guard rebuilds else { continue }
             for sql in Schema.dropIndexes(t.entity) { try db.execute(sql) }
             out.append(t.entity)
         }
@@ -396,9 +355,9 @@ public final class SQLiteStore: Store {
     /// Builds the indexes `dropIndexesForBulkInserts` dropped. SQLite sorts an index's keys
     /// in runs as large as the page cache before merging them: with the 64 MiB cache, one
     /// run of a million keys sorts slower than small runs that stay in the CPU's cache, and
-    /// with `threads` the runs sort on a second core. Measured on 1M integer keys: 0.69 s
-    /// with the big cache, 0.37 s with 4 MiB runs, 0.29 s with those on two threads. The
-    /// connection gets its own cache and no sort threads back whatever happens.
+    /// with `threads` the runs sort on a second core (Benchmarks/README.md, "Measurements
+    /// behind the code"). The connection gets its own cache and no sort threads back
+    /// whatever happens.
     private func rebuildIndexes(_ db: Connection, _ entities: [Entity]) throws {
         try db.execute("PRAGMA cache_size=-\(Self.indexSortRunKiB); PRAGMA threads=2")
         defer { try? db.execute("PRAGMA threads=0; PRAGMA cache_size=-\(Self.pageCacheKiB)") }
@@ -410,17 +369,14 @@ public final class SQLiteStore: Store {
     /// The page cache while indexes are built (KiB), and so the size of each sorted run.
     static let indexSortRunKiB = 4096
 
-    /// How many new rows of one entity make rebuilding its indexes worth it (both stores).
-    static let bulkIndexRebuild = 20_000
-
-    private func table(_ id: ObjectID) throws(EngineError) -> EntityTable {
-        guard let t = tables[id.entity] else {
+    private func table(_ id: ObjectID) throws(EngineError) -> SQLiteTable {
+        guard let t = sqlTables[id.entity] else {
             throw EngineError(.unknownEntity, "no entity \(id.entity)", [("entity", .string(id.entity))])
         }
         return t
     }
 
-    private func writeJoins(_ db: Connection, _ t: EntityTable, _ id: ObjectID, _ values: Snapshot, replacing: Bool)
+    private func writeJoins(_ db: Connection, _ t: SQLiteTable, _ id: ObjectID, _ values: Snapshot, replacing: Bool)
         throws
     {
         for j in t.manyToMany {

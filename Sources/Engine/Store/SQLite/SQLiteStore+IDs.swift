@@ -1,35 +1,6 @@
 import Model
 import SQLite
 
-/// A run of numbers of one entity that this store reserved in the file and hands out one by
-/// one; `end` is exclusive.
-struct IDBlock {
-    var next: Int64
-    var end: Int64
-    /// The size of the next block: doubles up to `IDBlock.maxSize`, so a bulk insert takes
-    /// few write transactions and a short session wastes few numbers.
-    var nextSize: Int64
-    /// The block reserved ahead of need (in a save, or at open), taken when this one runs out.
-    var spare: Range<Int64>? = nil
-    static let firstSize: Int64 = 16
-    static let maxSize: Int64 = 4096
-
-    init(_ numbers: Range<Int64>, nextSize: Int64) {
-        next = numbers.lowerBound
-        end = numbers.upperBound
-        self.nextSize = nextSize
-    }
-
-    /// Less than half of the block is left (or none) and nothing is reserved after it.
-    var wantsSpare: Bool { spare == nil && (end - next) * 2 < nextSize }
-
-    /// Where the run of numbers from `next` ends: past the spare when it follows at once.
-    var contiguousEnd: Int64 {
-        if let spare, spare.lowerBound == end { return spare.upperBound }
-        return end
-    }
-}
-
 /// Ids and processes (protocol.md §5): every entity table is AUTOINCREMENT, and
 /// `sqlite_sequence` holds the highest number ever used or reserved. fetchd reserves a block
 /// by advancing it inside a write transaction, so a plain client's insert that leaves `_pk`
@@ -101,7 +72,7 @@ extension SQLiteStore {
     /// leaves them to the next save, or to an insert that has run out.
     func reserveAheadIfFree() {
         guard !isWriting, idBlocks.count < tables.count || idBlocks.values.contains(where: \.wantsSpare),
-            let db = try? upkeepConnection()
+            let db = try? upkeepSession()
         else { return }
         do {
             try db.execute("PRAGMA busy_timeout=0")
@@ -145,10 +116,7 @@ extension SQLiteStore {
             throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
         }
         // Inside a write, in it; else in a transaction of its own that leaves the snapshot be.
-        let own = !isWriting
-        let db = own ? try upkeepConnection() : try connection
-        if own { try beginImmediate(db, "reserving ids of \(entity)") }
-        do {
+        return try inOpenOrOwnTransaction("reserving ids of \(entity)") { db in
             let last = try Self.sequence(db, entity)
             var start = last + 1
             if let block, block.next < block.contiguousEnd, last == block.contiguousEnd - 1 {
@@ -156,11 +124,7 @@ extension SQLiteStore {
                 idBlocks[entity] = IDBlock(block.contiguousEnd..<block.contiguousEnd, nextSize: block.nextSize)
             }
             try Self.setSequence(db, entity, start + size - 1)
-            if own { try db.execute("COMMIT") }
             return start
-        } catch {
-            if own { try? db.execute("ROLLBACK") }
-            throw Self.storeError(error, "reserving ids of \(entity)")
         }
     }
 

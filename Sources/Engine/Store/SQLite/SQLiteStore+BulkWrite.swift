@@ -72,7 +72,7 @@ extension SQLiteStore {
         let rows = Self.numbered(numbers)
         do {
             let db = try connection
-            if Self.recordsHistory {
+            do {
                 let keys =
                     "rtrim("
                     + set.map { "iif(t.\(q($0)) IS NOT ?, \(HistorySchema.literal($0 + ",")), '')" }
@@ -102,7 +102,7 @@ extension SQLiteStore {
         let rows = Self.numbered(numbers)
         do {
             let db = try connection
-            if Self.recordsHistory {
+            do {
                 try db.prepare(
                     "INSERT OR FAIL INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, version, old) "
                         + "SELECT ?, \(HistorySchema.literal(entity)), t.\(q(SchemaNaming.primaryKey)), 'D', "

@@ -1,28 +1,16 @@
 import Model
 import SQLite
 
-/// The change history every writer of the file fills, fetchd or a plain SQLite client
-/// (protocol.md §5), one row per changed row inside the writer's own transaction, so a
+/// The SQLite DDL and triggers of the change history (the layout: Core/HistoryNaming.swift;
+/// protocol.md §5), one row per changed row inside the writer's own transaction, so a
 /// committed write is always there and a rolled-back one never is. A plain client's rows come
 /// from pure-SQL triggers on each entity and join table (they call no function a plain client
 /// lacks); fetchd's from `Store.write`, with triggers off on its connection.
-///
-/// - `_fetchd_history`: `seq` (the token: commit order across processes), `txn` (the
-///   `_fetchd_transactions` row of a fetchd writer, NULL for a plain client), `time` (unix
-///   seconds, only for plain clients), `entity`, `pk`, `op` (`I`, `U`, `D`), `keys` (an
-///   update's changed columns, comma-separated), `version` and `old` (an update's or
-///   delete's old version and values). A join table's row has the join table as `entity`,
-///   column a as `pk` and column b as `other`; fetchd records a run of
-///   inserted numbers as one `I` row from `pk` to `other`.
-/// - `_fetchd_transactions`: one row per fetchd write (author, origin process, time).
-/// - `_fetchd_cursors`: one row per open store that merges (`consumer`: its origin), the
-///   token it has merged up to and its last `heartbeat` (HistoryCursors.swift).
 enum HistorySchema {
-    static let history = "_fetchd_history"
-    static let transactions = "_fetchd_transactions"
-    static let triggerPrefix = "_fetchd_trg_"
-    /// One row per open store (any process) that merges the history: how far it has read.
-    static let cursors = "_fetchd_cursors"
+    static let history = HistoryNaming.history
+    static let transactions = HistoryNaming.transactions
+    static let triggerPrefix = HistoryNaming.triggerPrefix
+    static let cursors = HistoryNaming.cursors
 
     static let tables = [
         "CREATE TABLE IF NOT EXISTS \"\(transactions)\" (token INTEGER PRIMARY KEY, author TEXT, origin TEXT, time REAL)",
@@ -31,8 +19,7 @@ enum HistorySchema {
         "CREATE TABLE IF NOT EXISTS \"\(history)\" (seq INTEGER PRIMARY KEY, txn INTEGER, time REAL, entity TEXT NOT NULL, pk INTEGER NOT NULL, op TEXT NOT NULL, keys TEXT, version INTEGER, old TEXT, other INTEGER)",
     ]
 
-    /// `'text'` with embedded quotes doubled.
-    static func literal(_ s: String) -> String { SchemaNaming.stringLiteral(s) }
+    static func literal(_ s: String) -> String { HistoryNaming.literal(s) }
 
     /// The triggers serve plain clients only: fetchd turns triggers off on its own
     /// connection and records its rows itself (`Store.write`), so its transactions carry
@@ -50,11 +37,7 @@ enum HistorySchema {
             + selects.joined(separator: " UNION ALL ")
     }
 
-    /// The columns after `_version` (attributes, then to-one relationships), as
-    /// `EntityTable` reads them.
-    static func columns(_ e: Entity) -> [(name: String, type: AttributeType?)] {
-        e.attributes.map { ($0.name, $0.type) } + e.relationships.filter(SchemaNaming.hasColumn).map { ($0.name, nil) }
-    }
+    static func columns(_ e: Entity) -> [(name: String, type: AttributeType?)] { HistoryNaming.columns(e) }
 
     /// A row's values as a JSON array in `columns` order, exactly: doubles as 17-digit text,
     /// binary as hex, so they come back bit for bit (`History.decodeOld`).

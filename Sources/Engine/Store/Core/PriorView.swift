@@ -1,6 +1,5 @@
 import Model
 import Predicates
-import SQLite
 
 /// The store as it was before some transactions of the history: what a context showed
 /// before merging them, so the change cycle carries exact before values. Built from the
@@ -9,15 +8,40 @@ import SQLite
 /// by both stores: each reads its current rows and decodes its recorded old values.
 protocol HistoryBackedStore: Store {
     var tables: [String: EntityTable] { get }
-    func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject?
-    func relatedCurrent(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID]
+    /// The dialect's reads of one saved row as it is now (no overlay, nothing just written).
+    func readRow(_ id: ObjectID) throws(EngineError) -> StoredObject?
+    func readRelated(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID]
+    func readVersion(_ id: ObjectID) throws(EngineError) -> Int64?
     /// A history row's recorded old values, by column name.
     func decodeOld(_ old: String?, _ t: EntityTable) throws(EngineError) -> Snapshot
 }
 
-extension SQLiteStore: HistoryBackedStore {
-    public func priorObjects(_ transactions: [HistoryTransaction]) throws(EngineError) -> [ObjectID: StoredObject?] {
-        try priorObjectsFromHistory(transactions)
+/// The reads every store answers the same way over its dialect's row reads: as the store
+/// was before a merge's transactions while `overlay` is set, rows a batch just read or
+/// wrote from `justWritten`, else the row as stored.
+extension HistoryBackedStore {
+    func readObject(_ id: ObjectID) throws(EngineError) -> StoredObject? {
+        if let overlay { return try readBefore(id, overlay) }
+        return try readCurrent(id)
+    }
+
+    func readCurrent(_ id: ObjectID) throws(EngineError) -> StoredObject? {
+        if let known = justWritten?.lookup(id) { return known }
+        return try readRow(id)
+    }
+
+    func readRelatedIDs(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
+        if let overlay { return try relatedBefore(id, relationship, overlay) }
+        return try relatedCurrent(id, relationship)
+    }
+
+    func relatedCurrent(_ id: ObjectID, _ relationship: String) throws(EngineError) -> [ObjectID] {
+        try readRelated(id, relationship)
+    }
+
+    func readObjectVersion(_ id: ObjectID) throws(EngineError) -> Int64? {
+        if let overlay, let entry = overlay[id] { return entry?.version }
+        return try readVersion(id)
     }
 }
 
@@ -71,7 +95,7 @@ extension HistoryBackedStore {
                 prior = current
             }
             if var p = prior {
-                for (r, _) in t.toMany where SchemaNaming.isManyToMany(r, in: model) { p.values[r.name] = nil }
+                for r in t.toMany where SchemaNaming.isManyToMany(r, in: model) { p.values[r.name] = nil }
                 // Links: the current ones with the transactions' link changes undone, newest first.
                 for j in t.manyToMany {
                     var links = Set((current?.values[j.relationship.name] ?? .objects([])).objectIDs.map(\.number))
@@ -99,14 +123,14 @@ extension HistoryBackedStore {
         if let entry = overlay[id] {
             guard let entry else { return nil }
             object = entry
-            for (r, _) in t.toMany where SchemaNaming.isManyToMany(r, in: model) && object.values[r.name] == nil {
+            for r in t.toMany where SchemaNaming.isManyToMany(r, in: model) && object.values[r.name] == nil {
                 object.values[r.name] = .objects(try relatedCurrent(id, r.name))
             }
         } else {
             guard let current = try readCurrent(id) else { return nil }
             object = current
         }
-        for (r, _) in t.toMany where !SchemaNaming.isManyToMany(r, in: model) {
+        for r in t.toMany where !SchemaNaming.isManyToMany(r, in: model) {
             object.values[r.name] = .objects(try derivedBefore(id, r, overlay))
         }
         return object
@@ -116,7 +140,7 @@ extension HistoryBackedStore {
         -> [ObjectID]
     {
         guard let t = tables[id.entity],
-            let r = t.toMany.first(where: { $0.relationship.name == relationship })?.relationship
+            let r = t.toMany.first(where: { $0.name == relationship })
         else { return [] }
         if SchemaNaming.isManyToMany(r, in: model) {
             return (try readBefore(id, overlay)?.values[relationship] ?? .objects([])).objectIDs
@@ -134,56 +158,5 @@ extension HistoryBackedStore {
             if let entry, entry.values[r.inverse] == .object(id) { ids.insert(other) }
         }
         return ids.sorted()
-    }
-}
-
-extension SQLiteStore {
-    /// A row's recorded old values (`HistorySchema.oldValues`).
-    func decodeOld(_ json: String?, _ t: EntityTable) throws(EngineError) -> Snapshot {
-        var values: Snapshot = [:]
-        guard let json else { return values }
-        do {
-            let s = try connection.prepare("SELECT value FROM json_each(?) ORDER BY CAST(key AS INTEGER)")
-            defer { s.reset() }
-            try s.bind(.text(json), at: 1)
-            var i = 0
-            let columns = HistorySchema.columns(t.entity)
-            while try s.step(), i < columns.count {
-                let raw = s.value(0)
-                let (name, type) = columns[i]
-                i += 1
-                guard let type else {
-                    let r = t.toOne.first { $0.name == name }!
-                    values[name] = ValueEncoding.reference(raw, to: r.destination)
-                    continue
-                }
-                var v = raw
-                if case .text(let text) = raw {
-                    switch type {
-                    case .double, .date: v = Double(text).map(SQLValue.real) ?? raw
-                    case .binary: v = .blob(Self.unhex(text))
-                    default: break
-                    }
-                }
-                values[name] = ValueEncoding.value(v, as: type)
-            }
-        } catch { throw Self.storeError(error, "reading the history") }
-        return values
-    }
-
-    private static func unhex(_ text: String) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count / 2)
-        var high: UInt8? = nil
-        for c in text.utf8 {
-            let d: UInt8 = c >= 65 ? (c & 0x5f) - 55 : c - 48
-            if let h = high {
-                out.append(h << 4 | d)
-                high = nil
-            } else {
-                high = d
-            }
-        }
-        return out
     }
 }
