@@ -28,7 +28,7 @@ class VersionTests(unittest.TestCase):
         self.assertEqual(document["info"]["version"], self.version)
 
     def test_python_client(self) -> None:
-        source = (REPO / "clients" / "python" / "fetchd" / "__init__.py").read_text()
+        source = (REPO / "clients" / "python" / "fetchd" / "version.py").read_text()
         self.assertEqual(re.findall(r'^__version__ = "([^"]+)"', source, re.M), [self.version])
 
     def test_js_client(self) -> None:

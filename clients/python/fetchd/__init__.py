@@ -8,6 +8,7 @@
         print(notes.mirror.ids())
 """
 from .aio import AsyncBatch, AsyncClient, AsyncContext, AsyncController
+from .call import BatchCall, Call
 from .changes import (
     DELETE,
     INSERT,
@@ -20,21 +21,19 @@ from .changes import (
     SectionChange,
     SectionInfo,
 )
-from .client import Client
-from .context import Batch, Context
-from .controller import KEEP, Controller
+from .client import Batch, Client, Context, Controller
+from .controller import KEEP
 from .delegate import ControllerDelegate
 from .errors import ConnectionClosed, FetchdError, MirrorError, ProtocolVersionMismatch, ProtocolViolation
-from .framing import LSP, NDJSON
+from .framing import LSP, NDJSON, Notification, Response
 from .handshake import PROTOCOL_VERSION
 from .locate import find_fetchd
 from .mirror import MirrorSection, TableMirror
 from .progress import Progress, ProgressCallback, TerminalBar
-from .protocol import BatchCall, Call, Notification, ProtocolCore, Response
+from .protocol import ProtocolCore
 from .requests import fetch_request, sort
-from .wire_methods import REQUESTS, Calls
-
-__version__ = "0.1.0"
+from .version import __version__
+from .wire_calls import REQUESTS, Calls
 
 __all__ = [
     "AsyncBatch", "AsyncClient", "KEEP", "AsyncContext", "AsyncController", "Batch", "BatchCall", "Call", "Calls",

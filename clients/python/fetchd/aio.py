@@ -1,24 +1,26 @@
 """The asyncio client: the sans-IO core (protocol.py) plus asyncio streams. Many requests may
 be in flight; one reader task feeds the core what it reads, so notifications reach controllers
 in wire order (a cycle's delegate calls all happen before the response that closed it
-resolves, protocol.md §10) and responses resolve their futures. The handles' calls and steps
-are the synchronous client's (context.py, controller.py), awaited."""
+resolves, protocol.md §10) and responses resolve their futures. Its handles await the calls
+and steps built once in context.py and controller.py, which the synchronous handles send."""
 from __future__ import annotations
 
 import asyncio
 import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast
 
+from .call import BatchCall, Call, Step, result_of
 from .changes import IndexPath, SectionInfo, WireObject
 from .context import BatchBase, ContextCalls
 from .controller import KEEP, LiveController, _Keep, with_mode
 from .errors import ConnectionClosed
-from .framing import LSP
+from .framing import LSP, Params, Response
 from .handshake import check_initialize_result, default_client_info
 from .locate import find_fetchd
 from .progress import ProgressArg, ProgressRoute, attached
-from .protocol import BatchCall, Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
-from .wire_methods import AsyncMethods, Calls
+from .protocol import NotificationListener, ProtocolCore
+from .wire_calls import Calls
+from .wire_methods import AsyncMethods
 from .wire_types import InitializeParamsClientInfo, InitializeResult, ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextUndoResult, ContextSaveResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, ObjectID, StoreBatchDeleteResult, StoreBatchInsertResult, StoreBatchUpdateObjectsResult, StoreBatchUpdateResult, StoreOpenResult
 
 READ_SIZE = 1 << 20
@@ -101,7 +103,7 @@ class AsyncClient(AsyncMethods):
         return result_of(call, await future)
 
     async def run(self, step: Step[T]) -> T:
-        """Drive a multi-call step (see protocol.Step) to its end."""
+        """Drive a multi-call step (see call.Step) to its end."""
         try:
             call = next(step)
             while True:

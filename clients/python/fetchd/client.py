@@ -1,24 +1,29 @@
-"""The synchronous client: the sans-IO core (protocol.py) plus blocking reads and writes.
-One request at a time; notifications that arrive before a response (all of a cycle's, by the
-wire contract, protocol.md §10) are dispatched before the call that caused them returns."""
+"""The synchronous client: the sans-IO core (protocol.py) plus blocking reads and writes, and
+its handles (``Context``, ``Batch``, ``Controller``) sending what the call builders make
+(context.py, controller.py). One request at a time; notifications that arrive before a
+response (all of a cycle's, by the wire contract, protocol.md §10) are dispatched before the
+call that caused them returns."""
 from __future__ import annotations
 
 import os
 import select
 import subprocess
 import time
-from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, cast
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast
 
-from .context import Batch, Context
-from .controller import Controller, with_mode
+from .call import BatchCall, Call, Step, result_of
+from .changes import IndexPath, SectionInfo, WireObject
+from .context import BatchBase, ContextCalls
+from .controller import KEEP, LiveController, _Keep, with_mode
 from .errors import ConnectionClosed
-from .framing import LSP
+from .framing import LSP, Params, Response
 from .handshake import check_initialize_result, default_client_info
 from .locate import find_fetchd
 from .progress import ProgressArg, ProgressRoute, attached
-from .protocol import Call, NotificationListener, Params, ProtocolCore, Response, Step, result_of
-from .wire_methods import Calls, SyncMethods
-from .wire_types import InitializeParamsClientInfo, InitializeResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, ObjectID, StoreBatchDeleteResult, StoreBatchInsertResult, StoreBatchUpdateObjectsResult, StoreBatchUpdateResult, StoreOpenResult
+from .protocol import NotificationListener, ProtocolCore
+from .wire_calls import Calls
+from .wire_methods import SyncMethods
+from .wire_types import InitializeParamsClientInfo, InitializeResult, ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextSaveResult, ContextUndoResult, FetchRequest, ContextCreateParamsMergePolicy, ContextCreateParamsUndo, Model, ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, ObjectID, StoreBatchDeleteResult, StoreBatchInsertResult, StoreBatchUpdateObjectsResult, StoreBatchUpdateResult, StoreOpenResult
 
 READ_SIZE = 1 << 20
 T = TypeVar("T")
@@ -129,7 +134,7 @@ class Client(SyncMethods):
         return result_of(call, response)
 
     def run(self, step: Step[T]) -> T:
-        """Drive a multi-call step (see protocol.Step) to its end."""
+        """Drive a multi-call step (see call.Step) to its end."""
         try:
             call = next(step)
             while True:
@@ -452,4 +457,168 @@ class Client(SyncMethods):
         return data
 
 
-__all__ = ["Client"]
+class Context(ContextCalls):
+    """A named managed-object context on the server ("main" after store/open)."""
+
+    def __init__(self, client: Client, name: str) -> None:
+        super().__init__(name)
+        self.client = client
+
+    def insert(self, entity: str, values: Optional[Mapping[str, Any]] = None) -> WireObject:
+        return self.client.call(self.insert_call(entity, values))
+
+    def update(self, object_id: str, values: Mapping[str, Any]) -> WireObject:
+        return self.client.call(self.update_call(object_id, values))
+
+    def delete(self, object_id: str) -> None:
+        self.client.call(self.delete_call(object_id))
+
+    def get(self, ids: Sequence[str], keys: Optional[Sequence[str]] = None) -> List[WireObject]:
+        return self.client.call(self.get_call(ids, keys))
+
+    def fetch(self, request: FetchRequest, keys: Optional[Sequence[str]] = None) -> List[WireObject]:
+        return self.client.call(self.fetch_call(request, keys))
+
+    def count(self, request: FetchRequest) -> int:
+        return self.client.call(self.count_call(request))
+
+    def fetch_dictionaries(
+        self,
+        request: FetchRequest,
+        properties: Optional[Sequence[Union[str, ContextFetchParamsPropertiesToFetchItemOption2]]] = None,
+        group_by: Optional[Sequence[str]] = None,
+        having: Optional[str] = None,
+        distinct: Optional[bool] = None,
+    ) -> List[Dict[str, Any]]:
+        """context/fetch with resultType "dictionary": rows of key paths and expressions
+        ({"name", "function", "keyPath"}), grouped by ``group_by``, filtered by ``having``."""
+        return self.client.call(self.fetch_dictionaries_call(request, properties, group_by, having, distinct))
+
+    def fetch_ids(self, request: FetchRequest) -> List[str]:
+        return self.client.call(self.fetch_ids_call(request))
+
+    def save(self) -> ContextSaveResult:
+        """Returns the counts {inserted, updated, deleted}."""
+        return self.client.call(self.save_call())
+
+    def rollback(self) -> None:
+        self.client.call(self.rollback_call())
+
+    def process_pending_changes(self) -> None:
+        self.client.call(self.process_pending_changes_call())
+
+    def close(self) -> None:
+        self.client.call(self.close_call())
+
+    def has_changes(self) -> bool:
+        return self.client.call(self.has_changes_call())
+
+    def changes(self) -> ContextChangesResult:
+        """The ids of the unsaved changes: {inserted, updated, deleted}."""
+        return self.client.call(self.changes_call())
+
+    def changed_values(self, object_id: str) -> Dict[str, Any]:
+        """The keys of the object that differ from the committed values, with the values here."""
+        return self.client.call(self.changed_values_call(object_id))
+
+    def committed_values(self, object_id: str, keys: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+        """The object's values as the parent (the store for a root) shows them."""
+        return self.client.call(self.committed_values_call(object_id, keys))
+
+    def refresh(self, object_id: str, merge_changes: bool) -> None:
+        """Re-bases (merge_changes True) or drops (False) the unsaved change to the object."""
+        self.client.call(self.refresh_call(object_id, merge_changes))
+
+    def reset(self) -> None:
+        self.client.call(self.reset_call())
+
+    def undo(self) -> ContextUndoResult:
+        """Undo the last group of edits (a change cycle); answers the undo state."""
+        return self.client.call(self.undo_call())
+
+    def redo(self) -> ContextUndoResult:
+        return self.client.call(self.redo_call())
+
+    def undo_state(self) -> ContextUndoResult:
+        """{canUndo, canRedo, undoActionName, redoActionName, undoCount, redoCount, groupingLevel}."""
+        return self.client.call(self.undo_state_call())
+
+    def begin_undo_grouping(self, action_name: Optional[str] = None) -> ContextUndoResult:
+        return self.client.call(self.begin_undo_grouping_call(action_name))
+
+    def end_undo_grouping(self) -> ContextUndoResult:
+        return self.client.call(self.end_undo_grouping_call())
+
+    def batch(self) -> "Batch":
+        """Collect calls, send them as one JSON-RPC batch (one change cycle) on ``send()`` or
+        at the end of a ``with`` block."""
+        return Batch(self.client, self.name)
+
+    def controller(self, name: str, request: FetchRequest, **options: Any) -> "Controller":
+        return self.client.controller(self.name, name, request, **options)
+
+
+class Batch(BatchBase):
+    def __init__(self, client: Client, context: Optional[str]) -> None:
+        super().__init__(context)
+        self.client = client
+
+    def send(self, raise_on_error: bool = True) -> List[BatchCall[Any]]:
+        """Send the batch; with ``raise_on_error`` the first failed call's error is raised
+        (every call still has its outcome)."""
+        calls = self.start_sending()
+        if not calls:
+            return []
+        return self.resolve(self.client.send_batch(calls), raise_on_error)
+
+    def __enter__(self) -> "Batch":
+        return self
+
+    def __exit__(self, exc_type: Any, *rest: Any) -> None:
+        if exc_type is None and not self.sent:
+            self.send()
+
+
+class Controller(LiveController[Client]):
+    """A named controller on the server, used synchronously."""
+
+    def sections(self) -> List[SectionInfo]:
+        return self.client.call(self.sections_call())
+
+    def rows(
+        self, section: int, offset: int = 0, limit: Optional[int] = None, keys: Optional[Sequence[str]] = None
+    ) -> List[WireObject]:
+        return self.client.call(self.rows_call(section, offset, limit, keys))
+
+    def fetched(self, keys: Optional[Sequence[str]] = None) -> List[List[WireObject]]:
+        """Every section's rows, fresh from the server."""
+        return self.client.run(self.fetched_step(keys))
+
+    def object_at(self, index_path: IndexPath) -> WireObject:
+        return self.client.call(self.object_at_call(index_path))
+
+    def index_path(self, object_id: str) -> Optional[IndexPath]:
+        return self.client.call(self.index_path_call(object_id))
+
+    def section_index_titles(self) -> List[str]:
+        return self.client.call(self.section_index_titles_call())
+
+    def section_for_index_title(self, title: str, index: int) -> int:
+        return self.client.call(self.section_for_index_title_call(title, index))
+
+    def perform_fetch(self) -> List[SectionInfo]:
+        """Fetch again (no notifications); the mirror is reloaded."""
+        return self.client.run(self.perform_fetch_step())
+
+    def set_request(
+        self, request: Optional[FetchRequest] = None, section_name_key_path: "Optional[str] | _Keep" = KEEP
+    ) -> List[SectionInfo]:
+        """Change the request (and sections) live: one change cycle reaches the delegate and
+        the mirror before this returns; returns the new sections."""
+        return self.client.call(self.set_request_call(request, section_name_key_path))
+
+    def close(self) -> None:
+        self.client.run(self.close_step(self.client.core))
+
+
+__all__ = ["Batch", "Client", "Context", "Controller"]

@@ -1,18 +1,14 @@
-"""Context handles and JSON-RPC batches: the calls they make are built here once
-(``ContextCalls``, ``BatchBase``); ``Context``/``Batch`` send them synchronously, the asyncio
-twins in aio.py await them."""
+"""The calls of context handles and JSON-RPC batches, built once with no I/O
+(``ContextCalls``, ``BatchBase``): the sync ``Context``/``Batch`` (client.py) send them, the
+asyncio twins (aio.py) await them."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union, cast
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union, cast
 
+from .call import BatchCall, BatchCollector, Call
 from .changes import WireObject
-from .protocol import BatchCall, BatchCollector, Call
-from .wire_methods import Calls
+from .wire_calls import Calls
 from .wire_types import ContextChangesResult, ContextFetchParamsPropertiesToFetchItemOption2, ContextSaveResult, ContextUndoResult, FetchRequest
-
-if TYPE_CHECKING:
-    from .client import Client
-    from .controller import Controller
 
 
 def _object(result: Any) -> WireObject:
@@ -138,107 +134,6 @@ class ContextCalls:
         return f"{type(self).__name__}({self.name!r})"
 
 
-class Context(ContextCalls):
-    """A named managed-object context on the server ("main" after store/open)."""
-
-    def __init__(self, client: "Client", name: str) -> None:
-        super().__init__(name)
-        self.client = client
-
-    def insert(self, entity: str, values: Optional[Mapping[str, Any]] = None) -> WireObject:
-        return self.client.call(self.insert_call(entity, values))
-
-    def update(self, object_id: str, values: Mapping[str, Any]) -> WireObject:
-        return self.client.call(self.update_call(object_id, values))
-
-    def delete(self, object_id: str) -> None:
-        self.client.call(self.delete_call(object_id))
-
-    def get(self, ids: Sequence[str], keys: Optional[Sequence[str]] = None) -> List[WireObject]:
-        return self.client.call(self.get_call(ids, keys))
-
-    def fetch(self, request: FetchRequest, keys: Optional[Sequence[str]] = None) -> List[WireObject]:
-        return self.client.call(self.fetch_call(request, keys))
-
-    def count(self, request: FetchRequest) -> int:
-        return self.client.call(self.count_call(request))
-
-    def fetch_dictionaries(
-        self,
-        request: FetchRequest,
-        properties: Optional[Sequence[Union[str, ContextFetchParamsPropertiesToFetchItemOption2]]] = None,
-        group_by: Optional[Sequence[str]] = None,
-        having: Optional[str] = None,
-        distinct: Optional[bool] = None,
-    ) -> List[Dict[str, Any]]:
-        """context/fetch with resultType "dictionary": rows of key paths and expressions
-        ({"name", "function", "keyPath"}), grouped by ``group_by``, filtered by ``having``."""
-        return self.client.call(self.fetch_dictionaries_call(request, properties, group_by, having, distinct))
-
-    def fetch_ids(self, request: FetchRequest) -> List[str]:
-        return self.client.call(self.fetch_ids_call(request))
-
-    def save(self) -> ContextSaveResult:
-        """Returns the counts {inserted, updated, deleted}."""
-        return self.client.call(self.save_call())
-
-    def rollback(self) -> None:
-        self.client.call(self.rollback_call())
-
-    def process_pending_changes(self) -> None:
-        self.client.call(self.process_pending_changes_call())
-
-    def close(self) -> None:
-        self.client.call(self.close_call())
-
-    def has_changes(self) -> bool:
-        return self.client.call(self.has_changes_call())
-
-    def changes(self) -> ContextChangesResult:
-        """The ids of the unsaved changes: {inserted, updated, deleted}."""
-        return self.client.call(self.changes_call())
-
-    def changed_values(self, object_id: str) -> Dict[str, Any]:
-        """The keys of the object that differ from the committed values, with the values here."""
-        return self.client.call(self.changed_values_call(object_id))
-
-    def committed_values(self, object_id: str, keys: Optional[Sequence[str]] = None) -> Dict[str, Any]:
-        """The object's values as the parent (the store for a root) shows them."""
-        return self.client.call(self.committed_values_call(object_id, keys))
-
-    def refresh(self, object_id: str, merge_changes: bool) -> None:
-        """Re-bases (merge_changes True) or drops (False) the unsaved change to the object."""
-        self.client.call(self.refresh_call(object_id, merge_changes))
-
-    def reset(self) -> None:
-        self.client.call(self.reset_call())
-
-    def undo(self) -> ContextUndoResult:
-        """Undo the last group of edits (a change cycle); answers the undo state."""
-        return self.client.call(self.undo_call())
-
-    def redo(self) -> ContextUndoResult:
-        return self.client.call(self.redo_call())
-
-    def undo_state(self) -> ContextUndoResult:
-        """{canUndo, canRedo, undoActionName, redoActionName, undoCount, redoCount, groupingLevel}."""
-        return self.client.call(self.undo_state_call())
-
-    def begin_undo_grouping(self, action_name: Optional[str] = None) -> ContextUndoResult:
-        return self.client.call(self.begin_undo_grouping_call(action_name))
-
-    def end_undo_grouping(self) -> ContextUndoResult:
-        return self.client.call(self.end_undo_grouping_call())
-
-    def batch(self) -> "Batch":
-        """Collect calls, send them as one JSON-RPC batch (one change cycle) on ``send()`` or
-        at the end of a ``with`` block."""
-        return Batch(self.client, self.name)
-
-    def controller(self, name: str, request: FetchRequest, **options: Any) -> "Controller":
-        return self.client.controller(self.name, name, request, **options)
-
-
 class BatchBase(BatchCollector):
     """The calls a batch can hold (``add`` takes any ``Calls.*`` call as well)."""
 
@@ -258,24 +153,3 @@ class BatchBase(BatchCollector):
 
     def rollback(self, context: Optional[str] = None) -> BatchCall[None]:
         return self.add(ContextCalls(self._context(context)).rollback_call())
-
-
-class Batch(BatchBase):
-    def __init__(self, client: "Client", context: Optional[str]) -> None:
-        super().__init__(context)
-        self.client = client
-
-    def send(self, raise_on_error: bool = True) -> List[BatchCall[Any]]:
-        """Send the batch; with ``raise_on_error`` the first failed call's error is raised
-        (every call still has its outcome)."""
-        calls = self.start_sending()
-        if not calls:
-            return []
-        return self.resolve(self.client.send_batch(calls), raise_on_error)
-
-    def __enter__(self) -> "Batch":
-        return self
-
-    def __exit__(self, exc_type: Any, *rest: Any) -> None:
-        if exc_type is None and not self.sent:
-            self.send()

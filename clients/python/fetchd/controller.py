@@ -1,19 +1,17 @@
-"""Fetched-results controller handles. ``LiveController`` holds what a controller remembers
-and builds its calls and multi-call steps once; ``Controller`` runs them synchronously,
-``AsyncController`` (aio.py) awaits them."""
+"""Fetched-results controller handles without I/O: ``LiveController`` holds what a
+controller remembers and builds its calls and multi-call steps once; ``Controller``
+(client.py) runs them synchronously, ``AsyncController`` (aio.py) awaits them."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
 
+from .call import Call, Step
 from .changes import IndexPath, SectionInfo, WireObject
 from .delegate import ControllerCore
 from .mirror import TableMirror
-from .protocol import Call, ProtocolCore, Step
-from .wire_methods import Calls
+from .protocol import ProtocolCore
+from .wire_calls import Calls
 from .wire_types import ControllerCreateParamsNotify, ControllerCreateParamsNotifyMode, FetchRequest
-
-if TYPE_CHECKING:
-    from .client import Client
 
 
 def _sections(result: Any) -> List[SectionInfo]:
@@ -194,45 +192,3 @@ class LiveController(ControllerCore, Generic[ClientT]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, context={self.context!r})"
-
-
-class Controller(LiveController["Client"]):
-    """A named controller on the server, used synchronously."""
-
-    def sections(self) -> List[SectionInfo]:
-        return self.client.call(self.sections_call())
-
-    def rows(
-        self, section: int, offset: int = 0, limit: Optional[int] = None, keys: Optional[Sequence[str]] = None
-    ) -> List[WireObject]:
-        return self.client.call(self.rows_call(section, offset, limit, keys))
-
-    def fetched(self, keys: Optional[Sequence[str]] = None) -> List[List[WireObject]]:
-        """Every section's rows, fresh from the server."""
-        return self.client.run(self.fetched_step(keys))
-
-    def object_at(self, index_path: IndexPath) -> WireObject:
-        return self.client.call(self.object_at_call(index_path))
-
-    def index_path(self, object_id: str) -> Optional[IndexPath]:
-        return self.client.call(self.index_path_call(object_id))
-
-    def section_index_titles(self) -> List[str]:
-        return self.client.call(self.section_index_titles_call())
-
-    def section_for_index_title(self, title: str, index: int) -> int:
-        return self.client.call(self.section_for_index_title_call(title, index))
-
-    def perform_fetch(self) -> List[SectionInfo]:
-        """Fetch again (no notifications); the mirror is reloaded."""
-        return self.client.run(self.perform_fetch_step())
-
-    def set_request(
-        self, request: Optional[FetchRequest] = None, section_name_key_path: "Optional[str] | _Keep" = KEEP
-    ) -> List[SectionInfo]:
-        """Change the request (and sections) live: one change cycle reaches the delegate and
-        the mirror before this returns; returns the new sections."""
-        return self.client.call(self.set_request_call(request, section_name_key_path))
-
-    def close(self) -> None:
-        self.client.run(self.close_step(self.client.core))

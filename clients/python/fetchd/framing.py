@@ -1,13 +1,16 @@
-"""Message framing on a byte stream: LSP (Content-Length headers) or NDJSON (one per line).
+"""Bytes <-> JSON-RPC messages, with no state beyond a decoder's buffer.
 
-Decoders are incremental: feed them whatever a read returned, they hand back every complete
-message body (bytes) and keep the rest for the next read.
+Framing on a byte stream: LSP (Content-Length headers) or NDJSON (one per line). Decoders are
+incremental: feed them whatever a read returned, they hand back every complete message body
+(bytes) and keep the rest for the next read. ``parse`` turns bodies into ``Response``s and
+``Notification``s; ``frame_message`` makes the bytes of one message (or batch) to write.
 """
 from __future__ import annotations
 
-from typing import List
+import json
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Union
 
-from .errors import ProtocolViolation
+from .errors import FetchdError, ProtocolViolation
 
 LSP = "lsp"
 NDJSON = "ndjson"
@@ -106,3 +109,78 @@ def decoder(framing: str) -> "LSPDecoder | NDJSONDecoder":
     if framing == NDJSON:
         return NDJSONDecoder()
     raise ValueError(f"unknown framing {framing!r}; expected one of {FRAMINGS}")
+
+
+# -- messages ----------------------------------------------------------------------------------
+_decode = json.JSONDecoder().decode
+
+Params = Optional[Dict[str, Any]]
+
+
+class Response(NamedTuple):
+    id: Any
+    result: Any = None
+    error: Optional[FetchdError] = None
+
+
+class Notification(NamedTuple):
+    method: str
+    params: Dict[str, Any]
+
+
+Incoming = Union[Response, Notification]
+
+
+def dumps(value: Any) -> bytes:
+    """Compact UTF-8 JSON; NaN and infinities are refused (JSON has no such numbers)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def frame_message(message: Any, framing: str) -> bytes:
+    """One message (or a batch: a list of them) as the bytes to write."""
+    return encode(dumps(message), framing)
+
+
+def parse(bodies: Iterable[bytes]) -> List[Incoming]:
+    """The responses and notifications in message bodies, in order (a batch's in its order)."""
+    out: List[Incoming] = []
+    for body in bodies:
+        try:
+            # fetchd writes UTF-8: decoded directly, not through json.loads' sniffing.
+            message = _decode(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as error:
+            raise ProtocolViolation(f"server sent invalid JSON: {error}: {body[:200]!r}") from None
+        if isinstance(message, list):
+            if not message:
+                raise ProtocolViolation("server sent an empty batch")
+            for element in message:
+                out.append(classify(element))
+        else:
+            out.append(classify(message))
+    return out
+
+
+def classify(message: Any) -> Incoming:
+    """A decoded JSON value as a response or a notification (ProtocolViolation otherwise)."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise ProtocolViolation(f"not a JSON-RPC 2.0 message: {message!r}")
+    if "method" in message:
+        if "id" in message:
+            raise ProtocolViolation(f"fetchd sends no requests to clients: {message!r}")
+        params = message.get("params")
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            raise ProtocolViolation(f"notification params must be an object: {message!r}")
+        return Notification(message["method"], params)
+    if "id" not in message:
+        raise ProtocolViolation(f"response without an id: {message!r}")
+    has_result, has_error = "result" in message, "error" in message
+    if has_result == has_error:
+        raise ProtocolViolation(f"a response needs exactly one of result/error: {message!r}")
+    if has_error:
+        error = message["error"]
+        if not isinstance(error, dict):
+            raise ProtocolViolation(f"error must be an object: {message!r}")
+        return Response(message["id"], error=FetchdError.from_object(error))
+    return Response(message["id"], result=message["result"])

@@ -7,21 +7,16 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .errors import ProtocolVersionMismatch
+from .version import __version__
 from .wire_types import InitializeParamsClientInfo
 
 # The protocolVersion of fetchd's initialize result (protocol.md §2) this client is written for.
 PROTOCOL_VERSION = 1
 
 
-def client_version() -> str:
-    from . import __version__  # at call time: the package's __init__ imports the clients
-
-    return __version__
-
-
 def default_client_info() -> InitializeParamsClientInfo:
     """What fetchd logs about its peer when the caller names none."""
-    return {"name": "fetchd-python", "version": client_version()}
+    return {"name": "fetchd-python", "version": __version__}
 
 
 def check_initialize_result(result: Any, binary: Optional[str]) -> None:
@@ -36,7 +31,7 @@ def check_initialize_result(result: Any, binary: Optional[str]) -> None:
         server += f" {info['version']}"
     if binary:
         server += f" at {binary}"
-    ours = f"this client (fetchd {client_version()} for Python) speaks protocol version {PROTOCOL_VERSION}"
+    ours = f"this client (fetchd {__version__} for Python) speaks protocol version {PROTOCOL_VERSION}"
     if isinstance(version, int) and not isinstance(version, bool):
         said, known = f"speaks protocol version {version}", version
     else:

@@ -12,7 +12,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Dict, Iterator, Optional, TypeVar, Union
 
-from .protocol import Call, ProtocolCore
+from .call import Call
+from .protocol import ProtocolCore
 
 T = TypeVar("T")
 

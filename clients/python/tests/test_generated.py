@@ -1,5 +1,6 @@
-"""tools/gen_types.py: the checked-in wire_types.py / wire_methods.py are what it makes of
-clients/openrpc.json, and it handles the whole schema subset of the contract (the fixture)."""
+"""tools/gen_types.py: the checked-in wire_types.py / wire_calls.py / wire_methods.py are what
+it makes of clients/openrpc.json, and it handles the whole schema subset of the contract (the
+fixture)."""
 import importlib.util
 import json
 import shutil
@@ -13,6 +14,7 @@ from openrpc_doc import FIXTURE, PYTHON_DIR, load_document
 
 GENERATOR = PYTHON_DIR / "tools" / "gen_types.py"
 PACKAGE = PYTHON_DIR / "fetchd"
+GENERATED = ("wire_types.py", "wire_calls.py", "wire_methods.py")
 
 
 def generator():
@@ -27,14 +29,15 @@ def test_regenerating_from_the_document_changes_nothing(tmp_path):
     result = subprocess.run([sys.executable, str(GENERATOR), "--output-dir", str(tmp_path)],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    for name in ("wire_types.py", "wire_methods.py"):
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(GENERATED)
+    for name in GENERATED:
         fresh = (tmp_path / name).read_text(encoding="utf-8")
         assert fresh == (PACKAGE / name).read_text(encoding="utf-8"), \
             f"fetchd/{name} is stale: run python3 clients/python/tools/gen_types.py"
 
 
 def test_check_mode_reports_a_stale_file(tmp_path):
-    for name in ("wire_types.py", "wire_methods.py"):
+    for name in GENERATED:
         (tmp_path / name).write_text("stale\n")
     args = ["--input", str(FIXTURE), "--output-dir", str(tmp_path)]
     assert generator().main(args + ["--check"]) == 1
@@ -88,16 +91,17 @@ def test_the_fixture_generates_typed_dicts_literals_and_unions(fixture_package):
 
 
 def test_the_fixture_generates_a_builder_and_both_mixins_per_request(fixture_package):
+    calls = load(fixture_package, "wire_calls")
     methods = load(fixture_package, "wire_methods")
     doc = json.loads(FIXTURE.read_text(encoding="utf-8"))
     wire = [m["name"] for m in doc["methods"] if "result" in m]
-    assert list(methods.REQUESTS) == wire
-    call = methods.Calls.controller_rows("c", 2, limit=5)
+    assert list(calls.REQUESTS) == wire
+    call = calls.Calls.controller_rows("c", 2, limit=5)
     assert (call.method, call.params) == ("controller/rows", {"controller": "c", "section": 2, "limit": 5})
-    assert methods.Calls.shutdown().params is None
+    assert calls.Calls.shutdown().params is None
     # Descriptions reach the docstrings intact, quotes and backslashes included.
-    assert 'context: the context\'s name ("main" after store/open; a \\\\ is kept)' in methods.Calls.context_insert.__doc__
-    for name in methods.REQUESTS.values():
+    assert 'context: the context\'s name ("main" after store/open; a \\\\ is kept)' in calls.Calls.context_insert.__doc__
+    for name in calls.REQUESTS.values():
         assert callable(getattr(methods.SyncMethods, name)) and callable(getattr(methods.AsyncMethods, name))
 
 

@@ -5,8 +5,9 @@ import io
 import pytest
 
 from fetchd import Progress, TerminalBar
+from fetchd.call import Call
 from fetchd.progress import ProgressRoute, attached, resolve
-from fetchd.protocol import Call, ProtocolCore
+from fetchd.protocol import ProtocolCore
 
 
 class FakeTTY(io.StringIO):

@@ -4,8 +4,7 @@ import pytest
 
 from fetchd import FetchdError, ProtocolCore
 from fetchd.errors import ProtocolViolation
-from fetchd.framing import LSP, NDJSON, LSPDecoder
-from fetchd.protocol import Notification, Response
+from fetchd.framing import LSP, NDJSON, LSPDecoder, Notification, Response
 
 
 def body(framed: bytes):

@@ -5,13 +5,15 @@
     python3 clients/python/tools/gen_types.py --check    # exit 1 when the files are stale
     python3 clients/python/tools/gen_types.py --input DOC --output-dir DIR
 
-Writes two modules (stdlib only, no third-party code):
+Writes three modules (stdlib only, no third-party code), one per layer of the package:
 
 - ``wire_types.py``: every component schema as a ``TypedDict`` (objects with properties),
   a ``Literal`` (``enum``/``const``) or an alias; per method ``<Name>Params`` and
   ``<Name>Result``.
-- ``wire_methods.py``: ``Calls`` (one builder per request returning a ``Call``), and the
-  mixins ``SyncMethods`` / ``AsyncMethods`` that the clients inherit, one method per request.
+- ``wire_calls.py``: ``REQUESTS`` and ``Calls`` (one builder per request returning a
+  ``Call``; no I/O).
+- ``wire_methods.py``: the mixins ``SyncMethods`` / ``AsyncMethods`` that the clients
+  inherit, one method per request, each sending its ``Calls`` builder's call.
 
 Name mapping (the coverage test applies the same rules):
 
@@ -276,7 +278,8 @@ def generate(doc: Dict[str, Any], source: str = SOURCE_NAME) -> Dict[str, str]:
     types += typing_import(body, ["Any", "Dict", "List", "Literal", "TypedDict", "Union"]) + "\n\n"
     types += body
     types += "__all__ = [\n" + "".join(f"    {json.dumps(n)},\n" for n in sorted(gen.exported)) + "]\n"
-    return {"wire_types.py": types, "wire_methods.py": methods_module(gen, requests, source)}
+    return {"wire_types.py": types, "wire_calls.py": calls_module(gen, requests, source),
+            "wire_methods.py": mixins_module(gen, requests, source)}
 
 
 def signature(gen: Generator, method: Dict[str, Any]) -> Tuple[str, str, str]:
@@ -302,12 +305,11 @@ def signature(gen: Generator, method: Dict[str, Any]) -> Tuple[str, str, str]:
     return ", ".join(parts), "".join(lines), ", ".join(args)
 
 
-def methods_module(gen: Generator, requests: List[Tuple[Dict[str, Any], str]], source: str) -> str:
-    out = HEADER.format(what="Every request of the fetchd protocol: call builders and client method mixins.",
-                        source=source)
+def calls_module(gen: Generator, requests: List[Tuple[Dict[str, Any], str]], source: str) -> str:
+    out = HEADER.format(what="Every request of the fetchd protocol as a call builder (no I/O).", source=source)
     out += "from __future__ import annotations\n\n"
     out += "MARKER_TYPING\n\n"
-    out += "from .protocol import Call\nMARKER_IMPORTS\n"
+    out += "from .call import Call\nMARKER_IMPORTS\n"
     out += "# Wire method name -> Python method name, for every request.\n"
     out += "REQUESTS: Dict[str, str] = {\n"
     out += "".join(f"    {json.dumps(m['name'])}: {json.dumps(python_method_name(m['name']))},\n" for m, _ in requests)
@@ -323,6 +325,15 @@ def methods_module(gen: Generator, requests: List[Tuple[Dict[str, Any], str]], s
             out += f"        return Call({json.dumps(method['name'])}, params)\n"
         else:
             out += f"        return Call({json.dumps(method['name'])})\n"
+    return finish(gen, out, "", ["Any", "Dict", "List", "Optional", "Union"])
+
+
+def mixins_module(gen: Generator, requests: List[Tuple[Dict[str, Any], str]], source: str) -> str:
+    out = HEADER.format(what="Every request of the fetchd protocol as a method of each client, sending the "
+                             "builder's call.", source=source)
+    out += "from __future__ import annotations\n\n"
+    out += "MARKER_TYPING\n\n"
+    out += "from .call import Call\nfrom .wire_calls import Calls\nMARKER_IMPORTS\n"
     for flavour in ("Sync", "Async"):
         is_async = flavour == "Async"
         out += f"\n\nclass {flavour}Methods:\n"
@@ -338,10 +349,15 @@ def methods_module(gen: Generator, requests: List[Tuple[Dict[str, Any], str]], s
             out += f"\n    {'async ' if is_async else ''}def {name}({self_params}) -> {result}:\n"
             out += docstring(method)
             out += f"        return {'await ' if is_async else ''}self.call(Calls.{name}({args}))\n"
+    return finish(gen, out, 'T = TypeVar("T")\n', ["Any", "Dict", "List", "Optional", "TypeVar", "Union"])
+
+
+def finish(gen: Generator, out: str, prelude: str, typing_names: List[str]) -> str:
+    """Fills in the imports ``out`` uses: the wire types it names and the typing names."""
     used = sorted(n for n in gen.exported if re.search(rf"\b{n}\b", out))
-    imports = "from .wire_types import (\n" + "".join(f"    {n},\n" for n in used) + ")\n\n"
-    out = out.replace("MARKER_IMPORTS\n", imports + 'T = TypeVar("T")\n\n', 1)
-    return out.replace("MARKER_TYPING\n", typing_import(out, ["Any", "Dict", "List", "Optional", "TypeVar", "Union"]), 1)
+    imports = "from .wire_types import (\n" + "".join(f"    {n},\n" for n in used) + ")\n\n" if used else ""
+    out = out.replace("MARKER_IMPORTS\n", imports + prelude, 1)
+    return out.replace("MARKER_TYPING\n", typing_import(out, typing_names), 1)
 
 
 def docstring(method: Dict[str, Any]) -> str:
@@ -364,7 +380,7 @@ def typing_import(code: str, names: List[str]) -> str:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", type=Path, default=DEFAULT_INPUT, help="the OpenRPC document")
-    parser.add_argument("--output-dir", type=Path, default=PACKAGE, help="where wire_types.py and wire_methods.py go")
+    parser.add_argument("--output-dir", type=Path, default=PACKAGE, help="where the wire_*.py modules go")
     parser.add_argument("--source", default=SOURCE_NAME, help="the document's name in the header")
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 if stale")
     args = parser.parse_args(argv)
