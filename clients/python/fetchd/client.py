@@ -409,15 +409,22 @@ class Client(SyncMethods):
             raise ConnectionClosed(f"fetchd's input is closed: {error}") from None
 
     def wait(self, ids: Sequence[Any]) -> List[Response]:
-        """Read until every id in ``ids`` is answered, dispatching notifications on the way;
-        the responses in the order of ``ids``. A delegate's exception is raised only once
-        the responses are in, so the stream stays in step."""
-        if self._backlog:
-            bodies, self._backlog = self._backlog, []
-            self.core.receive_bodies(bodies)
+        """Read until every id in ``ids`` is answered, dispatching the notifications that came
+        before; the responses in the order of ``ids``. What came after the last of them (a
+        watching fetchd's merge sent right after the answer, protocol.md §1.5) stays for the
+        next read, so no mirror moves past the state the responses describe before the
+        caller has them. A delegate's exception is raised only once the responses are in, so
+        the stream stays in step."""
+        pending, self._backlog = self._backlog, []
+        index = 0
         for request_id in ids:
             while not self.core.is_answered(request_id):
-                self.core.receive(self._read())
+                if index == len(pending):
+                    pending, index = self.core.bodies(self._read()), 0
+                    continue
+                self.core.receive_bodies(pending[index : index + 1])
+                index += 1
+        self._backlog = pending[index:]
         responses = [self.core.take(i) for i in ids]
         error = self.core.take_handler_error()
         if error is not None:
