@@ -5,18 +5,14 @@ import Store
 /// Announces every merge of other processes' commits (`store/didChangeExternally`, after
 /// the controllers' cycles), whoever caused it: `store/checkExternalChanges`, the watch, or a
 /// write that merged first (protocol.md §5, "One state per message").
-final class ExternalAnnouncer: ChangeCycleObserver {
+final class ExternalAnnouncer: StoreOpenObserver, GraphObserver {
     private unowned let server: Server
 
     init(_ server: Server) { self.server = server }
 
-    func contextDidChange(_ changeSet: ChangeSet) {}
+    func storeDidOpen(_ graph: ObjectGraph) { graph.addObserver(self) }
 
-    func storeDidOpen(_ graph: ObjectGraph) {
-        graph.onExternalMerge = { [unowned self, unowned graph] merge in announce(merge, graph) }
-    }
-
-    private func announce(_ merge: ObjectGraph.ExternalMerge, _ graph: ObjectGraph) {
+    func graph(_ graph: ObjectGraph, didMergeExternally merge: ObjectGraph.ExternalMerge) {
         let logger = server.logger
         if merge.gap { logger.warning("history not yet merged here was pruned: every controller fetched again") }
         for v in merge.invalid {
@@ -46,8 +42,11 @@ extension Server {
         if watching {
             mergeWatchedChanges()
         } else {
-            // Merges only when asked: the held snapshot stays what was last merged.
-            try? graph.store.holdSnapshot()
+            // Merges only when asked: the held snapshot stays what was last merged. Without
+            // one, reads see the file as it is (as with snapshots off); the next message tries again.
+            do { try graph.store.holdSnapshot() } catch {
+                logger.warning("taking a read snapshot failed: \(error)")
+            }
         }
     }
 }

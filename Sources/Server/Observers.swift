@@ -16,12 +16,10 @@ extension ServerObserver {
     public func serverWillClose(_ server: Server) {}
 }
 
-/// What the contexts tell the parts registered with `ContextsState.addObserver` (the
-/// controllers), synchronously and in the order cycles happen.
-public protocol ChangeCycleObserver: AnyObject {
-    /// One change cycle of one context: `changeSet.context`, the changed objects
-    /// (`changeSet.changes`, values before and after) and why (`changeSet.reason`).
-    func contextDidChange(_ changeSet: ChangeSet)
+/// What `ContextsState` tells the parts registered with its `addObserver` (the controllers,
+/// the external-merge announcer), in registration order. Each then joins the new graph's own
+/// observer list (`ObjectGraph.addObserver`) for what happens in it.
+public protocol StoreOpenObserver: AnyObject {
     /// `store/open` replaced the graph: every context of the old one is gone.
     func storeDidOpen(_ graph: ObjectGraph)
 }

@@ -37,7 +37,8 @@ public final class Server: MessageHandler {
     public let outbox = Outbox()
     /// The open store, its contexts and the request compiler (`store/*`, `context/*`).
     public let contexts = ContextsState()
-    /// The controllers by name (`controller/*`); they observe `contexts`.
+    /// The controllers by name (`controller/*`): the wire side of the engine's
+    /// `ControllerRegistry`, which `contexts` makes for each store opened.
     public let controllers: ControllersState
 
     public internal(set) var lifecycle = Lifecycle()
@@ -55,7 +56,7 @@ public final class Server: MessageHandler {
     ) {
         self.configuration = configuration
         self.logger = logger
-        controllers = ControllersState(outbox: outbox)
+        controllers = ControllersState(outbox: outbox, logger: logger)
         contexts.addObserver(controllers)
         contexts.addObserver(ExternalAnnouncer(self))
         addObserver(contexts)

@@ -113,6 +113,7 @@ extension Server {
     /// drop that wake-up, but look once more soon in case another writer committed meanwhile.
     private func forgetOwnCursorWrite(_ graph: ObjectGraph) {
         guard changeAnnouncer?.drain() == true else { return }
-        if (try? graph.hasExternalChanges()) == true { watchState.rechecks = 1 }
+        // A check that fails looks again soon too: that check merges, or logs the failure.
+        if (try? graph.hasExternalChanges()) != false { watchState.rechecks = 1 }
     }
 }

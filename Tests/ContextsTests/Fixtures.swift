@@ -39,7 +39,7 @@ enum Fixture {
     static func graph(path: String = ":memory:") throws -> (ObjectGraph, Recorder) {
         let graph = ObjectGraph(store: try SQLiteStore.open(path: path, model: model))
         let recorder = Recorder()
-        graph.onChangeSet = { recorder.sets.append($0) }
+        graph.observeChangeSets { recorder.sets.append($0) }
         return (graph, recorder)
     }
 }

@@ -110,7 +110,7 @@ import Testing
         var ref = Reference()
         var mirrors: [String: [ObjectID: Snapshot]] = ["main": [:], "child": [:]]
         var mirrorErrors: [String] = []
-        graph.onChangeSet = { set in
+        graph.observeChangeSets { set in
             for change in set.changes {
                 if mirrors[set.context]?[change.id] != change.before {
                     mirrorErrors.append("\(set.context) \(change.id): before does not match the last reported value")

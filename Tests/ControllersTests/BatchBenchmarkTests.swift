@@ -59,7 +59,7 @@ import Testing
             FetchRequest(entity: "Msg", sortDescriptors: [SortDescriptor(key: "ts")]))
         let c = FetchedResultsController(name: "msgs", source: main, request: request, model: model)
         try c.performFetch()
-        graph.onChangeSet = { _ = c.apply($0) }
+        graph.observeChangeSets { _ = c.apply($0) }
         return c
     }
 

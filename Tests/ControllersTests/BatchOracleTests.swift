@@ -28,7 +28,7 @@ import Testing
         _ graph: ObjectGraph, _ harnesses: [ContextOracleTests.Harness], _ label: @escaping () -> String,
         also: @escaping (ChangeSet) -> Void = { _ in }
     ) {
-        graph.onChangeSet = { changeSet in
+        graph.observeChangeSets { changeSet in
             also(changeSet)
             for h in harnesses where h.context.name == changeSet.context {
                 let events = h.controller.apply(changeSet)
@@ -242,7 +242,7 @@ import Testing
         let harnesses = try ContextOracleTests.specs.filter { $0.context == "main" }.map {
             try ContextOracleTests.Harness($0, here, compiler)
         }
-        here.onChangeSet = { changeSet in
+        here.observeChangeSets { changeSet in
             for h in harnesses where h.context.name == changeSet.context {
                 do { try h.mirror.apply(h.controller.apply(changeSet)) { h.context.snapshot(of: $0) } } catch {
                     Issue.record("seed \(seed) \(h.spec.name): \(error)")

@@ -170,7 +170,7 @@ import Testing
         // Each change set is applied as it is delivered, as the server does: the context's
         // view then is the set's `after`, which the object values sent with events come from.
         var paths = SeededRandom(seed: seed ^ 0xA5A5)
-        graph.onChangeSet = { changeSet in
+        graph.observeChangeSets { changeSet in
             for h in harnesses where h.context.name == changeSet.context {
                 // Both paths must give the same notifications: rebuild a quarter of the time.
                 h.controller.rebuildOverride = paths.chance(0.25)

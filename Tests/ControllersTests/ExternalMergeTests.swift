@@ -104,7 +104,7 @@ import Testing
         let compiler = RequestCompiler(model: Library.model)
         let harnesses = try specs.map { try ContextOracleTests.Harness($0, a, compiler) }
         var cycle = 0
-        a.onChangeSet = { changeSet in
+        a.observeChangeSets { changeSet in
             for h in harnesses where h.context.name == changeSet.context {
                 let events = h.controller.apply(changeSet)
                 #expect(wireOrderProblems(events) == [], "seed \(seed) cycle \(cycle) \(h.spec.name)")

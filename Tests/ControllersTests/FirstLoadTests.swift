@@ -38,7 +38,7 @@ import Testing
         }
         var mirror = try fresh()
         var sets: [ChangeSet] = []
-        graph.onChangeSet = { sets.append($0) }
+        graph.observeChangeSets { sets.append($0) }
         for _ in 0..<rng.int(1..<40) { _ = try main.insert("Book", ContextOracleTests.bookValues(&rng, authors: [])) }
         graph.processPendingChanges()
         let events = shortcut.apply(sets[0])

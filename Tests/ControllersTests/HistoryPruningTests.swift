@@ -38,7 +38,7 @@ import Testing
             reader.processPendingChanges()
             let compiler = RequestCompiler(model: Library.model)
             harnesses = try ExternalMergeTests.specs.map { try ContextOracleTests.Harness($0, reader, compiler) }
-            reader.onChangeSet = { [unowned self] changeSet in
+            reader.observeChangeSets { [unowned self] changeSet in
                 for h in harnesses where h.context.name == changeSet.context {
                     let events = h.controller.apply(changeSet)
                     #expect(wireOrderProblems(events) == [])
@@ -126,11 +126,8 @@ import Testing
         #expect(try s.historyRows() == 1)
         #expect(try s.reader.store.historyGap(after: s.reader.store.mergeCursor))
         var sets: [ChangeSet] = []
-        let forward = s.reader.onChangeSet
-        s.reader.onChangeSet = {
-            sets.append($0)
-            forward?($0)
-        }
+        // A second observer, after the harnesses' one.
+        s.reader.observeChangeSets { sets.append($0) }
         let merged = try s.reader.mergeExternalTransactions()
         #expect(merged.gap)
         #expect(s.reader.store.mergeCursor == (try s.reader.store.currentToken))

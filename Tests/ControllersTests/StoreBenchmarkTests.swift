@@ -25,7 +25,7 @@ import Testing
         let store = try SQLiteStore.open(model: Self.model) { try SQLFunctions.register(on: $0) }
         let graph = ObjectGraph(store: store)
         var delivered: [ChangeSet] = []
-        graph.onChangeSet = { delivered.append($0) }
+        graph.observeChangeSets { delivered.append($0) }
         let main = try graph.context(ObjectGraph.mainContext)
         var inserted = 0
         while inserted < n {

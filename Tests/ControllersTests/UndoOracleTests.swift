@@ -73,7 +73,7 @@ import Testing
         let harnesses = try ContextOracleTests.specs.filter { $0.context != "other" }.map {
             try ContextOracleTests.Harness($0, graph, compiler)
         }
-        graph.onChangeSet = { changeSet in
+        graph.observeChangeSets { changeSet in
             for h in harnesses where h.context.name == changeSet.context {
                 let events = h.controller.apply(changeSet)
                 #expect(wireOrderProblems(events) == [], "seed \(seed) \(h.spec.name)")

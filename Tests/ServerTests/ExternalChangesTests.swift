@@ -255,6 +255,51 @@ import Testing
         #expect(out.last?["result"] == ["merged": 1, "token": token])
     }
 
+    /// The refetch after a gap fails (a plain client renamed the table away): the controller
+    /// says so instead of sending a cycle, keeps its rows, and catches up at its next cycle
+    /// (protocol.md §10.9).
+    @Test func aControllerThatCannotFetchAgainSaysSoAndCatchesUpAtItsNextCycle() throws {
+        let dir = TempDir()
+        let a = open(dir.file("s.sqlite"))
+        let b = open(dir.file("s.sqlite"))
+        watchController(a)
+        insert(b, "x")
+        insert(b, "y")
+        let token = b.send([request(2, "store/historyToken")])[0]["result"]?["token"] ?? 0
+        _ = b.send([request(3, "store/checkExternalChanges")])
+        #expect(
+            b.send([request(4, "store/purgeHistory", ["before": token, "force": true])])[0]["result"] == ["deleted": 1])
+        let plain = try Connection(path: dir.file("s.sqlite"))
+        try plain.execute("PRAGMA busy_timeout=5000; ALTER TABLE \"Note\" RENAME TO \"NoteAway\"")
+
+        let failed = a.send([request(5, "store/checkExternalChanges")])
+        #expect(methods(failed) == ["controller/didFailToFetch", "store/didChangeExternally", "response"])
+        #expect(failed[0]["params"]?["controller"] == "notes")
+        #expect(failed[0]["params"]?["error"]?["code"] == -32013)
+        #expect(failed[0]["params"]?["error"]?["data"]?["kind"] == "storeError")
+        #expect(failed[1]["params"]?["gap"] == true)
+        // It kept the rows its client holds (none).
+        let sections = a.send([request(6, "controller/sections", ["controller": "notes"])])[0]["result"]?["sections"]
+        #expect(sections?.arrayValue?.first?["numberOfObjects"] == 0)
+
+        try plain.execute("ALTER TABLE \"NoteAway\" RENAME TO \"Note\"")
+        // A merge that merges nothing has no cycle: the controller still owes its refetch.
+        #expect(methods(a.send([request(7, "store/checkExternalChanges")])) == ["response"])
+        // The next cycle of its context, whatever it changed, brings it up to date at once.
+        let next = a.send([
+            request(
+                8, "context/insert", ["context": "main", "entity": "Note", "values": ["title": "z"]])
+        ])
+        #expect(
+            methods(next) == [
+                "controller/willChangeContent", "controller/didChangeObject", "controller/didChangeObject",
+                "controller/didChangeObject", "controller/didChangeContent", "response",
+            ])
+        #expect(next.dropFirst().prefix(3).map { $0["params"]?["object"]?["title"] } == ["x", "y", "z"])
+        #expect(next.dropFirst().prefix(3).map { $0["params"]?["type"] } == ["insert", "insert", "insert"])
+        #expect(next.dropFirst().prefix(3).map { $0["params"]?["newIndexPath"] } == [[0, 0], [0, 1], [0, 2]])
+    }
+
     @Test func purgeByDate() throws {
         let dir = TempDir()
         let a = open(dir.file("s.sqlite"))

@@ -142,7 +142,7 @@ import Testing
     @Test func aBatchIsOneChangeCycle() throws {
         let s = try server()
         let recorder = ChangeSetRecorder()
-        s.contexts.addObserver(recorder)
+        try s.contexts.requireGraph().addObserver(recorder)
         let h = Harness(.ndjson, server: s)
         let replies = h.send([
             #"[{"jsonrpc":"2.0","id":1,"method":"context/insert","params":{"context":"main","entity":"Group","values":{"title":"A"}}},"#
@@ -162,7 +162,7 @@ import Testing
     @Test func changeSetsCarryTheirReason() throws {
         let s = try server()
         let recorder = ChangeSetRecorder()
-        s.contexts.addObserver(recorder)
+        try s.contexts.requireGraph().addObserver(recorder)
         _ = try call(s, "context/create", ["name": "other"])
         _ = try call(s, "context/create", ["name": "child", "parent": "main"])
         func reasons(_ method: String, _ params: JSON) throws -> [String] {
@@ -185,8 +185,7 @@ import Testing
 }
 
 /// Every change set the contexts deliver, with the reason of its cycle.
-final class ChangeSetRecorder: ChangeCycleObserver {
+final class ChangeSetRecorder: GraphObserver {
     var seen: [ChangeSet] = []
-    func contextDidChange(_ changeSet: ChangeSet) { seen.append(changeSet) }
-    func storeDidOpen(_ graph: ObjectGraph) {}
+    func graph(_ graph: ObjectGraph, didChange changeSet: ChangeSet) { seen.append(changeSet) }
 }

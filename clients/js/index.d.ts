@@ -715,6 +715,17 @@ export interface ControllerDidChangeParams {
   /** One array per id: its values for keys, in that order (absent with {objects: false}). */
   values?: Array<JSONValue[]>;
 }
+/** controller/didFailToFetch: A cycle could not fetch a controller's results: it kept them and fetches at its next cycle (protocol.md §10.9). */
+export interface ControllerDidFailToFetchParams {
+  /** A controller's name. */
+  controller: string;
+  /** Why, as a failed request's error (protocol.md §3). */
+  error: {
+    code: number;
+    message: string;
+    data: ErrorData;
+  };
+}
 
 /** Every request (client to server, answered): its params and its result, by method name. */
 export interface Requests {
@@ -775,6 +786,7 @@ export interface ServerNotifications {
   "controller/didChangeObject": ControllerDidChangeObjectParams;
   "controller/didChangeContent": ControllerDidChangeContentParams;
   "controller/didChange": ControllerDidChangeParams;
+  "controller/didFailToFetch": ControllerDidFailToFetchParams;
 }
 /** Notifications a client may send, by method name: their params. */
 export interface ClientNotifications {

@@ -16,7 +16,7 @@ extension ObjectGraph {
     /// per context: each root that merges changes (and, through it, its children) sees
     /// the objects go from their values before the first transaction to their values now;
     /// its unsaved changes stay on top, based on the new versions. Returns the change sets
-    /// delivered, in order (also given to `onChangeSet`).
+    /// delivered, in order (also given to the observers).
     @discardableResult
     public func mergeExternalChanges() throws(EngineError) -> [ChangeSet] {
         defer { store.recordCursorIfDue() }
@@ -52,10 +52,10 @@ extension ObjectGraph {
     }
 
     /// The merge of the history after the cursor as the store reads it now; announced to
-    /// `onExternalMerge` when it merged anything.
+    /// the observers (`didMergeExternally`) when it merged anything.
     func mergeReadState() throws(EngineError) -> ExternalMerge {
         let merge = try mergeHistory()
-        if !merge.transactions.isEmpty || merge.gap { onExternalMerge?(merge) }
+        if !merge.transactions.isEmpty || merge.gap { announce(merge) }
         return merge
     }
 
@@ -138,17 +138,19 @@ extension ObjectGraph {
             transactions: transactions.filter { $0.origin != store.origin }, changeSets: delivered, gap: true)
     }
 
-    /// Runs `body` and returns the change sets it delivered, in order; they still reach the
-    /// graph's observer as they happen.
+    /// Runs `body` and returns the change sets it delivered, in order: a collector joins the
+    /// observer list for the while, last, so the others hear each set first as before.
     private func collectingChangeSets(_ body: () throws(EngineError) -> Void) throws(EngineError) -> [ChangeSet] {
-        var delivered: [ChangeSet] = []
-        let forward = onChangeSet
-        onChangeSet = {
-            delivered.append($0)
-            forward?($0)
-        }
-        defer { onChangeSet = forward }
+        let collector = ChangeSetCollector()
+        addObserver(collector)
+        defer { removeObserver(collector) }
         try body()
-        return delivered
+        return collector.sets
     }
+}
+
+/// The change sets of one merge, in order (`collectingChangeSets`).
+private final class ChangeSetCollector: GraphObserver {
+    var sets: [ChangeSet] = []
+    func graph(_ graph: ObjectGraph, didChange changeSet: ChangeSet) { sets.append(changeSet) }
 }

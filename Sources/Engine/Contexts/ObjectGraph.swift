@@ -3,15 +3,13 @@ import Store
 
 /// The store and every context on it, by name. `main` exists from the start.
 ///
-/// Change sets leave through `onChangeSet`, synchronously and in the order the cycles
-/// happen; the server and the controllers hang off it.
+/// Change sets, external merges and closed contexts go to the graph's observers
+/// (GraphObserver.swift), synchronously, in the order they happen, each to every observer in
+/// registration order; the controllers (`ControllerRegistry`) and the server observe it.
 public final class ObjectGraph {
     public let store: any Store
-    public var onChangeSet: ((ChangeSet) -> Void)?
-    /// Each merge of other processes' commits that merged anything, once its change sets
-    /// went out (ObjectGraph+External.swift): whoever asked for it, or a write that merged
-    /// first (ObjectGraph+Snapshot.swift).
-    public var onExternalMerge: ((ExternalMerge) -> Void)?
+    /// In registration order (`addObserver`).
+    let observers = ObserverList<any GraphObserver>()
     /// In creation order: the order cycles of several contexts are processed and merged.
     public private(set) var contexts: [Context] = []
     private var byName: [String: Context] = [:]
@@ -78,6 +76,7 @@ public final class ObjectGraph {
         c.parent?.children.removeAll { $0 === c }
         contexts.removeAll { $0 === c }
         byName[name] = nil
+        observers.notify { $0.graph(self, didClose: c) }
     }
 
     public var roots: [Context] { contexts.filter(\.isRoot) }
@@ -88,14 +87,23 @@ public final class ObjectGraph {
         for c in contexts where c.isDirty { c.processPendingChanges() }
     }
 
-    /// Closes the store; the graph is unusable afterwards.
+    /// Closes every context (announced as `closeContext` does, children first), then the
+    /// store, and lets go of the observers; the graph is unusable afterwards.
     public func close() {
+        // Children come after their parents in creation order.
+        for c in contexts.reversed() { observers.notify { $0.graph(self, didClose: c) } }
         contexts.removeAll()
         byName.removeAll()
+        observers.removeAll()
         store.close()
     }
 
     func deliver(_ changes: ChangeSet) {
-        onChangeSet?(changes)
+        observers.notify { $0.graph(self, didChange: changes) }
+    }
+
+    /// `merge`, to every observer, once its change sets went out.
+    func announce(_ merge: ExternalMerge) {
+        observers.notify { $0.graph(self, didMergeExternally: merge) }
     }
 }

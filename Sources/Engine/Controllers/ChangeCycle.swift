@@ -36,13 +36,18 @@ extension FetchedResultsController {
     /// cycle of updates to keys the controller does not read leaves the tree as it is
     /// (`applyInPlace`); one of deletes without a window is read off the old sections
     /// (`applyRemovals`).
+    ///
+    /// A cycle that needs a fresh fetch and cannot make it reports nothing here; `applyCycle`
+    /// tells why (`CycleNotifications.failed`).
     public func apply(_ changeSet: ChangeSet) -> [ControllerEvent] { applyCycle(changeSet).events }
 
     /// `apply`, with a fill of a controller that held nothing kept as its rows
-    /// (`CycleNotifications.filled`) for a consumer that takes a cycle whole.
+    /// (`CycleNotifications.filled`) for a consumer that takes a cycle whole, and a fetch
+    /// that failed reported (`.failed`, the controller then `needsRefetch`).
     public func applyCycle(_ changeSet: ChangeSet) -> CycleNotifications {
         guard !changeSet.isEmpty else { return .events([]) }
-        if changeSet.refetch { return .events(refetch()) }
+        // Results left behind by a failed fetch cannot take this cycle's changes on top.
+        if changeSet.refetch || needsRefetch { return refetchCycle() }
         // Not measured for the rebuild choice: such a cycle never rebuilds.
         if let events = applyInPlace(changeSet) { return .events(events) }
         let removing = removesOnly(changeSet)
@@ -60,7 +65,7 @@ extension FetchedResultsController {
         var rebuilt: Results?
         var moved: [Int64] = []
         // A failed fetch is not an error of the cycle: the incremental path needs no query
-        // and reports the same notifications.
+        // and reports the same notifications (hence `try?`).
         if !removing, shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchResults() {
             rebuiltThisCycle = true
             rebuilt = fresh
@@ -122,11 +127,23 @@ extension FetchedResultsController {
         return notifications(&affected, old, entering: affected.indices.filter { affected[$0].newRank != nil })
     }
 
+    /// `refetch`, or its failure: the results stay as they were and the controller
+    /// `needsRefetch` until a fetch succeeds.
+    func refetchCycle() -> CycleNotifications {
+        do {
+            return .events(try refetch())
+        } catch {
+            needsRefetch = true
+            return .failed(error)
+        }
+    }
+
     /// A fresh fetch replaces the results when what changed is unknown: every row of the old
     /// or the new results is affected, so a row in both is reported updated (its values may
-    /// have changed), and the rest as deletes, inserts and moves.
-    func refetch() -> [ControllerEvent] {
-        guard let fresh = try? fetchResults() else { return [] }
+    /// have changed), and the rest as deletes, inserts and moves. On an error nothing changes.
+    func refetch() throws(EngineError) -> [ControllerEvent] {
+        let fresh = try fetchResults()
+        needsRefetch = false
         lastCycleRebuilt = true
         var ids = Set(rowsThatDiffer(from: fresh))
         results.rows.forEachLeaf { entries, _ in ids.formUnion(entries.ids) }

@@ -50,16 +50,21 @@ public struct ControllerFill: Sendable {
     }
 }
 
-/// What one change cycle reports: events, or a fill kept compact (`ControllerFill`) for a
-/// consumer that can take it whole.
+/// What one change cycle reports: events, a fill kept compact (`ControllerFill`) for a
+/// consumer that can take it whole, or a fetch the cycle needed and could not make.
 public enum CycleNotifications: Sendable {
     case events([ControllerEvent])
     case filled(ControllerFill)
+    /// The cycle changed nothing: the controller kept its results (what its client holds)
+    /// and fetches again at its next cycle (`FetchedResultsController.needsRefetch`).
+    case failed(EngineError)
 
+    /// The events; none for a failed cycle.
     public var events: [ControllerEvent] {
         switch self {
         case .events(let events): events
         case .filled(let fill): fill.events
+        case .failed: []
         }
     }
 }

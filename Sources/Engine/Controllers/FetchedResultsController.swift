@@ -62,12 +62,18 @@ public final class FetchedResultsController {
     var lastCycleRebuilt = false
     /// How many setRequest calls filtered the held rows instead of querying (for tests).
     public internal(set) var narrowedRequests = 0
+    /// A cycle needed a fresh fetch and could not make it (`CycleNotifications.failed`): the
+    /// results are still those before that cycle, which its client holds, but they may be
+    /// behind the context. The next cycle fetches again, whatever it changed, and reports
+    /// the difference; so do `performFetch` and `setRequest`.
+    public internal(set) var needsRefetch = false
 
     /// Loads the whole match set from the source (keys only) in one sorted pass.
     public func performFetch() throws(EngineError) {
         let started = CycleCost.now()
         results = try fetchResults()
         cost.fetchNanos = CycleCost.now() - started
+        needsRefetch = false
     }
 
     /// Fresh results from the source: its rows stream straight into the tree's leaves.

@@ -16,6 +16,10 @@ extension FetchedResultsController {
     /// with no query; a new order, sections or window fetches the new request and compares
     /// the visible rows by id (O(n)). On an error (`invalidValue` for another entity, or a
     /// failed query) nothing changes.
+    ///
+    /// A controller that `needsRefetch` holds rows that may be behind its context: it always
+    /// fetches the new request and compares by id, and reports the rows that stay as updates
+    /// (as a refetch does: their values may have changed).
     public func setRequest(_ new: CompiledRequest, model: ObjectModel) throws(EngineError) -> [ControllerEvent] {
         let keepsOrder =
             request.map {
@@ -49,6 +53,9 @@ extension FetchedResultsController {
                 .invalidValue, "controller \(name) is on \(entity); its entity cannot change to \(newFilter.entity)",
                 [("key", "entity"), ("entity", .string(newFilter.entity)), ("controller", .string(name))])
         }
+        let stale = needsRefetch
+        // Held rows behind the context can be neither filtered nor diffed by query.
+        let keepsOrder = keepsOrder && !stale
         let sameWindow = self.fetchLimit == fetchLimit && self.fetchOffset == fetchOffset
         if keepsOrder && sameWindow && !narrows {
             // Only the predicate changes: query the two differences, not the whole new request.
@@ -109,10 +116,13 @@ extension FetchedResultsController {
         if keepsOrder && narrows && sameWindow && fetchOffset == 0 && fetchLimit == nil {
             events = deletions(dropped)
         } else {
-            events = keepsOrder && sameWindow ? differenceInOrder(to: fresh) : difference(to: fresh)
+            events =
+                keepsOrder && sameWindow
+                ? differenceInOrder(to: fresh) : difference(to: fresh, updatingStaying: stale)
         }
         adopt(newFilter, newOrdering, sectionNameKeyPath, fetchLimit, fetchOffset, model)
         results = fresh
+        needsRefetch = false
         return events
     }
 
@@ -218,8 +228,9 @@ extension FetchedResultsController {
         return replacingResults(with: fresh, &affected)
     }
 
-    /// Any other change: the visible rows of both, compared by id and section name.
-    private func difference(to fresh: Results) -> [ControllerEvent] {
+    /// Any other change: the visible rows of both, compared by id and section name. With
+    /// `updatingStaying`, the rows that neither move nor leave are reported updated.
+    private func difference(to fresh: Results, updatingStaying: Bool = false) -> [ControllerEvent] {
         let before = VisibleRows(results)
         let after = VisibleRows(fresh)
         // Sections in both whose relative order holds survive (the earliest longest run in
@@ -246,7 +257,13 @@ extension FetchedResultsController {
         var staying: [(old: IndexPath, new: IndexPath, id: ObjectID)] = []
         func settle() {
             let keep = Set(earliestLongestIncreasing(staying.map(\.old.row)))
-            for (j, row) in staying.enumerated() where !keep.contains(j) { rows.moves.append(row) }
+            for (j, row) in staying.enumerated() {
+                if !keep.contains(j) {
+                    rows.moves.append(row)
+                } else if updatingStaying {
+                    rows.updates.append(row)
+                }
+            }
             staying.removeAll(keepingCapacity: true)
         }
         var section = -1

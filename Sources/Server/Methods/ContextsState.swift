@@ -6,16 +6,18 @@ import Store
 
 /// The open store, its contexts and the request compiler, used by the `store/*` and
 /// `context/*` methods and the controllers (`Server.contexts`). It ends the contexts' cycles
-/// when the server ends one, and passes every change set on to its observers.
+/// when the server ends one, and tells its observers of every store opened (change sets go
+/// from the graph to its own observers).
 public final class ContextsState: ServerObserver {
     public private(set) var graph: ObjectGraph?
     public private(set) var compiler: RequestCompiler?
-    private var observers: [ChangeCycleObserver] = []
+    private var observers: [StoreOpenObserver] = []
 
     public init() {}
 
-    /// Registers for every change set and every store opened, after those registered before.
-    public func addObserver(_ observer: ChangeCycleObserver) {
+    /// Registers for every store opened, after those registered before: the order in which
+    /// they join each new graph's observer list.
+    public func addObserver(_ observer: StoreOpenObserver) {
         observers.append(observer)
     }
 
@@ -59,7 +61,6 @@ public final class ContextsState: ServerObserver {
         graph?.close()
         let graph = ObjectGraph(store: store)
         graph.defersRelease = true // freed by `Server.afterOutput`, once the answer is out
-        graph.onChangeSet = { [unowned self] set in for observer in observers { observer.contextDidChange(set) } }
         self.graph = graph
         compiler = RequestCompiler(model: model)
         for observer in observers { observer.storeDidOpen(graph) }

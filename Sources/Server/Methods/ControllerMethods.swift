@@ -6,8 +6,8 @@ import Model
 import Predicates
 
 extension Server {
-    /// `controller/*`: live queries on contexts. `controllers` observes `contexts` and sends
-    /// each cycle's notifications (ControllerNotifications).
+    /// `controller/*`: live queries on contexts. The engine's registry applies each cycle to
+    /// them; `controllers` sends what they report (ControllerNotifications).
     func controllerMethods() -> [MethodTable.Entry] {
         let state = controllers
         let scope = paramScope

@@ -16,11 +16,35 @@ public enum ControllerNotifications {
     public static let didChange = ServerNotification<ControllerDifference>(
         "controller/didChange", "A whole change cycle in one message (notify mode \"difference\", protocol.md §10.8).")
 
+    /// A cycle could not fetch the controller's results: it sends no change this time.
+    public static let didFailToFetch = ServerNotification<FetchFailure>(
+        "controller/didFailToFetch",
+        "A cycle could not fetch a controller's results: it kept them and fetches at its next cycle "
+            + "(protocol.md §10.9).")
+
     /// In wire order, for the method table.
     public static let descriptions = [
         willChangeContent.description, didChangeSection.description,
         didChangeObject.description, didChangeContent.description, didChange.description,
+        didFailToFetch.description,
     ]
+}
+
+public struct FetchFailure: NotificationPayload {
+    public static let params: [ParamSpec] = [
+        controllerParam,
+        .required(
+            "error",
+            .object(
+                [("code", .integer), ("message", .string), ("data", .ref("ErrorData"))],
+                required: ["code", "message", "data"], closed: true),
+            "Why, as a failed request's error (protocol.md §3)."),
+    ]
+    let controller: String
+    let error: EngineError
+    public var json: JSON {
+        .object(["controller": .string(controller), "error": ErrorTable.rpcError(error).json])
+    }
 }
 
 public struct ControllerName: NotificationPayload {
@@ -88,6 +112,8 @@ extension Outbox {
     func send(_ cycle: CycleNotifications, of entry: ControllersState.Entry, values: CycleValues) {
         switch (cycle, entry.delivery) {
         case (.events(let events), _) where events.isEmpty: return
+        case (.failed(let error), _):
+            send(ControllerNotifications.didFailToFetch, FetchFailure(controller: entry.controller.name, error: error))
         case (.filled(let fill), .difference):
             send(ControllerNotifications.didChange, ControllerDifference(fill, of: entry, values: values))
         case (_, .difference):

@@ -1,11 +1,13 @@
 import Contexts
 import Controllers
+import Logging
 import Model
 
-/// The controllers by name, in creation order (the order their notifications go out). Every
-/// change set of a context is applied to the controllers on that context, and their events
-/// are queued as notifications before the response of the request that caused the cycle.
-public final class ControllersState: ChangeCycleObserver {
+/// The controllers' wire side: what each sends (projection, delivery) and the encoding of
+/// their cycles. The engine's `ControllerRegistry` holds them with their contexts and applies
+/// each change set; their events are queued here as notifications, before the response of
+/// the request that caused the cycle.
+public final class ControllersState: ControllerObserver, StoreOpenObserver {
     /// What change notifications carry for one controller (`notify` of controller/create).
     public enum Projection: Hashable {
         case allValues
@@ -37,45 +39,64 @@ public final class ControllersState: ChangeCycleObserver {
         }
     }
 
-    public private(set) var entries: [Entry] = []
+    /// The engine's controllers of the open graph (their order and contexts), which applies
+    /// each change set to them; nil before the first store opens. Weak: the graph holds it
+    /// (it is on the graph's observer list) and it holds this state, as its observer.
+    public private(set) weak var registry: ControllerRegistry?
+    /// What the server adds to each registered controller, by name.
+    private var byName: [String: Entry] = [:]
     private let outbox: Outbox
-    /// The graph the controllers' contexts belong to (the last one opened).
-    private weak var graph: ObjectGraph?
+    /// The server's logger as it was made.
+    private let logger: Logger
 
-    init(outbox: Outbox) { self.outbox = outbox }
+    init(outbox: Outbox, logger: Logger) {
+        self.outbox = outbox
+        self.logger = logger
+    }
 
-    public func contextDidChange(_ changeSet: ChangeSet) {
-        prune(graph)
+    /// In creation order (the order their notifications go out).
+    public var entries: [Entry] { registry?.controllers.compactMap { byName[$0.name] } ?? [] }
+
+    /// One cycle of a context, as its controllers took it: their notifications, each
+    /// controller's whole before the next's.
+    public func controllersDidApply(_ cycle: ControllerCycle) {
         var shared: CycleValues?
-        for entry in entries where entry.context.name == changeSet.context {
-            if shared == nil { shared = CycleValues(entry.context) }
-            outbox.send(entry.controller.applyCycle(changeSet), of: entry, values: shared!)
+        for (controller, notifications) in cycle.outcomes {
+            guard let entry = byName[controller.name] else { continue }
+            if case .failed(let error) = notifications {
+                logger.warning("controller \(controller.name) could not fetch; it fetches at its next cycle: \(error)")
+            }
+            if shared == nil { shared = CycleValues(cycle.context) }
+            outbox.send(notifications, of: entry, values: shared!)
         }
+    }
+
+    public func controllerWasRemoved(_ controller: FetchedResultsController) {
+        byName[controller.name] = nil
     }
 
     /// A new store replaces every context, and so every controller.
     public func storeDidOpen(_ graph: ObjectGraph) {
-        self.graph = graph
-        removeAll()
+        registry?.removeObserver(self)
+        byName.removeAll()
+        let registry = ControllerRegistry(graph: graph)
+        registry.addObserver(self)
+        self.registry = registry
     }
 
     func add(_ entry: Entry) throws(EngineError) {
-        guard !entries.contains(where: { $0.controller.name == entry.controller.name }) else {
-            throw EngineError(
-                .duplicateName, "a controller named \(entry.controller.name) exists",
-                [("controller", .string(entry.controller.name))])
-        }
-        entries.append(entry)
+        guard let registry else { throw EngineError(.noStore, "no store is open: call store/open first") }
+        try registry.register(entry.controller, on: entry.context)
+        byName[entry.controller.name] = entry
     }
 
     /// The controller named `name`; `unknownController` when there is none, or when its
-    /// context has been closed since (the controller goes with it).
+    /// context has been closed since (the controller goes with it), or no store is open.
     func entry(_ name: String, in graph: ObjectGraph?) throws(EngineError) -> Entry {
-        prune(graph)
-        guard let e = entries.first(where: { $0.controller.name == name }) else {
+        guard graph != nil, let entry = byName[name] else {
             throw EngineError(.unknownController, "no controller \(name)", [("controller", .string(name))])
         }
-        return e
+        return entry
     }
 
     /// Queues one controller's events (a cycle that is not a context's: controller/setRequest).
@@ -83,16 +104,5 @@ public final class ControllersState: ChangeCycleObserver {
         outbox.send(events, of: entry, values: CycleValues(entry.context))
     }
 
-    func remove(_ name: String) { entries.removeAll { $0.controller.name == name } }
-
-    func removeAll() { entries.removeAll() }
-
-    /// Drops controllers whose context is no longer in the graph.
-    func prune(_ graph: ObjectGraph?) {
-        guard let graph else {
-            entries.removeAll()
-            return
-        }
-        entries.removeAll { e in !graph.contexts.contains { $0 === e.context } }
-    }
+    func remove(_ name: String) { registry?.unregister(name) }
 }

@@ -861,6 +861,18 @@ class ControllerDidChangeParams(_ControllerDidChangeParamsRequired, total=False)
     keys: List[str]
     values: List[List[Any]]
 
+
+class ControllerDidFailToFetchParamsError(TypedDict):
+    code: int
+    message: str
+    data: ErrorData
+
+
+class ControllerDidFailToFetchParams(TypedDict):
+    """Params of controller/didFailToFetch."""
+    controller: str
+    error: ControllerDidFailToFetchParamsError
+
 __all__ = [
     "Attribute",
     "AttributeType",
@@ -926,6 +938,8 @@ __all__ = [
     "ControllerDidChangeParamsSections",
     "ControllerDidChangeParamsSectionsInsertedItem",
     "ControllerDidChangeSectionParams",
+    "ControllerDidFailToFetchParams",
+    "ControllerDidFailToFetchParamsError",
     "ControllerIndexPathParams",
     "ControllerIndexPathResult",
     "ControllerObjectParams",

@@ -1,0 +1,106 @@
+import Contexts
+import Model
+
+/// The controllers of one object graph, each registered with its context, in registration
+/// order. The registry observes the graph: each change set of a context goes to that
+/// context's controllers in registration order, and what they made of it goes, as one
+/// `ControllerCycle`, to the registry's observers. A closed context takes its controllers
+/// with it.
+public final class ControllerRegistry: GraphObserver {
+    public struct Registration {
+        public let controller: FetchedResultsController
+        public let context: Context
+    }
+
+    /// In registration order: the order each cycle serves them (protocol.md §10.6).
+    public private(set) var registrations: [Registration] = []
+    private let observers = ObserverList<any ControllerObserver>()
+    private weak var graph: ObjectGraph?
+
+    /// A registry for `graph`'s contexts, on the graph's observer list from now on (after
+    /// the observers added before it).
+    public init(graph: ObjectGraph) {
+        self.graph = graph
+        graph.addObserver(self)
+    }
+
+    public var controllers: [FetchedResultsController] { registrations.map(\.controller) }
+
+    /// Registers after those registered before; an observer added twice is heard once.
+    public func addObserver(_ observer: any ControllerObserver) { observers.add(observer) }
+
+    public func removeObserver(_ observer: any ControllerObserver) { observers.remove(observer) }
+
+    /// Adds `controller` on `context`, after the others. `duplicateName` when a controller
+    /// of that name is registered; `unknownContext` when `context` is not in the graph.
+    public func register(_ controller: FetchedResultsController, on context: Context) throws(EngineError) {
+        guard !registrations.contains(where: { $0.controller.name == controller.name }) else {
+            throw EngineError(
+                .duplicateName, "a controller named \(controller.name) exists",
+                [("controller", .string(controller.name))])
+        }
+        guard let graph, graph.contexts.contains(where: { $0 === context }) else {
+            throw EngineError(
+                .unknownContext, "no context \(context.name)", [("context", .string(context.name))])
+        }
+        registrations.append(Registration(controller: controller, context: context))
+    }
+
+    /// Removes the controller named `name`, if any, and tells the observers.
+    public func unregister(_ name: String) {
+        guard let i = registrations.firstIndex(where: { $0.controller.name == name }) else { return }
+        let gone = registrations.remove(at: i)
+        observers.notify { $0.controllerWasRemoved(gone.controller) }
+    }
+
+    /// The registration of the controller named `name`; `unknownController` when there is
+    /// none (its context may have closed since).
+    public func registration(_ name: String) throws(EngineError) -> Registration {
+        guard let r = registrations.first(where: { $0.controller.name == name }) else {
+            throw EngineError(.unknownController, "no controller \(name)", [("controller", .string(name))])
+        }
+        return r
+    }
+
+    // MARK: GraphObserver
+
+    public func graph(_ graph: ObjectGraph, didChange changeSet: ChangeSet) {
+        // A context's name is unique while it is open, and a closed one left no controllers.
+        let serving = registrations.filter { $0.context.name == changeSet.context }
+        guard let context = serving.first?.context else { return }
+        let cycle = ControllerCycle(
+            context: context, changeSet: changeSet,
+            outcomes: serving.map { ($0.controller, $0.controller.applyCycle(changeSet)) })
+        observers.notify { $0.controllersDidApply(cycle) }
+    }
+
+    public func graph(_ graph: ObjectGraph, didClose context: Context) {
+        let gone = registrations.filter { $0.context === context }
+        guard !gone.isEmpty else { return }
+        registrations.removeAll { $0.context === context }
+        for r in gone { observers.notify { $0.controllerWasRemoved(r.controller) } }
+    }
+}
+
+/// One change set of a context as its controllers took it.
+public struct ControllerCycle {
+    public let context: Context
+    public let changeSet: ChangeSet
+    /// One per controller on the context, in registration order; a controller the cycle
+    /// left as it was has no events.
+    public let outcomes: [(controller: FetchedResultsController, notifications: CycleNotifications)]
+}
+
+/// What a `ControllerRegistry` tells the observers on its list, synchronously, in
+/// registration order.
+public protocol ControllerObserver: AnyObject {
+    /// The controllers on `cycle.context` applied one of its change sets (only contexts that
+    /// have controllers are reported).
+    func controllersDidApply(_ cycle: ControllerCycle)
+    /// `controller` left the registry: unregistered, or its context closed.
+    func controllerWasRemoved(_ controller: FetchedResultsController)
+}
+
+extension ControllerObserver {
+    public func controllerWasRemoved(_ controller: FetchedResultsController) {}
+}
