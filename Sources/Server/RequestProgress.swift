@@ -15,15 +15,9 @@ final class RequestProgress {
     private let send: (WorkDoneProgress) -> Void
     private let started: UInt64
 
-    /// The request's token, when it gives one (asked only of a method that reports progress);
-    /// a token that is neither a string nor an integer is the usual -32602.
-    static func token(_ params: Params?) throws(RPCError) -> JSON? {
-        guard case .byName(let object)? = params, let token = object["workDoneToken"] else { return nil }
-        switch token {
-        case .string, .integer: return token
-        default:
-            throw .invalidParams(param: "workDoneToken", expected: "a string or an integer", got: token.typeName)
-        }
+    /// The request's token, when it gives one (asked only of a method that reports progress).
+    static func token(_ params: Params?) throws -> JSON? {
+        try ParamReader(params: params)[ProgressDeclarations.workDoneToken]
     }
 
     init(token: JSON, method: String, send: @escaping (WorkDoneProgress) -> Void) {

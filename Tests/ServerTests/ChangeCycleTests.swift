@@ -10,9 +10,10 @@ struct AnyPayload: NotificationPayload {
 }
 
 struct TouchParams: PlainParams {
-    static let params: [ParamSpec] = [.required("name", .string)]
+    static let name = Param<String>.required("name", .string)
+    static let params = ParamSpec.list(name)
     let name: String
-    init(params: ParamReader) throws { name = try params.string("name") }
+    init(params p: ParamReader) throws { name = try p[Self.name] }
 }
 
 enum TouchDeclarations {

@@ -5,8 +5,11 @@ import Server
 import Testing
 
 @Suite struct FetchRequestWireTests {
+    static let request = Param<FetchRequest>.required("request", .ref("FetchRequest"))
+
+    /// Read as a param, checked against the FetchRequest component.
     private func decode(_ json: JSONObject) throws -> FetchRequest {
-        try FetchRequest(from: ParamReader(json, path: "request."))
+        try ParamReader(["request": .object(json)])[Self.request]
     }
 
     private func failure(_ json: JSONObject) -> JSONObject? {

@@ -6,10 +6,13 @@ import Testing
 
 /// A typed request as the method namespaces declare theirs.
 struct Rename: PlainParams {
-    static let params: [ParamSpec] = [
-        .required("id", .string), .required("to", .string), .optional("force", .boolean), .optional("limit", .integer),
-        .optional("keys", .array(.string)), .optional("window", .object([("offset", .integer), ("limit", .integer)])),
-    ]
+    static let id = Param<String>.required("id", .string)
+    static let to = Param<String>.required("to", .string)
+    static let force = Param<Bool?>.optional("force", .boolean)
+    static let limit = Param<Int?>.optional("limit", .integer)
+    static let keys = Param<[String]?>.optional("keys", .array(.string))
+    static let window = Param<Window?>.optional("window", .object(members: [Window.offset, Window.limit]))
+    static let params = ParamSpec.list(id, to, force, limit, keys, window)
     var id: String
     var to: String
     var force: Bool
@@ -18,29 +21,31 @@ struct Rename: PlainParams {
     var window: Window?
 
     struct Window: ParamDecodable {
+        static let offset = Param<Int>.required("offset", .integer)
+        static let limit = Param<Int?>.optional("limit", Schema.integer.minimum(0))
         var offset: Int
         var limit: Int?
         init(from params: ParamReader) throws {
-            offset = try params.int("offset")
-            limit = try params.optionalInt("limit")
-            if let limit, limit < 0 { throw params.mismatch("limit", "non-negative integer", got: "\(limit)") }
+            offset = try params[Self.offset]
+            limit = try params[Self.limit]
         }
     }
 
-    init(params: ParamReader) throws {
-        id = try params.string("id")
-        to = try params.string("to")
-        force = try params.optionalBool("force") ?? false
-        limit = try params.optionalInt("limit")
-        keys = try params.optionalStringArray("keys")
-        window = try params.optionalDecode("window")
+    init(params p: ParamReader) throws {
+        id = try p[Self.id]
+        to = try p[Self.to]
+        force = try p[Self.force] ?? false
+        limit = try p[Self.limit]
+        keys = try p[Self.keys]
+        window = try p[Self.window]
     }
 }
 
 struct ContextName: PlainParams {
-    static let params: [ParamSpec] = [.required("context", .string)]
+    static let context = Param<String>.required("context", .string)
+    static let params = ParamSpec.list(context)
     let context: String
-    init(params: ParamReader) throws { context = try params.string("context") }
+    init(params p: ParamReader) throws { context = try p[Self.context] }
 }
 
 /// Any JSON, for test results.
@@ -126,7 +131,7 @@ enum TestDeclarations {
                 == ["kind": "invalidParams", "param": "window.offset", "expected": "integer", "got": "missing"])
         #expect(
             invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "window": ["offset": 0, "limit": -1]]))
-                == ["kind": "invalidParams", "param": "window.limit", "expected": "non-negative integer", "got": "-1"])
+                == ["kind": "invalidParams", "param": "window.limit", "expected": "a count >= 0", "got": "-1"])
         #expect(
             invalidParams(call(s, "test/rename", ["id": "a", "to": "x", "window": []]))
                 == ["kind": "invalidParams", "param": "window", "expected": "object", "got": "array"])

@@ -6,9 +6,10 @@ import TestSupport
 import Testing
 
 struct SQLParams: PlainParams {
-    static let params: [ParamSpec] = [.required("sql", .string)]
+    static let sql = Param<String>.required("sql", .string)
+    static let params = ParamSpec.list(sql)
     let sql: String
-    init(params: ParamReader) throws { sql = try params.string("sql") }
+    init(params p: ParamReader) throws { sql = try p[Self.sql] }
 }
 
 /// A plain client's commit at a known point inside a message (protocol.md §5, "One state per

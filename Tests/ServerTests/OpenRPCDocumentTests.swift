@@ -12,7 +12,8 @@ import Testing
     static let document = Server().openRPCDocument
     static let subset: Set<String> = [
         "type", "properties", "required", "additionalProperties", "items", "enum", "const",
-        "oneOf", "$ref", "description", "title",
+        "oneOf", "$ref", "description", "title", "minimum", "minLength", "minItems", "maxItems", "uniqueItems",
+        "pattern", "format", "not",
     ]
 
     @Test func rpcDiscoverAnswersTheCheckedInDocument() throws {
@@ -75,7 +76,7 @@ import Testing
             for (key, value) in o.entries {
                 switch key {
                 case "properties": for (k, v) in value.objectValue ?? [:] { check(v, "\(at).\(k)") }
-                case "items", "additionalProperties": if case .object = value { check(value, "\(at).\(key)") }
+                case "items", "additionalProperties", "not": if case .object = value { check(value, "\(at).\(key)") }
                 case "oneOf": for v in value.arrayValue ?? [] { check(v, "\(at).oneOf") }
                 default: continue
                 }

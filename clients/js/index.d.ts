@@ -18,7 +18,7 @@ export interface FetchRequest {
   /** NSPredicate format syntax (protocol.md §7). */
   predicate?: string;
   /** Values of $variables; an array is a list. */
-  variables?: { [key: string]: JSONValue };
+  variables?: { [key: string]: string | number | boolean | null | (Array<string | number | boolean | null>) };
   sortDescriptors?: SortDescriptor[];
   /** 0 or absent: no limit. */
   fetchLimit?: number;
@@ -204,7 +204,7 @@ export interface StoreBatchUpdateParams {
   /** Which saved objects (§7); every object of the entity when absent. */
   predicate?: string;
   /** The predicate's $variables, as in a fetch request. */
-  variables?: { [key: string]: JSONValue };
+  variables?: { [key: string]: string | number | boolean | null | (Array<string | number | boolean | null>) };
   /** Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer. */
   workDoneToken?: string | number;
 }
@@ -240,7 +240,7 @@ export interface StoreBatchDeleteParams {
   /** Which saved objects (§7); every object of the entity when absent. */
   predicate?: string;
   /** The predicate's $variables, as in a fetch request. */
-  variables?: { [key: string]: JSONValue };
+  variables?: { [key: string]: string | number | boolean | null | (Array<string | number | boolean | null>) };
   /** Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer. */
   workDoneToken?: string | number;
 }
@@ -275,7 +275,7 @@ export interface StoreHistoryResult {
 }
 /** store/purgeHistory: Deletes the history before a token (the newest row always stays). */
 export interface StorePurgeHistoryParams {
-  /** A token: history rows before it are deleted; or an ISO 8601 date: rows committed before it. */
+  /** A token: history rows before it are deleted; or an ISO 8601 date (a date alone is read as midnight UTC): rows committed before it. */
   before: number | string;
   /** Also rows a live reader (another open store) has not merged yet (false by default). */
   force?: boolean;

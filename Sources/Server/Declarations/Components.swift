@@ -1,3 +1,5 @@
+import Model
+
 /// The shared schemas of the OpenRPC document (`components.schemas`), in document order.
 /// Methods and notifications refer to them with `Schema.ref(name)`.
 public enum Components {
@@ -6,35 +8,37 @@ public enum Components {
         ("SortDescriptor", sortDescriptor),
         ("SectionInfo", sectionInfo),
         ("Object", object),
-        ("ObjectID", Schema.string.describe("An object id, \"Entity/N\" (protocol.md §4).")),
+        ("ObjectID", objectID),
         ("Model", model),
         ("Entity", entity),
         ("Attribute", attribute),
         ("Relationship", relationship),
-        ("IndexPath", Schema.array(.integer).describe("[section, row]: exactly two integers.")),
+        ("IndexPath", indexPath),
         ("ObjectChangeType", Schema.strings(["insert", "delete", "move", "update"])),
         ("SectionChangeType", Schema.strings(["insert", "delete"])),
         ("ErrorData", errorData),
         ("HistoryTransaction", HistoryWire.schema),
     ]
 
-    static let fetchRequest = Schema.object(
-        [
-            ("entity", .string),
-            ("predicate", Schema.string.describe("NSPredicate format syntax (protocol.md §7).")),
-            ("variables", Schema.object([], additional: .any).describe("Values of $variables; an array is a list.")),
-            ("sortDescriptors", .array(.ref("SortDescriptor"))),
-            ("fetchLimit", Schema.integer.describe("0 or absent: no limit.")),
-            ("fetchOffset", .integer),
-            ("fetchBatchSize", Schema.integer.describe("Accepted and ignored.")),
-        ], required: ["entity"], closed: true)
+    /// A component by name, for `$ref`.
+    static func schema(_ name: String) -> Schema {
+        guard let schema = byName[name] else { preconditionFailure("no component \(name)") }
+        return schema
+    }
 
-    static let sortDescriptor = Schema.object(
-        [
-            ("key", .string),
-            ("ascending", .boolean),
-            ("comparator", .strings(["compare", "caseInsensitiveCompare", "localizedStandardCompare"])),
-        ], required: ["key"], closed: true)
+    private static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.0, $0.1) })
+
+    /// A negative section or row is the engine's invalidValue, as one out of range.
+    static let indexPath = Schema.array(Schema.integer.minimum(0, checkedBy: .engine)).count(2)
+        .describe("[section, row]: exactly two integers.")
+
+    static let fetchRequest = FetchRequestWire.schema
+    static let sortDescriptor = FetchRequestWire.sortDescriptor
+
+    /// The pattern allows up to 18 digits, which every id fits; fetchd reads any N that fits
+    /// in 64 bits.
+    static let objectID = Schema.string.pattern(#"^.+/0*[1-9][0-9]{0,17}$"#, #"id "Entity/N""#) { ObjectID($0) != nil }
+        .describe("An object id, \"Entity/N\" (protocol.md §4).")
 
     static let sectionInfo = Schema.object(
         [

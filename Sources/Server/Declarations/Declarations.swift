@@ -25,14 +25,14 @@ public struct ParamSpec: Sendable {
     }
 }
 
-/// Params a method (or notification) takes, listed for the document. `params` and the
-/// decoders are kept together by DeclarationSchemaTests: every required param, left out, is
-/// the -32602 the decoder reports; every param given a value of the wrong JSON type is too.
+/// Params a method (or notification) takes, listed for the document: the specs of its
+/// `Param` keys (`ParamSpec.list`), which are also what its decoder reads, so the list and
+/// the decoder name the same params with the same schemas.
 public protocol RPCParamsDescribing {
     static var params: [ParamSpec] { get }
 }
 
-/// Params decoded from a request through ParamReader (a missing or mistyped param is -32602
+/// Params decoded from a request through ParamReader (a param its schema refuses is -32602
 /// naming it), the names they carry resolved in `scope` as they are read, in the order the
 /// method has always checked them.
 public protocol RPCParams: RPCParamsDescribing {
@@ -96,13 +96,14 @@ public struct MethodDeclaration<P: RPCParams, R: RPCResult>: Sendable {
 
     public var description: MethodDescription {
         MethodDescription(
-            name: name, summary: summary, params: P.params + (reportsProgress ? [ParamSpec.workDoneToken] : []),
+            name: name, summary: summary,
+            params: P.params + (reportsProgress ? [ProgressDeclarations.workDoneToken.spec] : []),
             result: (R.resultName, R.schema), errors: errors, direction: nil, reportsProgress: reportsProgress)
     }
 
     public func handle(in scope: ParamScope, _ body: @escaping (P) throws -> R) -> MethodTable.Entry {
         MethodTable.Entry(description: description) { params, _ in
-            try body(try P(params: ParamReader(params: params), in: scope)).json
+            try body(try P(params: ParamReader(params: params, listed: P.params), in: scope)).json
         }
     }
 }
@@ -110,7 +111,7 @@ public struct MethodDeclaration<P: RPCParams, R: RPCResult>: Sendable {
 extension MethodDeclaration where P: PlainParams {
     public func handle(_ body: @escaping (P) throws -> R) -> MethodTable.Entry {
         MethodTable.Entry(description: description) { params, _ in
-            try body(try P(params: ParamReader(params: params))).json
+            try body(try P(params: ParamReader(params: params, listed: P.params))).json
         }
     }
 }
@@ -164,7 +165,7 @@ public struct ClientNotification<P: PlainParams>: Sendable {
     public func handle(_ body: @escaping (P) throws -> Void) -> MethodTable.Entry {
         MethodTable.Entry(description: description) { [name, answersRequests] params, isNotification in
             guard isNotification || answersRequests else { throw RPCError.methodNotFound(name) }
-            try body(try P(params: ParamReader(params: params)))
+            try body(try P(params: ParamReader(params: params, listed: P.params)))
             return .null
         }
     }
@@ -195,12 +196,4 @@ public struct MethodDescription: Sendable {
     public let errors: [ErrorKind]
     public let direction: Direction?
     public var reportsProgress = false
-}
-
-extension ParamSpec {
-    /// LSP's work-done token: `$/progress` notifications carry it while the request runs.
-    public static let workDoneToken = ParamSpec.optional(
-        "workDoneToken", .types("string", "integer"),
-        "Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer."
-    )
 }

@@ -1,17 +1,93 @@
 import JSON
 import JSONRPC
 
-/// Reads by-name parameters. Every accessor turns a missing or mistyped parameter into -32602
-/// with `data: {kind: "invalidParams", param, expected, got}`, so handlers never check by hand.
-/// `null` counts as absent: optional accessors return nil, required ones report `got: "null"`.
+/// A by-name param, declared once: its spec is what the OpenRPC document lists and what
+/// ParamReader checks a value against, and `Value` is what reading it gives (nil for an
+/// optional param left out or null).
+///
+///     static let name = Param<String>.required("name", Schema.string.minLength(1), "Unique.")
+///     static let notify = Param<JSONObject?>.optional("notify", .object(members: [keys, mode]))
+///     static let params = ParamSpec.list(name, notify)
+///     ...
+///     name = try p[Self.name]
+public struct Param<Value: Sendable>: ParamKey {
+    public let spec: ParamSpec
+    /// What an absent (or null) param reads as: `.some(nil)` for an optional one, nil when required.
+    let absent: Value?
+    /// The checked value as `Value`; `path` names it for a decoder's own errors.
+    let convert: @Sendable (_ value: JSON, _ path: String) throws -> Value
+}
+
+/// Any param, for lists of params of different types.
+public protocol ParamKey: Sendable {
+    var spec: ParamSpec { get }
+}
+
+extension ParamSpec {
+    /// The specs of params, in document order.
+    public static func list(_ keys: any ParamKey...) -> [ParamSpec] { keys.map(\.spec) }
+}
+
+extension Param where Value: ParamValue {
+    public static func required(_ name: String, _ schema: Schema, _ description: String? = nil) -> Param {
+        Param(spec: .required(name, schema, description), absent: nil) { json, path throws(RPCError) in
+            guard let v = Value(param: json) else {
+                throw RPCError.invalidParams(param: path, expected: schema.expected, got: json.typeName)
+            }
+            return v
+        }
+    }
+}
+
+extension Param where Value: ParamDecodable {
+    public static func required(_ name: String, _ schema: Schema, _ description: String? = nil) -> Param {
+        Param(spec: .required(name, schema, description), absent: nil) { json, path in
+            try Value(from: ParamReader(json.objectValue ?? JSONObject(), path: path + "."))
+        }
+    }
+}
+
+extension Param {
+    public static func optional<Wrapped: ParamValue>(
+        _ name: String, _ schema: Schema, _ description: String? = nil
+    ) -> Param<Wrapped?> where Value == Wrapped? {
+        let required = Param<Wrapped>.required(name, schema, description)
+        return Param<Wrapped?>(spec: .optional(name, schema, description), absent: .some(nil)) {
+            try required.convert($0, $1)
+        }
+    }
+
+    public static func optional<Wrapped: ParamDecodable>(
+        _ name: String, _ schema: Schema, _ description: String? = nil
+    ) -> Param<Wrapped?> where Value == Wrapped? {
+        let required = Param<Wrapped>.required(name, schema, description)
+        return Param<Wrapped?>(spec: .optional(name, schema, description), absent: .some(nil)) {
+            try required.convert($0, $1)
+        }
+    }
+}
+
+/// Reads by-name params through their declarations (`p[Self.name]`): a param's value is
+/// checked against its schema (Schema.check) before it is converted, so a missing, mistyped
+/// or otherwise refused param is -32602 with `data: {kind: "invalidParams", param, expected,
+/// got}` and handlers never check by hand. `null` counts as absent unless the schema takes
+/// null: optional params read as nil, required ones report `got: "null"`.
 public struct ParamReader: Sendable {
     public let object: JSONObject
     /// Prefix naming where this object sits (`request.`), so nested errors name the full path.
     public let path: String
+    /// The params the method lists, when known: reading another is a programming error (a
+    /// param the document would not list), caught in debug builds.
+    var listed: [ParamSpec] = []
 
     public init(_ object: JSONObject = JSONObject(), path: String = "") {
         self.object = object
         self.path = path
+    }
+
+    init(params: Params?, listed: [ParamSpec]) throws(RPCError) {
+        try self.init(params: params)
+        self.listed = listed
     }
 
     /// Params as a request carries them. Absent, `null` and `[]` mean "no parameters";
@@ -29,104 +105,48 @@ public struct ParamReader: Sendable {
     /// The full name of a parameter, for error data.
     public func name(_ key: String) -> String { path + key }
 
-    /// The value, or nil when absent or null.
-    public func value(_ key: String) -> JSON? {
-        switch object[key] {
-        case nil, .null?: return nil
-        case let v?: return v
+    /// Whether the param is given (and not null).
+    public func has(_ key: any ParamKey) -> Bool {
+        switch object[key.spec.name] {
+        case nil, .null?: return false
+        default: return true
         }
     }
 
-    public func has(_ key: String) -> Bool { value(key) != nil }
-
-    // MARK: Generic accessors
-
-    public func required<T: ParamValue>(_ key: String, as type: T.Type = T.self) throws(RPCError) -> T {
-        guard let raw = object[key] else { throw mismatch(key, T.expected, got: "missing") }
-        guard let v = T(param: raw) else { throw mismatch(key, T.expected, got: Self.describe(raw)) }
-        return v
+    /// The param's value, checked against its schema and converted.
+    public subscript<Value>(_ key: Param<Value>) -> Value {
+        get throws {
+            let spec = key.spec
+            assert(listed.isEmpty || listed.contains { $0.name == spec.name }, "\(spec.name) is read but not listed")
+            let raw = object[spec.name]
+            guard let value = raw, value != .null || spec.schema.admitsNull else {
+                if let absent = key.absent { return absent }
+                throw mismatch(spec.name, spec.schema.expected, got: raw == nil ? "missing" : "null")
+            }
+            let path = name(spec.name)
+            try spec.schema.check(value, at: path)
+            return try key.convert(value, path)
+        }
     }
 
-    public func optional<T: ParamValue>(_ key: String, as type: T.Type = T.self) throws(RPCError) -> T? {
-        guard let raw = value(key) else { return nil }
-        guard let v = T(param: raw) else { throw mismatch(key, T.expected, got: Self.describe(raw)) }
-        return v
+    /// An object param as a reader of its members (named `key.member` in errors).
+    public func members(_ key: Param<JSONObject>) throws -> ParamReader {
+        ParamReader(try self[key], path: name(key.spec.name) + ".")
     }
 
-    public func array<T: ParamValue>(_ key: String, of type: T.Type = T.self) throws(RPCError) -> [T] {
-        let items: [JSON] = try required(key)
-        return try elements(key, items)
+    public func members(_ key: Param<JSONObject?>) throws -> ParamReader? {
+        try self[key].map { ParamReader($0, path: name(key.spec.name) + ".") }
     }
 
-    public func optionalArray<T: ParamValue>(_ key: String, of type: T.Type = T.self) throws(RPCError) -> [T]? {
-        guard let items: [JSON] = try optional(key) else { return nil }
-        return try elements(key, items)
-    }
-
-    // MARK: Named accessors (the common cases)
-
-    public func string(_ key: String) throws(RPCError) -> String { try required(key) }
-    public func optionalString(_ key: String) throws(RPCError) -> String? { try optional(key) }
-    public func int(_ key: String) throws(RPCError) -> Int { try required(key) }
-    public func optionalInt(_ key: String) throws(RPCError) -> Int? { try optional(key) }
-    public func double(_ key: String) throws(RPCError) -> Double { try required(key) }
-    public func optionalDouble(_ key: String) throws(RPCError) -> Double? { try optional(key) }
-    public func bool(_ key: String) throws(RPCError) -> Bool { try required(key) }
-    public func optionalBool(_ key: String) throws(RPCError) -> Bool? { try optional(key) }
-    public func stringArray(_ key: String) throws(RPCError) -> [String] { try array(key) }
-    public func optionalStringArray(_ key: String) throws(RPCError) -> [String]? { try optionalArray(key) }
-    /// Any JSON value, present and not null (raw JSON for the handler to interpret).
-    public func json(_ key: String) throws(RPCError) -> JSON {
-        guard let raw = object[key] else { throw mismatch(key, "a value", got: "missing") }
-        guard raw != .null else { throw mismatch(key, "a value", got: "null") }
-        return raw
-    }
-
-    /// Any JSON value, or nil when absent or null.
-    public func optionalJSON(_ key: String) -> JSON? { value(key) }
-
-    /// A nested object, read with the same rules; its errors name `key.inner`.
-    public func object(_ key: String) throws(RPCError) -> ParamReader {
-        ParamReader(try required(key, as: JSONObject.self), path: name(key) + ".")
-    }
-
-    public func optionalObject(_ key: String) throws(RPCError) -> ParamReader? {
-        try optional(key, as: JSONObject.self).map { ParamReader($0, path: name(key) + ".") }
-    }
-
-    /// A nested structure with its own decoding (e.g. a FetchRequest).
-    public func decode<T: ParamDecodable>(_ key: String, as type: T.Type = T.self) throws -> T {
-        try T(from: object(key))
-    }
-
-    public func optionalDecode<T: ParamDecodable>(_ key: String, as type: T.Type = T.self) throws -> T? {
-        guard let reader = try optionalObject(key) else { return nil }
-        return try T(from: reader)
-    }
-
-    /// An error about a parameter's value that its type alone cannot express
-    /// (e.g. a negative limit): -32602 with `{kind: "invalidParams", param, expected, got}`.
+    /// An error about params that no one param's schema can state (two params that exclude
+    /// each other, say): -32602 with `{kind: "invalidParams", param, expected, got}`.
     public func mismatch(_ key: String, _ expected: String, got: String) -> RPCError {
         .invalidParams(param: name(key), expected: expected, got: got)
     }
-
-    private func elements<T: ParamValue>(_ key: String, _ items: [JSON]) throws(RPCError) -> [T] {
-        var result: [T] = []
-        result.reserveCapacity(items.count)
-        for (i, item) in items.enumerated() {
-            guard let v = T(param: item) else {
-                throw RPCError.invalidParams(
-                    param: "\(name(key))[\(i)]", expected: T.expected, got: Self.describe(item))
-            }
-            result.append(v)
-        }
-        return result
-    }
-
-    static func describe(_ value: JSON) -> String { value.typeName }
 }
 
-/// A structure decoded from a params object (or a nested object inside one).
-public protocol ParamDecodable {
+/// A structure decoded from a params object (or a nested object inside one) its schema has
+/// checked.
+public protocol ParamDecodable: Sendable {
     init(from params: ParamReader) throws
 }

@@ -29,18 +29,3 @@ public struct ParamScope {
         try controllers.entry(name, in: contexts.graph)
     }
 }
-
-extension ParamReader {
-    /// An object id, `Entity/N`; -32602 naming the param otherwise.
-    public func id(_ key: String) throws(RPCError) -> ObjectID {
-        try Self.id(try string(key), name(key))
-    }
-
-    /// Text read as an id; -32602 naming `param` when it is not `Entity/N`.
-    public static func id(_ text: String, _ param: String) throws(RPCError) -> ObjectID {
-        guard let id = ObjectID(text) else {
-            throw RPCError.invalidParams(param: param, expected: "id \"Entity/N\"", got: "\"\(text)\"")
-        }
-        return id
-    }
-}

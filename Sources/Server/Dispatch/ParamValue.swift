@@ -1,13 +1,13 @@
 import JSON
+import Model
 
-/// A type a parameter can be read as; `expected` is what error data says was wanted.
-public protocol ParamValue {
-    static var expected: String { get }
+/// A type a param's value converts to once its schema has checked it (error data says what
+/// was wanted from the schema, Schema.expected).
+public protocol ParamValue: Sendable {
     init?(param: JSON)
 }
 
 extension String: ParamValue {
-    public static var expected: String { "string" }
     public init?(param: JSON) {
         guard case .string(let s) = param else { return nil }
         self = s
@@ -15,7 +15,6 @@ extension String: ParamValue {
 }
 
 extension Int64: ParamValue {
-    public static var expected: String { "integer" }
     /// An integral number such as `2.0` is accepted: some clients cannot tell them apart.
     public init?(param: JSON) {
         switch param {
@@ -27,7 +26,6 @@ extension Int64: ParamValue {
 }
 
 extension Int: ParamValue {
-    public static var expected: String { "integer" }
     public init?(param: JSON) {
         guard let i = Int64(param: param) else { return nil }
         self = Int(i)
@@ -35,7 +33,6 @@ extension Int: ParamValue {
 }
 
 extension Double: ParamValue {
-    public static var expected: String { "number" }
     public init?(param: JSON) {
         switch param {
         case .integer(let i): self = Double(i)
@@ -46,7 +43,6 @@ extension Double: ParamValue {
 }
 
 extension Bool: ParamValue {
-    public static var expected: String { "boolean" }
     public init?(param: JSON) {
         guard case .bool(let b) = param else { return nil }
         self = b
@@ -54,22 +50,45 @@ extension Bool: ParamValue {
 }
 
 extension JSONObject: ParamValue {
-    public static var expected: String { "object" }
     public init?(param: JSON) {
         guard case .object(let o) = param else { return nil }
         self = o
     }
 }
 
-extension Array: ParamValue where Element == JSON {
-    public static var expected: String { "array" }
+extension Array: ParamValue where Element: ParamValue {
     public init?(param: JSON) {
         guard case .array(let a) = param else { return nil }
-        self = a
+        // Raw items (a batch's rows) are taken whole, not copied one by one.
+        if let raw = a as? [Element] {
+            self = raw
+            return
+        }
+        var items: [Element] = []
+        items.reserveCapacity(a.count)
+        for item in a {
+            guard let v = Element(param: item) else { return nil }
+            items.append(v)
+        }
+        self = items
+    }
+}
+
+/// A Swift enum read from its raw value (its schema is `Schema.cases`).
+extension ParamValue where Self: RawRepresentable, RawValue == String {
+    public init?(param: JSON) {
+        guard case .string(let s) = param, let v = Self(rawValue: s) else { return nil }
+        self = v
+    }
+}
+
+extension ObjectID: ParamValue {
+    public init?(param: JSON) {
+        guard case .string(let s) = param, let id = ObjectID(s) else { return nil }
+        self = id
     }
 }
 
 extension JSON: ParamValue {
-    public static var expected: String { "a value" }
     public init?(param: JSON) { self = param }
 }

@@ -34,36 +34,34 @@ public enum BatchDeclarations {
         errors: rowErrors + query, reportsProgress: true)
 }
 
-private let entityParam = ParamSpec.required("entity", .string, "The entity's name.")
-private let predicateParam = ParamSpec.optional(
+private let entityParam = Param<String>.required("entity", .string, "The entity's name.")
+private let predicateParam = Param<String?>.optional(
     "predicate", .string, "Which saved objects (§7); every object of the entity when absent.")
-private let variablesParam = ParamSpec.optional(
-    "variables", .object([], additional: .any), "The predicate's $variables, as in a fetch request.")
+private let variablesParam = Param<JSONObject?>.optional(
+    "variables", FetchRequestWire.variablesSchema, "The predicate's $variables, as in a fetch request.")
+// Repeated keys are rejected rows (the batch's own error), not invalidParams.
+private let columnKeysParam = Param<[String]?>.optional(
+    "keys", Schema.array(.string).uniqueItems(), "The columnar form: the keys every row of rows gives, in order.")
+private let rowsParam = Param<[JSON]?>.optional(
+    "rows", .array(.array(.any)), "The columnar form: one array of values per row, in keys order.")
 
 /// The predicate and its variables as a compiled filter; nil without a predicate.
 private func batchFilter(_ p: ParamReader, _ entity: Entity, _ scope: ParamScope) throws -> (any ObjectFilter)? {
-    guard p.has("predicate") else { return nil }
-    var request = JSONObject()
-    request["entity"] = .string(entity.name)
-    request["predicate"] = try .string(p.string("predicate"))
-    if let variables = p.optionalJSON("variables") { request["variables"] = variables }
-    let decoded = try FetchRequest(from: ParamReader(request))
-    return try scope.compiler().compile(decoded).filter
+    guard let predicate = try p[predicateParam] else { return nil }
+    let (variables, lists) = FetchRequestWire.values(try p[variablesParam])
+    let request = FetchRequest(entity: entity.name, predicate: predicate, variables: variables, listVariables: lists)
+    return try scope.compiler().compile(request).filter
 }
 
 public struct BatchInsertParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        entityParam,
-        .optional(
-            "objects", .array(.object([], additional: .any)), "One object of values per row, keyed as on the wire."),
-        .optional("keys", .array(.string), "The columnar form: the keys every row of rows gives, in order."),
-        .optional("rows", .array(.array(.any)), "The columnar form: one array of values per row, in keys order."),
-        .optional("returnIds", .boolean, "Answer the new ids too (false by default)."),
-        .optional(
-            "more", .boolean,
-            "More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction."
-        ),
-    ]
+    static let objects = Param<[JSONObject]?>.optional(
+        "objects", .array(.object([], additional: .any)), "One object of values per row, keyed as on the wire.")
+    static let returnIds = Param<Bool?>.optional("returnIds", .boolean, "Answer the new ids too (false by default).")
+    static let more = Param<Bool?>.optional(
+        "more", .boolean,
+        "More parts of this insert follow: these rows are checked and held, and the next request without `more` writes every part in one transaction."
+    )
+    public static let params = ParamSpec.list(entityParam, objects, columnKeysParam, rowsParam, returnIds, more)
     let graph: ObjectGraph
     let entity: Entity
     var rows: [Snapshot] = []
@@ -74,12 +72,12 @@ public struct BatchInsertParams: RPCParams {
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
-        entity = try scope.entity(try p.string("entity"))
-        returnIds = try p.optionalBool("returnIds") ?? false
-        more = try p.optionalBool("more") ?? false
+        entity = try scope.entity(try p[entityParam])
+        returnIds = try p[Self.returnIds] ?? false
+        more = try p[Self.more] ?? false
         var reader = RowReader(entity)
         // The objects first, then the rows: row numbers count on through both.
-        for object in try p.optionalArray("objects", of: JSONObject.self) ?? [] { rows.append(reader.read(object)) }
+        for object in try p[Self.objects] ?? [] { rows.append(reader.read(object)) }
         // Taken whole when there are no objects: appending would copy every row's reference.
         let columnar = try reader.readColumns(p)
         if rows.isEmpty { rows = columnar } else { rows += columnar }
@@ -109,9 +107,8 @@ struct RowReader {
 
     /// The columnar form's rows (none without `rows`).
     mutating func readColumns(_ p: ParamReader) throws -> [Snapshot] {
-        let keys = try p.optionalStringArray("keys")
-        // Each row's array checked as it is read, not copied into a typed list first.
-        guard let columns = try p.optional("rows", as: [JSON].self) else { return [] }
+        let keys = try p[columnKeysParam]
+        guard let columns = try p[rowsParam] else { return [] }
         guard let keys else { throw p.mismatch("keys", "the keys of rows", got: "missing") }
         var seen = Set<String>()
         for key in keys where !seen.insert(key).inserted {
@@ -129,11 +126,9 @@ struct RowReader {
         var read: [Value?] = Array(repeating: nil, count: keys.count)
         var out: [Snapshot] = []
         out.reserveCapacity(columns.count)
-        for (n, column) in columns.enumerated() {
+        for column in columns {
             defer { row += 1 }
-            guard case .array(let items) = column else {
-                throw p.mismatch("rows[\(n)]", [JSON].expected, got: column.typeName)
-            }
+            let items = column.arrayValue ?? []
             guard items.count == keys.count else {
                 rejected.append(.init(row: row, reason: "\(items.count) value(s) for \(keys.count) key(s)"))
                 out.append([:])
@@ -189,24 +184,14 @@ struct RowReader {
     }
 }
 
-/// `ids[i]` of a request as an id; invalidParams naming it otherwise.
-private func objectID(_ json: JSON?, _ p: ParamReader, _ name: String) throws -> ObjectID {
-    guard case .string(let text)? = json, let id = ObjectID(text) else {
-        throw p.mismatch(name, "an id Entity/N", got: json.map { "\($0)" } ?? "missing")
-    }
-    return id
-}
-
 public struct BatchUpdateObjectsParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        entityParam,
-        .optional(
-            "objects", .array(.object([("id", .ref("ObjectID"))], required: ["id"], additional: .any)),
-            "One object per row: its `id` and the values it takes, keyed as on the wire."),
-        .optional("ids", .array(.ref("ObjectID")), "The columnar form: the object of each row of rows."),
-        .optional("keys", .array(.string), "The columnar form: the keys every row of rows gives, in order."),
-        .optional("rows", .array(.array(.any)), "The columnar form: one array of values per row, in keys order."),
-    ]
+    static let id = Param<ObjectID>.required("id", .ref("ObjectID"))
+    static let objects = Param<[JSONObject]?>.optional(
+        "objects", .array(.object(members: [id], additional: .any)),
+        "One object per row: its `id` and the values it takes, keyed as on the wire.")
+    static let ids = Param<[ObjectID]?>.optional(
+        "ids", .array(.ref("ObjectID")), "The columnar form: the object of each row of rows.")
+    public static let params = ParamSpec.list(entityParam, objects, ids, columnKeysParam, rowsParam)
     let graph: ObjectGraph
     let entity: Entity
     var objects: [(ObjectID, Snapshot)] = []
@@ -215,19 +200,19 @@ public struct BatchUpdateObjectsParams: RPCParams {
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
-        entity = try scope.entity(try p.string("entity"))
+        entity = try scope.entity(try p[entityParam])
         var reader = RowReader(entity)
         // The objects first, then the rows: row numbers count on through both.
-        for (i, object) in (try p.optionalArray("objects", of: JSONObject.self) ?? []).enumerated() {
-            let id = try objectID(object["id"], p, "objects[\(i)].id")
+        for (i, object) in (try p[Self.objects] ?? []).enumerated() {
+            let id = try ParamReader(object, path: p.name("objects[\(i)]."))[Self.id]
             objects.append((id, reader.read(object, skipping: "id")))
         }
-        let ids = try p.optionalArray("ids", of: JSON.self) ?? []
+        let ids = try p[Self.ids] ?? []
         let rows = try reader.readColumns(p)
         guard ids.count == rows.count else {
             throw p.mismatch("ids", "one id per row of rows (\(rows.count))", got: "\(ids.count)")
         }
-        for (i, json) in ids.enumerated() { objects.append((try objectID(json, p, "ids[\(i)]"), rows[i])) }
+        for (i, id) in ids.enumerated() { objects.append((id, rows[i])) }
         rejected = reader.rejected
     }
 }
@@ -250,22 +235,20 @@ public struct BatchInsertResult: RPCResult {
 }
 
 public struct BatchCancelInsertParams: RPCParams {
-    public static let params: [ParamSpec] = [entityParam]
+    public static let params = ParamSpec.list(entityParam)
     let graph: ObjectGraph
     let entity: Entity
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
-        entity = try scope.entity(try p.string("entity"))
+        entity = try scope.entity(try p[entityParam])
     }
 }
 
 public struct BatchUpdateParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        entityParam,
-        .required("values", .object([], additional: .any), "The values every matching object takes, by key."),
-        predicateParam, variablesParam,
-    ]
+    static let values = Param<JSONObject>.required(
+        "values", .object([], additional: .any), "The values every matching object takes, by key.")
+    public static let params = ParamSpec.list(entityParam, values, predicateParam, variablesParam)
     let graph: ObjectGraph
     let entity: Entity
     let filter: (any ObjectFilter)?
@@ -273,18 +256,16 @@ public struct BatchUpdateParams: RPCParams {
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
-        entity = try scope.entity(try p.string("entity"))
-        values = try WireValue.snapshot(try p.required("values"), for: entity)
+        entity = try scope.entity(try p[entityParam])
+        values = try WireValue.snapshot(try p[Self.values], for: entity)
         filter = try batchFilter(p, entity, scope)
     }
 }
 
 public struct BatchDeleteParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        entityParam,
-        .optional("ids", .array(.ref("ObjectID")), "These objects (with a predicate: those of them it matches)."),
-        predicateParam, variablesParam,
-    ]
+    static let ids = Param<[ObjectID]?>.optional(
+        "ids", .array(.ref("ObjectID")), "These objects (with a predicate: those of them it matches).")
+    public static let params = ParamSpec.list(entityParam, ids, predicateParam, variablesParam)
     let graph: ObjectGraph
     let entity: Entity
     let filter: (any ObjectFilter)?
@@ -292,17 +273,8 @@ public struct BatchDeleteParams: RPCParams {
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
-        entity = try scope.entity(try p.string("entity"))
-        if let texts = try p.optionalStringArray("ids") {
-            var ids: [ObjectID] = []
-            for (i, text) in texts.enumerated() {
-                guard let id = ObjectID(text) else { throw p.mismatch("ids[\(i)]", "an id Entity/N", got: text) }
-                ids.append(id)
-            }
-            self.ids = ids
-        } else {
-            ids = nil
-        }
+        entity = try scope.entity(try p[entityParam])
+        ids = try p[Self.ids]
         filter = try batchFilter(p, entity, scope)
     }
 }

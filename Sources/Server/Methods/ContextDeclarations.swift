@@ -70,42 +70,50 @@ public struct SaveResult: RPCResult {
     }
 }
 
-let contextParam = ParamSpec.required("context", .string, "A context's name.")
-let idParam = ParamSpec.required("id", .ref("ObjectID"))
-let keysParam = ParamSpec.optional("keys", .array(.string), "Only these keys of each object (after its id).")
-let valuesParam = ParamSpec.required("values", .object([], additional: .any), "Values by key, as on the wire.")
-let requestParam = ParamSpec.required("request", .ref("FetchRequest"))
+let contextParam = Param<String>.required("context", .string, "A context's name.")
+let idParam = Param<ObjectID>.required("id", .ref("ObjectID"))
+let keysParam = Param<[String]?>.optional("keys", .array(.string), "Only these keys of each object (after its id).")
+let valuesParam = Param<JSONObject>.required(
+    "values", .object([], additional: .any), "Values by key, as on the wire.")
+let requestParam = Param<FetchRequest>.required("request", .ref("FetchRequest"))
 
 public struct ContextParams: RPCParams {
-    public static let params = [contextParam]
+    public static let params = ParamSpec.list(contextParam)
     let context: Context
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
+        context = try scope.context(try p[contextParam])
     }
 }
 
 /// `context/close`: the graph is required before the name is read.
 public struct CloseContextParams: RPCParams {
-    public static let params = [contextParam]
+    public static let params = ParamSpec.list(contextParam)
     let graph: ObjectGraph
     let context: String
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
-        context = try p.string("context")
+        context = try p[contextParam]
     }
 }
 
+extension MergePolicy: ParamValue {}
+
 public struct CreateContextParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        .required("name", .string),
-        .optional("parent", .string, "Makes a child context of that one."),
-        .optional("mergesChangesFromParent", .boolean, "true by default."),
-        .optional("mergePolicy", .strings(MergePolicy.allCases.map(\.rawValue)), "\"error\" by default."),
-        .optional("transactionAuthor", .string, "Recorded with the root's saves in the history (protocol.md §5)."),
-        .optional(
-            "undo", .object([("levels", .integer)], closed: true),
-            "Turns undo on (protocol.md §6): {} keeps every group, {levels: n} the newest n."),
-    ]
+    static let name = Param<String>.required("name", .string)
+    static let parent = Param<String?>.optional("parent", .string, "Makes a child context of that one.")
+    static let mergesChangesFromParent = Param<Bool?>.optional(
+        "mergesChangesFromParent", .boolean, "true by default.")
+    static let mergePolicy = Param<MergePolicy?>.optional(
+        "mergePolicy", .cases(MergePolicy.self), "\"error\" by default.")
+    static let transactionAuthor = Param<String?>.optional(
+        "transactionAuthor", .string, "Recorded with the root's saves in the history (protocol.md §5).")
+    static let levels = Param<Int?>.optional("levels", Schema.integer.minimum(1))
+    static let undo = Param<JSONObject?>.optional(
+        "undo", .object(members: [levels]),
+        "Turns undo on (protocol.md §6): {} keeps every group, {levels: n} the newest n.")
+    public static let params = ParamSpec.list(
+        name, parent, mergesChangesFromParent, mergePolicy, transactionAuthor, undo)
+
     let graph: ObjectGraph
     let name: String
     let parent: String?
@@ -116,86 +124,68 @@ public struct CreateContextParams: RPCParams {
     let undoLevels: Int??
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        var policy = MergePolicy.error
-        if let text = try p.optionalString("mergePolicy") {
-            guard let parsed = MergePolicy(rawValue: text) else {
-                throw p.mismatch(
-                    "mergePolicy", MergePolicy.allCases.map(\.rawValue).joined(separator: " | "), got: "\"\(text)\"")
-            }
-            policy = parsed
-        }
-        mergePolicy = policy
+        mergePolicy = try p[Self.mergePolicy] ?? .error
         graph = try scope.graph()
-        name = try p.string("name")
-        parent = try p.optionalString("parent")
-        mergesChangesFromParent = try p.optionalBool("mergesChangesFromParent") ?? true
-        transactionAuthor = try p.optionalString("transactionAuthor")
-        if let undo = try p.optionalObject("undo") {
-            for key in undo.object.keys where key != "levels" {
-                throw undo.mismatch(key, "levels", got: "unknown key")
-            }
-            let levels = try undo.optionalInt("levels")
-            if let levels, levels < 1 { throw undo.mismatch("levels", "a positive integer", got: "\(levels)") }
-            undoLevels = .some(levels)
-        } else {
-            undoLevels = nil
-        }
+        name = try p[Self.name]
+        parent = try p[Self.parent]
+        mergesChangesFromParent = try p[Self.mergesChangesFromParent] ?? true
+        transactionAuthor = try p[Self.transactionAuthor]
+        undoLevels = try p.members(Self.undo).map { undo throws in try undo[Self.levels] }
     }
 }
 
 public struct InsertParams: RPCParams {
-    public static let params = [contextParam, ParamSpec.required("entity", .string), valuesParam]
+    static let entity = Param<String>.required("entity", .string)
+    public static let params = ParamSpec.list(contextParam, entity, valuesParam)
     let context: Context
     let entity: Entity
     let values: Snapshot
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
-        entity = try scope.entity(try p.string("entity"))
-        values = try WireValue.snapshot(try p.required("values"), for: entity)
+        context = try scope.context(try p[contextParam])
+        entity = try scope.entity(try p[Self.entity])
+        values = try WireValue.snapshot(try p[valuesParam], for: entity)
     }
 }
 
 public struct UpdateParams: RPCParams {
-    public static let params = [contextParam, idParam, valuesParam]
+    public static let params = ParamSpec.list(contextParam, idParam, valuesParam)
     let context: Context
     let id: ObjectID
     let entity: Entity
     let values: Snapshot
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
-        id = try p.id("id")
+        context = try scope.context(try p[contextParam])
+        id = try p[idParam]
         entity = try scope.entity(id.entity)
-        values = try WireValue.snapshot(try p.required("values"), for: entity)
+        values = try WireValue.snapshot(try p[valuesParam], for: entity)
     }
 }
 
 public struct ObjectParams: RPCParams {
-    public static let params = [contextParam, idParam]
+    public static let params = ParamSpec.list(contextParam, idParam)
     let context: Context
     let id: ObjectID
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
-        id = try p.id("id")
+        context = try scope.context(try p[contextParam])
+        id = try p[idParam]
         _ = try scope.entity(id.entity)
     }
 }
 
 public struct GetParams: RPCParams {
-    public static let params = [contextParam, ParamSpec.required("ids", .array(.ref("ObjectID"))), keysParam]
+    static let ids = Param<[ObjectID]>.required("ids", .array(.ref("ObjectID")))
+    public static let params = ParamSpec.list(contextParam, ids, keysParam)
     let context: Context
     let ids: [(ObjectID, Entity)]
     let keys: Set<String>?
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
+        context = try scope.context(try p[contextParam])
         var ids: [(ObjectID, Entity)] = []
-        for (i, text) in try p.stringArray("ids").enumerated() {
-            let id = try ParamReader.id(text, p.name("ids[\(i)]"))
-            ids.append((id, try scope.entity(id.entity)))
-        }
+        for id in try p[Self.ids] { ids.append((id, try scope.entity(id.entity))) }
         self.ids = ids
         // Ids of several entities: each object shows the projected keys it has; a key none
         // of them has is an error.
-        let keys = try p.optionalStringArray("keys")
+        let keys = try p[keysParam]
         for key in keys ?? [] where !ids.contains(where: { $0.1.key(key) != nil }) {
             let entity = ids.first?.1.name ?? ""
             throw EngineError(
@@ -205,28 +195,28 @@ public struct GetParams: RPCParams {
     }
 }
 
+extension FetchResultType: ParamValue {}
+extension AggregateFunction: ParamValue {}
+
 public struct FetchParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        contextParam, requestParam, keysParam,
-        .optional(
-            "resultType", .strings(FetchResultType.allCases.map(\.rawValue)),
-            "\"object\" (default): objects; \"dictionary\": rows of key paths and expressions; \"id\": ids."),
-        .optional(
-            "propertiesToFetch",
-            .array(
-                .oneOf(
-                    .string,
-                    .object(
-                        [
-                            ("name", .string), ("function", .strings(AggregateFunction.allCases.map(\.rawValue))),
-                            ("keyPath", .string),
-                        ], required: ["name", "function", "keyPath"], closed: true))),
-            "Dictionary results: key paths (through to-one relationships) and {name, function, keyPath}."),
-        .optional("propertiesToGroupBy", .array(.string), "Dictionary results: one row per group of these key paths."),
-        .optional(
-            "havingPredicate", .string, "Dictionary results: a predicate over the rows (group keys, expressions)."),
-        .optional("returnsDistinctResults", .boolean, "Dictionary results without groups: each row once."),
-    ]
+    static let resultType = Param<FetchResultType?>.optional(
+        "resultType", .cases(FetchResultType.self),
+        "\"object\" (default): objects; \"dictionary\": rows of key paths and expressions; \"id\": ids.")
+    static let expressionName = Param<String>.required("name", .string)
+    static let function = Param<AggregateFunction>.required("function", .cases(AggregateFunction.self))
+    static let keyPath = Param<String>.required("keyPath", .string)
+    static let propertiesToFetch = Param<[JSON]?>.optional(
+        "propertiesToFetch", .array(.oneOf(.string, .object(members: [expressionName, function, keyPath]))),
+        "Dictionary results: key paths (through to-one relationships) and {name, function, keyPath}.")
+    static let propertiesToGroupBy = Param<[String]?>.optional(
+        "propertiesToGroupBy", .array(.string), "Dictionary results: one row per group of these key paths.")
+    static let havingPredicate = Param<String?>.optional(
+        "havingPredicate", .string, "Dictionary results: a predicate over the rows (group keys, expressions).")
+    static let returnsDistinctResults = Param<Bool?>.optional(
+        "returnsDistinctResults", .boolean, "Dictionary results without groups: each row once.")
+    public static let params = ParamSpec.list(
+        contextParam, requestParam, keysParam, resultType, propertiesToFetch, propertiesToGroupBy, havingPredicate,
+        returnsDistinctResults)
     let context: Context
     let request: FetchRequest
     let compiled: CompiledRequest
@@ -237,82 +227,36 @@ public struct FetchParams: RPCParams {
     let dictionary: DictionaryRequest?
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
-        request = try p.decode("request")
+        context = try scope.context(try p[contextParam])
+        request = try p[requestParam]
         // A grouped dictionary fetch sorts its rows by result keys, not the entity's.
         var objectsRequest = request
         if p.object["resultType"] == .string("dictionary") && Self.groups(p) { objectsRequest.sortDescriptors = [] }
         compiled = try scope.compiler().compile(objectsRequest)
         entity = try scope.entity(request.entity)
-        keys = try WireObject.projection(try p.optionalStringArray("keys"), entity: entity)
-        let typeName = try p.optionalString("resultType") ?? FetchResultType.object.rawValue
-        guard let type = FetchResultType(rawValue: typeName) else {
-            throw p.mismatch(
-                "resultType", FetchResultType.allCases.map(\.rawValue).joined(separator: " | "), got: "\"\(typeName)\"")
-        }
+        keys = try WireObject.projection(try p[keysParam], entity: entity)
+        let type = try p[Self.resultType] ?? .object
         resultType = type
-        // Each param's type first, so a mistyped one is named whatever the result type.
-        _ = try p.optionalArray("propertiesToFetch", of: JSON.self)
-        _ = try p.optionalStringArray("propertiesToGroupBy")
-        _ = try p.optionalString("havingPredicate")
-        _ = try p.optionalBool("returnsDistinctResults")
-        let dictionaryOnly = ["propertiesToFetch", "propertiesToGroupBy", "havingPredicate", "returnsDistinctResults"]
+        // Each param checked first, so a bad one is named whatever the result type.
+        let properties = try p[Self.propertiesToFetch]
+        let groupBy = try p[Self.propertiesToGroupBy]
+        let having = try p[Self.havingPredicate]
+        let distinct = try p[Self.returnsDistinctResults]
         guard type == .dictionary else {
-            if let given = dictionaryOnly.first(where: p.has) {
+            let dictionaryOnly: [any ParamKey] = [
+                Self.propertiesToFetch, Self.propertiesToGroupBy, Self.havingPredicate, Self.returnsDistinctResults,
+            ]
+            if let given = dictionaryOnly.first(where: p.has)?.spec.name {
                 throw EngineError(
-                    .invalidValue, "\(given) needs resultType \"dictionary\" (this fetch's is \"\(typeName)\")",
-                    [("key", .string(given)), ("resultType", .string(typeName))])
+                    .invalidValue, "\(given) needs resultType \"dictionary\" (this fetch's is \"\(type.rawValue)\")",
+                    [("key", .string(given)), ("resultType", .string(type.rawValue))])
             }
             dictionary = nil
             return
         }
-        dictionary = try Self.dictionaryRequest(p, request, compiled, entity, context)
-    }
-
-    /// Whether a dictionary fetch groups: group keys, or a function among the properties.
-    static func groups(_ p: ParamReader) -> Bool {
-        if case .array(let g)? = p.object["propertiesToGroupBy"], !g.isEmpty { return true }
-        if case .array(let list)? = p.object["propertiesToFetch"] {
-            return list.contains { if case .object = $0 { return true } else { return false } }
-        }
-        return false
-    }
-
-    static func dictionaryRequest(
-        _ p: ParamReader, _ request: FetchRequest, _ compiled: CompiledRequest, _ entity: Entity, _ context: Context
-    ) throws -> DictionaryRequest {
-        var properties: [DictionaryProperty] = []
-        if let list = try p.optionalArray("propertiesToFetch", of: JSON.self) {
-            for (i, item) in list.enumerated() {
-                if case .string(let path) = item {
-                    properties.append(DictionaryProperty(name: path, keyPath: path))
-                    continue
-                }
-                guard case .object(let o) = item else {
-                    throw p.mismatch(
-                        "propertiesToFetch[\(i)]", "a key path or {name, function, keyPath}", got: item.typeName)
-                }
-                let e = ParamReader(o, path: p.name("propertiesToFetch") + "[\(i)].")
-                for key in o.keys where !["name", "function", "keyPath"].contains(key) {
-                    throw e.mismatch(key, "one of function, keyPath, name", got: "unknown key")
-                }
-                let functionName = try e.string("function")
-                guard let function = AggregateFunction(rawValue: functionName) else {
-                    throw e.mismatch(
-                        "function", AggregateFunction.allCases.map(\.rawValue).joined(separator: " | "),
-                        got: "\"\(functionName)\"")
-                }
-                properties.append(
-                    DictionaryProperty(name: try e.string("name"), keyPath: try e.string("keyPath"), function: function)
-                )
-            }
-        } else {
-            properties = entity.attributes.map { DictionaryProperty(name: $0.name, keyPath: $0.name) }
-        }
-        let groupBy = try p.optionalStringArray("propertiesToGroupBy") ?? []
         var r = DictionaryRequest(
-            entity: request.entity, filter: compiled.filter, ordering: compiled.ordering, properties: properties,
-            groupBy: groupBy, distinct: try p.optionalBool("returnsDistinctResults") ?? false,
+            entity: request.entity, filter: compiled.filter, ordering: compiled.ordering,
+            properties: try Self.properties(properties, p, entity), groupBy: groupBy ?? [], distinct: distinct ?? false,
             limit: request.fetchLimit, offset: request.fetchOffset)
         let columns = try context.resultColumns(r)
         if r.isGrouped {
@@ -326,10 +270,35 @@ public struct FetchParams: RPCParams {
                 r.resultOrder.append((d.key, d.ascending, d.comparator))
             }
         }
-        if let having = try p.optionalString("havingPredicate") {
-            r.having = try RequestCompiler.rowFilter(having, entity: request.entity, columns: columns)
+        if let having { r.having = try RequestCompiler.rowFilter(having, entity: request.entity, columns: columns) }
+        dictionary = r
+    }
+
+    /// Whether a dictionary fetch groups: group keys, or a function among the properties.
+    static func groups(_ p: ParamReader) -> Bool {
+        if case .array(let g)? = p.object["propertiesToGroupBy"], !g.isEmpty { return true }
+        if case .array(let list)? = p.object["propertiesToFetch"] {
+            return list.contains { if case .object = $0 { return true } else { return false } }
         }
-        return r
+        return false
+    }
+
+    /// `propertiesToFetch` (checked): key paths and expressions; every attribute when absent.
+    static func properties(_ list: [JSON]?, _ p: ParamReader, _ entity: Entity) throws -> [DictionaryProperty] {
+        guard let list else { return entity.attributes.map { DictionaryProperty(name: $0.name, keyPath: $0.name) } }
+        var properties: [DictionaryProperty] = []
+        for (i, item) in list.enumerated() {
+            guard case .object(let o) = item else {
+                let path = item.stringValue ?? ""
+                properties.append(DictionaryProperty(name: path, keyPath: path))
+                continue
+            }
+            let e = ParamReader(o, path: p.name("propertiesToFetch") + "[\(i)].")
+            properties.append(
+                DictionaryProperty(
+                    name: try e[Self.expressionName], keyPath: try e[Self.keyPath], function: try e[Self.function]))
+        }
+        return properties
     }
 }
 
@@ -345,13 +314,13 @@ public enum FetchResultsMember: SingleMember {
 }
 
 public struct CountParams: RPCParams {
-    public static let params = [contextParam, requestParam]
+    public static let params = ParamSpec.list(contextParam, requestParam)
     let context: Context
     let request: FetchRequest
     let compiled: CompiledRequest
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
-        request = try p.decode("request")
+        context = try scope.context(try p[contextParam])
+        request = try p[requestParam]
         compiled = try scope.compiler().compile(request)
     }
 }

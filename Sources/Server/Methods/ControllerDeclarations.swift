@@ -62,32 +62,32 @@ public struct ControllerSummary: RPCResult {
     public var json: JSON { .object(["sections": sections, "count": .integer(Int64(count))]) }
 }
 
-let controllerParam = ParamSpec.required("controller", .string, "A controller's name.")
+let controllerParam = Param<String>.required("controller", .string, "A controller's name.")
 
 public struct ControllerParams: RPCParams {
-    public static let params = [controllerParam]
+    public static let params = ParamSpec.list(controllerParam)
     let name: String
     let entry: ControllersState.Entry
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        name = try p.string("controller")
+        name = try p[controllerParam]
         entry = try scope.controller(name)
     }
 }
 
+extension ControllersState.Delivery: ParamValue {}
+
 public struct CreateControllerParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        contextParam,
-        .required("name", .string, "Unique per process, not empty."),
-        requestParam,
-        .optional("sectionNameKeyPath", .string, "Sections by this key path's value."),
-        .optional(
-            "notify",
-            .object(
-                [("keys", .array(.string)), ("objects", .boolean), ("mode", .strings(["rows", "difference"]))],
-                closed: true),
-            "What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); "
-                + "mode \"difference\" sends one controller/didChange per cycle."),
-    ]
+    static let name = Param<String>.required("name", Schema.string.minLength(1), "Unique per process, not empty.")
+    static let sectionNameKeyPath = Param<String?>.optional(
+        "sectionNameKeyPath", .string, "Sections by this key path's value.")
+    static let keys = Param<[String]?>.optional("keys", .array(.string))
+    static let objects = Param<Bool?>.optional("objects", .boolean)
+    static let mode = Param<ControllersState.Delivery?>.optional("mode", .cases(ControllersState.Delivery.self))
+    static let notify = Param<JSONObject?>.optional(
+        "notify", Schema.object(members: [keys, objects, mode]).excluding("keys", when: "objects", is: false),
+        "What change notifications carry: every value (absent), {keys} or {objects: false} (ids only); "
+            + "mode \"difference\" sends one controller/didChange per cycle.")
+    public static let params = ParamSpec.list(contextParam, name, requestParam, sectionNameKeyPath, notify)
     let context: Context
     let name: String
     let entity: Entity
@@ -97,131 +97,112 @@ public struct CreateControllerParams: RPCParams {
     let model: ObjectModel
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
-        name = try p.string("name")
-        guard !name.isEmpty else { throw p.mismatch("name", "a non-empty name", got: "\"\"") }
-        let request: FetchRequest = try p.decode("request")
+        context = try scope.context(try p[contextParam])
+        name = try p[Self.name]
+        let request = try p[requestParam]
         entity = try scope.entity(request.entity)
         let compiler = try scope.compiler()
-        compiled = try compiler.compile(request, sectionNameKeyPath: try p.optionalString("sectionNameKeyPath"))
-        projection = try Self.projection(p, entity)
-        delivery = try Self.delivery(p)
+        compiled = try compiler.compile(request, sectionNameKeyPath: try p[Self.sectionNameKeyPath])
+        let notify = try p.members(Self.notify)
+        projection = try Self.projection(notify, entity)
+        delivery = try notify?[Self.mode] ?? .rows
         model = try scope.graph().store.model
     }
 
     /// `notify`: omitted for every value, `{keys: [...]}` for those keys, `{objects: false}` for ids only.
-    static func projection(_ p: ParamReader, _ entity: Entity) throws -> ControllersState.Projection {
-        guard let n = try p.optionalObject("notify") else { return .allValues }
-        for key in n.object.keys where !["keys", "objects", "mode"].contains(key) {
-            throw n.mismatch(key, "one of keys, objects, mode", got: "unknown key")
-        }
-        if let objects = try n.optionalBool("objects"), !objects {
-            if n.has("keys") { throw n.mismatch("keys", "no keys with objects: false", got: "keys") }
-            return .idsOnly
-        }
-        if let keys = try WireObject.projection(try n.optionalStringArray("keys"), entity: entity) {
-            return .keys(keys)
-        }
+    static func projection(_ notify: ParamReader?, _ entity: Entity) throws -> ControllersState.Projection {
+        guard let n = notify else { return .allValues }
+        if try n[objects] == false { return .idsOnly }
+        if let keys = try WireObject.projection(try n[keys], entity: entity) { return .keys(keys) }
         return .allValues
     }
 }
 
-extension CreateControllerParams {
-    /// `notify.mode`: "rows" (the default) or "difference".
-    static func delivery(_ p: ParamReader) throws -> ControllersState.Delivery {
-        guard let n = try p.optionalObject("notify"), let mode = try n.optionalString("mode") else { return .rows }
-        guard let delivery = ControllersState.Delivery(rawValue: mode) else {
-            throw n.mismatch("mode", "\"rows\" or \"difference\"", got: "\"\(mode)\"")
-        }
-        return delivery
-    }
-}
-
 public struct RowsParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        controllerParam, keysParam,
-        .required("section", .integer),
-        .optional("offset", .integer, "0 by default."),
-        .optional("limit", .integer, "To the end of the section by default."),
-    ]
+    // A negative section, offset or limit is the engine's invalidValue (protocol.md §9).
+    static let section = Param<Int>.required("section", Schema.integer.minimum(0, checkedBy: .engine))
+    static let offset = Param<Int?>.optional(
+        "offset", Schema.integer.minimum(0, checkedBy: .engine), "0 by default.")
+    static let limit = Param<Int?>.optional(
+        "limit", Schema.integer.minimum(0, checkedBy: .engine), "To the end of the section by default.")
+    public static let params = ParamSpec.list(controllerParam, keysParam, section, offset, limit)
     let entry: ControllersState.Entry
     let keys: Set<String>?
     let section: Int
     let offset: Int
     let limit: Int?
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        entry = try scope.controller(try p.string("controller"))
-        keys = try WireObject.projection(try p.optionalStringArray("keys"), entity: entry.entity)
-        section = try p.int("section")
-        offset = try p.optionalInt("offset") ?? 0
-        limit = try p.optionalInt("limit")
+        entry = try scope.controller(try p[controllerParam])
+        keys = try WireObject.projection(try p[keysParam], entity: entry.entity)
+        section = try p[Self.section]
+        offset = try p[Self.offset] ?? 0
+        limit = try p[Self.limit]
     }
 }
 
 public struct ObjectAtParams: RPCParams {
-    public static let params = [controllerParam, ParamSpec.required("indexPath", .ref("IndexPath"))]
+    static let indexPath = Param<[Int]>.required("indexPath", .ref("IndexPath"))
+    public static let params = ParamSpec.list(controllerParam, indexPath)
     let entry: ControllersState.Entry
     let indexPath: IndexPath
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        entry = try scope.controller(try p.string("controller"))
-        let path = try p.array("indexPath", of: Int.self)
-        guard path.count == 2 else { throw p.mismatch("indexPath", "[section, row]", got: "\(path.count) numbers") }
+        entry = try scope.controller(try p[controllerParam])
+        let path = try p[Self.indexPath]
         indexPath = IndexPath(section: path[0], row: path[1])
     }
 }
 
 public struct IndexPathParams: RPCParams {
-    public static let params = [controllerParam, idParam]
+    public static let params = ParamSpec.list(controllerParam, idParam)
     let entry: ControllersState.Entry
     let id: ObjectID
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        entry = try scope.controller(try p.string("controller"))
-        id = try p.id("id")
+        entry = try scope.controller(try p[controllerParam])
+        id = try p[idParam]
     }
 }
 
 public struct SectionForTitleParams: RPCParams {
-    public static let params = [controllerParam, ParamSpec.required("title", .string), .required("index", .integer)]
+    static let title = Param<String>.required("title", .string)
+    static let index = Param<Int>.required("index", .integer)
+    public static let params = ParamSpec.list(controllerParam, title, index)
     let entry: ControllersState.Entry
     let title: String
     let index: Int
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        entry = try scope.controller(try p.string("controller"))
-        title = try p.string("title")
-        index = try p.int("index")
+        entry = try scope.controller(try p[controllerParam])
+        title = try p[Self.title]
+        index = try p[Self.index]
     }
 }
 
 /// `controller/setRequest`: an omitted `request` or `sectionNameKeyPath` keeps the current
 /// one; `sectionNameKeyPath: null` removes the sections.
 public struct SetRequestParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        controllerParam,
-        .optional(
-            "request", .ref("FetchRequest"), "The whole new request (same entity); absent: keep the current one."),
-        .optional(
-            "sectionNameKeyPath", .oneOf(.string, .null), "A new section key path; null: no sections; absent: keep."),
-    ]
+    static let request = Param<FetchRequest?>.optional(
+        "request", .ref("FetchRequest"), "The whole new request (same entity); absent: keep the current one.")
+    static let sectionNameKeyPath = Param<JSON?>.optional(
+        "sectionNameKeyPath", .oneOf(.string, .null), "A new section key path; null: no sections; absent: keep.")
+    public static let params = ParamSpec.list(controllerParam, request, sectionNameKeyPath)
     let entry: ControllersState.Entry
     let compiled: CompiledRequest
     let model: ObjectModel
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        entry = try scope.controller(try p.string("controller"))
+        entry = try scope.controller(try p[controllerParam])
         let current = entry.controller.request
         let request: FetchRequest
-        if p.has("request") {
-            request = try p.decode("request")
+        if let given = try p[Self.request] {
+            request = given
         } else if let current {
             request = current.request
         } else {
             throw p.mismatch("request", "a FetchRequest", got: "missing")
         }
         let section: String?
-        switch p.object["sectionNameKeyPath"] {
+        switch try p[Self.sectionNameKeyPath] {
         case nil: section = current?.sectionNameKeyPath
-        case .null?: section = nil
-        default: section = try p.string("sectionNameKeyPath")
+        case let given?: section = given.stringValue
         }
         compiled = try scope.compiler().compile(request, sectionNameKeyPath: section)
         model = try scope.graph().store.model

@@ -10,7 +10,7 @@ public struct ControllerDifference: NotificationPayload {
     static let run = Schema.array(.integer).describe(
         "[section, row, count]: count consecutive rows from [section, row].")
     public static let params: [ParamSpec] = [
-        controllerParam,
+        controllerParam.spec,
         .required(
             "sections",
             .object(

@@ -32,7 +32,7 @@ public enum ControllerNotifications {
 
 public struct FetchFailure: NotificationPayload {
     public static let params: [ParamSpec] = [
-        controllerParam,
+        controllerParam.spec,
         .required(
             "error",
             .object(
@@ -48,14 +48,14 @@ public struct FetchFailure: NotificationPayload {
 }
 
 public struct ControllerName: NotificationPayload {
-    public static let params = [controllerParam]
+    public static let params = [controllerParam.spec]
     let controller: String
     public var json: JSON { .object(["controller": .string(controller)]) }
 }
 
 public struct SectionChange: NotificationPayload {
     public static let params: [ParamSpec] = [
-        controllerParam,
+        controllerParam.spec,
         .required("type", .ref("SectionChangeType")),
         .required("sectionIndex", .integer, "OLD index for a delete, NEW index for an insert."),
         .required("section", .ref("SectionInfo")),
@@ -74,9 +74,9 @@ public struct SectionChange: NotificationPayload {
 
 public struct ObjectChange: NotificationPayload {
     public static let params: [ParamSpec] = [
-        controllerParam,
+        controllerParam.spec,
         .required("type", .ref("ObjectChangeType")),
-        idParam,
+        idParam.spec,
         .optional("indexPath", .ref("IndexPath"), "OLD index path (delete, move, update)."),
         .optional("newIndexPath", .ref("IndexPath"), "NEW index path (insert, move, update)."),
         .optional(

@@ -16,7 +16,7 @@ public final class ControllersState: ControllerObserver, StoreOpenObserver {
     }
 
     /// How a cycle goes out (`notify.mode`): a notification per change, or one per cycle.
-    public enum Delivery: String, Equatable {
+    public enum Delivery: String, Equatable, CaseIterable, Sendable {
         case rows
         case difference
     }

@@ -49,14 +49,13 @@ public struct CheckExternalResult: RPCResult {
 }
 
 public struct HistoryParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        .required("after", .integer, "A token: transactions after it (0: from the start)."),
-        .optional("limit", .integer, "At most this many transactions (100 by default)."),
-        .optional("authors", .array(.string), "Only transactions of these transaction authors."),
-        .optional(
-            "entities", .array(.string),
-            "Only changes of these entities (transactions without any are left out)."),
-    ]
+    static let after = Param<Int64>.required("after", .integer, "A token: transactions after it (0: from the start).")
+    static let limit = Param<Int?>.optional("limit", .integer, "At most this many transactions (100 by default).")
+    static let authors = Param<[String]?>.optional(
+        "authors", .array(.string), "Only transactions of these transaction authors.")
+    static let entities = Param<[String]?>.optional(
+        "entities", .array(.string), "Only changes of these entities (transactions without any are left out).")
+    public static let params = ParamSpec.list(after, limit, authors, entities)
     let graph: ObjectGraph
     let after: Int64
     let limit: Int
@@ -65,12 +64,12 @@ public struct HistoryParams: RPCParams {
 
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
-        after = Int64(try p.int("after"))
+        after = try p[Self.after]
         // 0 (or less) lists nothing and only tells whether there is more.
-        limit = max(0, try p.optionalInt("limit") ?? 100)
-        authors = try p.optionalStringArray("authors").map(Set.init)
+        limit = max(0, try p[Self.limit] ?? 100)
+        authors = try p[Self.authors].map(Set.init)
         var entities: Set<String>?
-        if let names = try p.optionalStringArray("entities") {
+        if let names = try p[Self.entities] {
             for name in names { _ = try scope.entity(name) }
             entities = Set(names)
         }
@@ -91,29 +90,27 @@ public struct HistoryResult: RPCResult {
 }
 
 public struct PurgeHistoryParams: RPCParams {
-    public static let params: [ParamSpec] = [
-        .required(
-            "before", .types("integer", "string"),
-            "A token: history rows before it are deleted; or an ISO 8601 date: rows committed before it."),
-        .optional(
-            "force", .boolean,
-            "Also rows a live reader (another open store) has not merged yet (false by default)."),
-    ]
+    static let before = Param<JSON>.required(
+        "before",
+        Schema.types("integer", "string").format("date-time", "a token or an ISO 8601 date") {
+            ISO8601.parse($0) != nil
+        },
+        "A token: history rows before it are deleted; or an ISO 8601 date (a date alone is read as midnight UTC): rows committed before it."
+    )
+    static let force = Param<Bool?>.optional(
+        "force", .boolean, "Also rows a live reader (another open store) has not merged yet (false by default).")
+    public static let params = ParamSpec.list(before, force)
     let graph: ObjectGraph
     let before: Int64?
     let beforeTime: Double?
     let force: Bool
     public init(params p: ParamReader, in scope: ParamScope) throws {
         graph = try scope.graph()
-        if case .string(let date)? = p.value("before") {
-            guard let t = ISO8601.parse(date) else {
-                throw RPCError.invalidParams(param: "before", expected: "a token or an ISO 8601 date", got: date)
-            }
-            (before, beforeTime) = (nil, t)
-        } else {
-            (before, beforeTime) = (Int64(try p.int("before")), nil)
+        switch try p[Self.before] {
+        case .string(let date): (before, beforeTime) = (nil, ISO8601.parse(date))
+        case let token: (before, beforeTime) = (Int64(param: token), nil)
         }
-        force = try p.optionalBool("force") ?? false
+        force = try p[Self.force] ?? false
     }
 }
 

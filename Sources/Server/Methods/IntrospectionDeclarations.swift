@@ -54,32 +54,30 @@ public struct ChangesResult: RPCResult {
 }
 
 public struct CommittedValuesParams: RPCParams {
-    public static let params = [contextParam, idParam, keysParam]
+    public static let params = ParamSpec.list(contextParam, idParam, keysParam)
     let context: Context
     let id: ObjectID
     let entity: Entity
     let keys: Set<String>?
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
-        id = try p.id("id")
+        context = try scope.context(try p[contextParam])
+        id = try p[idParam]
         entity = try scope.entity(id.entity)
-        keys = try WireObject.projection(try p.optionalStringArray("keys"), entity: entity)
+        keys = try WireObject.projection(try p[keysParam], entity: entity)
     }
 }
 
 public struct RefreshParams: RPCParams {
-    public static let params = [
-        contextParam, idParam,
-        ParamSpec.required(
-            "mergeChanges", .boolean, "true keeps the unsaved change on the committed values; false drops it."),
-    ]
+    static let mergeChanges = Param<Bool>.required(
+        "mergeChanges", .boolean, "true keeps the unsaved change on the committed values; false drops it.")
+    public static let params = ParamSpec.list(contextParam, idParam, mergeChanges)
     let context: Context
     let id: ObjectID
     let mergeChanges: Bool
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
-        id = try p.id("id")
+        context = try scope.context(try p[contextParam])
+        id = try p[idParam]
         _ = try scope.entity(id.entity)
-        mergeChanges = try p.bool("mergeChanges")
+        mergeChanges = try p[Self.mergeChanges]
     }
 }

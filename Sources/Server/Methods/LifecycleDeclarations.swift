@@ -21,18 +21,19 @@ public enum LifecycleDeclarations {
 }
 
 public struct InitializeParams: PlainParams {
-    public static let params: [ParamSpec] = [
-        .optional(
-            "clientInfo", .object([("name", .string), ("version", .string)], required: ["name"]),
-            "Logged; other LSP members (processId, capabilities, ...) are ignored.")
-    ]
+    static let name = Param<String>.required("name", .string)
+    static let version = Param<String?>.optional("version", .string)
+    static let clientInfo = Param<JSONObject?>.optional(
+        "clientInfo", .object(members: [name, version], closed: false),
+        "Logged; other LSP members (processId, capabilities, ...) are ignored.")
+    public static let params = ParamSpec.list(clientInfo)
     var clientName: String?
     var clientVersion: String?
 
-    public init(params: ParamReader) throws {
-        if let client = try params.optionalObject("clientInfo") {
-            clientName = try client.string("name")
-            clientVersion = try client.optionalString("version")
+    public init(params p: ParamReader) throws {
+        if let client = try p.members(Self.clientInfo) {
+            clientName = try client[Self.name]
+            clientVersion = try client[Self.version]
         }
     }
 }
@@ -63,12 +64,7 @@ public struct InitializeResult: RPCResult {
 }
 
 public struct CancelRequestParams: PlainParams {
-    public static let params: [ParamSpec] = [.required("id", .types("string", "integer"), "The request to cancel.")]
-    public init(params: ParamReader) throws {
-        let id = try params.json("id")
-        switch id {
-        case .string, .integer: break
-        default: throw params.mismatch("id", "string or integer", got: id.typeName)
-        }
-    }
+    static let id = Param<JSON>.required("id", .types("string", "integer"), "The request to cancel.")
+    public static let params = ParamSpec.list(id)
+    public init(params p: ParamReader) throws { _ = try p[Self.id] }
 }

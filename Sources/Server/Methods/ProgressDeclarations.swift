@@ -8,6 +8,13 @@ public enum ProgressDeclarations {
     public static let progress = ServerNotification<WorkDoneProgress>(
         "$/progress", "How far a request given a workDoneToken has come: begin, report (at most every 100 ms), end.")
     public static let notifications = [progress.description]
+
+    /// LSP's work-done token, taken by the methods that report progress: `$/progress`
+    /// notifications carry it while the request runs.
+    public static let workDoneToken = Param<JSON?>.optional(
+        "workDoneToken", .types("string", "integer"),
+        "Report this request's progress as $/progress notifications carrying this token (begin, report, end) before its answer."
+    )
 }
 
 public struct WorkDoneProgress: NotificationPayload {

@@ -11,9 +11,10 @@ public enum ServerDeclarations {
 }
 
 public struct EchoParams: PlainParams {
-    public static let params: [ParamSpec] = [.required("value", .any, "Any value but null.")]
+    static let value = Param<JSON>.required("value", Schema.any.notNull, "Any value but null.")
+    public static let params = ParamSpec.list(value)
     let value: JSON
-    public init(params: ParamReader) throws { value = try params.json("value") }
+    public init(params p: ParamReader) throws { value = try p[Self.value] }
 }
 
 public struct EchoResult: RPCResult {

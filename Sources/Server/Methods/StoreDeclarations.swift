@@ -14,20 +14,22 @@ public enum StoreDeclarations {
 }
 
 public struct OpenStoreParams: PlainParams {
-    public static let params: [ParamSpec] = [
-        .optional("path", .string, "The SQLite file; \":memory:\" by default."),
-        .optional(
-            "url", .string,
-            "A PostgreSQL server instead of a file: a libpq URL (postgresql://...; a schema=NAME query parameter sets schema); not with path."
-        ),
-        .optional("schema", .string, "The PostgreSQL schema holding the dataset; \"fetchd\" by default (url only)."),
-        .optional(
-            "model", .ref("Model"),
-            "The model. Without it an existing store opens with the model it records; a new store needs one."),
-        .optional(
-            "historyToken", .integer,
-            "Merging of other processes' commits continues after this token (one saved before a restart)."),
-    ]
+    static let path = Param<String?>.optional("path", .string, "The SQLite file; \":memory:\" by default.")
+    static let url = Param<String?>.optional(
+        "url", Schema.string.pattern("^postgres(ql)?://", "a postgresql:// URL", StoreLocation.isServerURL),
+        "A PostgreSQL server instead of a file: a libpq URL (postgresql://...; a schema=NAME query parameter sets schema); not with path."
+    )
+    static let schema = Param<String?>.optional(
+        "schema", .string, "The PostgreSQL schema holding the dataset; \"fetchd\" by default (url only).")
+    /// Read by the model decoder, whose invalidModel names the path inside the model.
+    static let model = Param<JSON?>.optional(
+        "model", Schema.ref("Model").checkedBy(.engine),
+        "The model. Without it an existing store opens with the model it records; a new store needs one.")
+    static let historyToken = Param<Int64?>.optional(
+        "historyToken", .integer,
+        "Merging of other processes' commits continues after this token (one saved before a restart).")
+    public static let params = ParamSpec.list(path, url, schema, model, historyToken)
+
     /// Where the store is: a SQLite file or a PostgreSQL schema.
     enum Location {
         case file(String)
@@ -36,24 +38,20 @@ public struct OpenStoreParams: PlainParams {
     let location: Location
     let model: JSON?
     let historyToken: Int64?
-    public init(params: ParamReader) throws {
-        let path = try params.optionalString("path")
-        let url = try params.optionalString("url")
-        let schema = try params.optionalString("schema")
+    public init(params p: ParamReader) throws {
+        let path = try p[Self.path]
+        let url = try p[Self.url]
+        let schema = try p[Self.schema]
+        // Rules between params, which no one param's schema states.
         if let url {
-            if path != nil { throw RPCError.invalidParams(param: "path", expected: "no path with url", got: "both") }
-            guard StoreLocation.isServerURL(url) else {
-                throw RPCError.invalidParams(param: "url", expected: "a postgresql:// URL", got: "\"\(url)\"")
-            }
+            if path != nil { throw p.mismatch("path", "no path with url", got: "both") }
             location = .server(url: url, schema: schema)
         } else {
-            if schema != nil {
-                throw RPCError.invalidParams(param: "schema", expected: "schema only with url", got: "no url")
-            }
+            if schema != nil { throw p.mismatch("schema", "schema only with url", got: "no url") }
             location = .file(path ?? ":memory:")
         }
-        model = params.optionalJSON("model")
-        historyToken = try params.optionalInt("historyToken").map(Int64.init)
+        model = try p[Self.model]
+        historyToken = try p[Self.historyToken]
     }
 }
 

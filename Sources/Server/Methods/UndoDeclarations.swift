@@ -45,13 +45,12 @@ public struct UndoStateResult: RPCResult {
 }
 
 public struct BeginUndoGroupingParams: RPCParams {
-    public static let params = [
-        contextParam, ParamSpec.optional("actionName", .string, "The name an Undo menu shows for the group."),
-    ]
+    static let actionName = Param<String?>.optional("actionName", .string, "The name an Undo menu shows for the group.")
+    public static let params = ParamSpec.list(contextParam, actionName)
     let context: Context
     let actionName: String?
     public init(params p: ParamReader, in scope: ParamScope) throws {
-        context = try scope.context(try p.string("context"))
-        actionName = try p.optionalString("actionName")
+        context = try scope.context(try p[contextParam])
+        actionName = try p[Self.actionName]
     }
 }

@@ -45,8 +45,10 @@ test('gen-types: refuses what it cannot type faithfully', () => {
     doc.components.schemas.Extra = schema;
     return () => wireTypes(doc);
   };
-  assert.throws(withSchema({ type: 'integer', minimum: 0 }), /keyword "minimum" is outside the supported schema subset/);
-  assert.throws(withSchema({ type: 'object', properties: { a: { format: 'date' } } }), /Extra\.a: keyword "format"/);
+  assert.throws(withSchema({ type: 'integer', exclusiveMinimum: 0 }), /keyword "exclusiveMinimum" is outside the supported schema subset/);
+  assert.throws(withSchema({ type: 'object', properties: { a: { maxLength: 3 } } }), /Extra\.a: keyword "maxLength"/);
+  assert.throws(withSchema({ type: 'integer', minimum: '0' }), /Extra: minimum "0" is not valid/);
+  assert.throws(withSchema({ not: [] }), /Extra: not \[\] is not valid/);
   assert.throws(withSchema({ $ref: '#/components/schemas/Nope' }), /unknown schema Nope/);
   assert.throws(withSchema({ $ref: 'other.json#/Thing' }), /unsupported \$ref/);
   assert.throws(withSchema({ type: 'decimal' }), /unknown type "decimal"/);

@@ -8,7 +8,9 @@
 //
 // Schemas use only the subset the document promises: type (a name or an array of names),
 // properties, required, additionalProperties, items, enum, const, oneOf, $ref, description,
-// title; anything else is refused, so a new keyword cannot be silently mistyped.
+// title, and the rules that leave a value's type as it is (minimum, minLength, minItems,
+// maxItems, uniqueItems, pattern, format, not: checked for their shape only); anything else
+// is refused, so a new keyword cannot be silently mistyped.
 // Mapping: {} -> JSONValue; integer/number -> number; enum/const -> literal unions; an object
 // with properties is closed unless additionalProperties says otherwise; a property-less
 // object without additionalProperties: false is a map of JSONValue. Component schemas keep
@@ -27,6 +29,17 @@ export const TEMPLATE = join(TOOLS, 'index.d.ts.in');
 const MARKER = '// @@GENERATED_WIRE_TYPES@@';
 
 const KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'oneOf', '$ref', 'description', 'title']);
+// Rules on values that do not change their TypeScript type: the shape each must have.
+const RULES = {
+  minimum: (v) => typeof v === 'number',
+  minLength: (v) => Number.isInteger(v) && v >= 0,
+  minItems: (v) => Number.isInteger(v) && v >= 0,
+  maxItems: (v) => Number.isInteger(v) && v >= 0,
+  uniqueItems: (v) => typeof v === 'boolean',
+  pattern: (v) => typeof v === 'string',
+  format: (v) => typeof v === 'string',
+  not: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+};
 const TYPES = new Set(['string', 'integer', 'number', 'boolean', 'null', 'object', 'array']);
 const STRUCTURAL = ['type', 'properties', 'required', 'additionalProperties', 'items'];
 const REF_PREFIX = '#/components/schemas/';
@@ -71,6 +84,10 @@ class Converter {
     if (schema === true) return;
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) throw new SchemaError(`${where}: a schema must be an object, got ${JSON.stringify(schema)}`);
     for (const key of Object.keys(schema)) {
+      if (Object.hasOwn(RULES, key)) {
+        if (!RULES[key](schema[key])) throw new SchemaError(`${where}: ${key} ${JSON.stringify(schema[key])} is not valid`);
+        continue;
+      }
       if (!KEYWORDS.has(key)) throw new SchemaError(`${where}: keyword ${JSON.stringify(key)} is outside the supported schema subset`);
     }
   }

@@ -222,7 +222,7 @@ class Calls:
         return Call("store/cancelBatchInsert", params)
 
     @staticmethod
-    def store_batch_update(entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> Call[StoreBatchUpdateResult]:
+    def store_batch_update(entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Union[str, float, bool, None, List[Union[str, float, bool, None]]]]] = None, work_done_token: Optional[Union[str, int]] = None) -> Call[StoreBatchUpdateResult]:
         """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)
 
         entity: The entity's name.
@@ -268,7 +268,7 @@ class Calls:
         return Call("store/batchUpdateObjects", params)
 
     @staticmethod
-    def store_batch_delete(entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> Call[StoreBatchDeleteResult]:
+    def store_batch_delete(entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Union[str, float, bool, None, List[Union[str, float, bool, None]]]]] = None, work_done_token: Optional[Union[str, int]] = None) -> Call[StoreBatchDeleteResult]:
         """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)
 
         entity: The entity's name.
@@ -322,7 +322,7 @@ class Calls:
     def store_purge_history(before: Union[int, str], *, force: Optional[bool] = None) -> Call[StorePurgeHistoryResult]:
         """Deletes the history before a token (the newest row always stays). (``store/purgeHistory``)
 
-        before: A token: history rows before it are deleted; or an ISO 8601 date: rows committed before it.
+        before: A token: history rows before it are deleted; or an ISO 8601 date (a date alone is read as midnight UTC): rows committed before it.
         force: Also rows a live reader (another open store) has not merged yet (false by default).
         """
         params: Dict[str, Any] = {}

@@ -134,7 +134,7 @@ class SyncMethods:
         """
         return self.call(Calls.store_cancel_batch_insert(entity))
 
-    def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchUpdateResult:
+    def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Union[str, float, bool, None, List[Union[str, float, bool, None]]]]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchUpdateResult:
         """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)
 
         entity: The entity's name.
@@ -157,7 +157,7 @@ class SyncMethods:
         """
         return self.call(Calls.store_batch_update_objects(entity, objects=objects, ids=ids, keys=keys, rows=rows, work_done_token=work_done_token))
 
-    def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchDeleteResult:
+    def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Union[str, float, bool, None, List[Union[str, float, bool, None]]]]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchDeleteResult:
         """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)
 
         entity: The entity's name.
@@ -189,7 +189,7 @@ class SyncMethods:
     def store_purge_history(self, before: Union[int, str], *, force: Optional[bool] = None) -> StorePurgeHistoryResult:
         """Deletes the history before a token (the newest row always stays). (``store/purgeHistory``)
 
-        before: A token: history rows before it are deleted; or an ISO 8601 date: rows committed before it.
+        before: A token: history rows before it are deleted; or an ISO 8601 date (a date alone is read as midnight UTC): rows committed before it.
         force: Also rows a live reader (another open store) has not merged yet (false by default).
         """
         return self.call(Calls.store_purge_history(before, force=force))
@@ -508,7 +508,7 @@ class AsyncMethods:
         """
         return await self.call(Calls.store_cancel_batch_insert(entity))
 
-    async def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchUpdateResult:
+    async def store_batch_update(self, entity: str, values: Dict[str, Any], *, predicate: Optional[str] = None, variables: Optional[Dict[str, Union[str, float, bool, None, List[Union[str, float, bool, None]]]]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchUpdateResult:
         """Sets values on every matching saved object in one transaction (NSBatchUpdateRequest). (``store/batchUpdate``)
 
         entity: The entity's name.
@@ -531,7 +531,7 @@ class AsyncMethods:
         """
         return await self.call(Calls.store_batch_update_objects(entity, objects=objects, ids=ids, keys=keys, rows=rows, work_done_token=work_done_token))
 
-    async def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Any]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchDeleteResult:
+    async def store_batch_delete(self, entity: str, *, ids: Optional[List[ObjectID]] = None, predicate: Optional[str] = None, variables: Optional[Dict[str, Union[str, float, bool, None, List[Union[str, float, bool, None]]]]] = None, work_done_token: Optional[Union[str, int]] = None) -> StoreBatchDeleteResult:
         """Deletes the matching saved objects in one transaction, with their delete rules (NSBatchDeleteRequest). (``store/batchDelete``)
 
         entity: The entity's name.
@@ -563,7 +563,7 @@ class AsyncMethods:
     async def store_purge_history(self, before: Union[int, str], *, force: Optional[bool] = None) -> StorePurgeHistoryResult:
         """Deletes the history before a token (the newest row always stays). (``store/purgeHistory``)
 
-        before: A token: history rows before it are deleted; or an ISO 8601 date: rows committed before it.
+        before: A token: history rows before it are deleted; or an ISO 8601 date (a date alone is read as midnight UTC): rows committed before it.
         force: Also rows a live reader (another open store) has not merged yet (false by default).
         """
         return await self.call(Calls.store_purge_history(before, force=force))

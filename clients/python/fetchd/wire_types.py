@@ -13,7 +13,7 @@ class _FetchRequestRequired(TypedDict):
 
 class FetchRequest(_FetchRequestRequired, total=False):
     predicate: str
-    variables: Dict[str, Any]
+    variables: Dict[str, Union[str, float, bool, None, List[Union[str, float, bool, None]]]]
     sortDescriptors: List[SortDescriptor]
     fetchLimit: int
     fetchOffset: int
@@ -248,7 +248,7 @@ class _StoreBatchUpdateParamsRequired(TypedDict):
 class StoreBatchUpdateParams(_StoreBatchUpdateParamsRequired, total=False):
     """Params of store/batchUpdate."""
     predicate: str
-    variables: Dict[str, Any]
+    variables: Dict[str, Union[str, float, bool, None, List[Union[str, float, bool, None]]]]
     workDoneToken: Union[str, int]
 
 
@@ -283,7 +283,7 @@ class StoreBatchDeleteParams(_StoreBatchDeleteParamsRequired, total=False):
     """Params of store/batchDelete."""
     ids: List[ObjectID]
     predicate: str
-    variables: Dict[str, Any]
+    variables: Dict[str, Union[str, float, bool, None, List[Union[str, float, bool, None]]]]
     workDoneToken: Union[str, int]
 
 
