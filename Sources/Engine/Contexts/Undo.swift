@@ -240,7 +240,13 @@ extension Context {
         let own = reason != .merge && reason != .external && reason != .batch
         var group = UndoGroup()
         for (id, before) in captured {
-            let after = stored((try? lookup(id))?.values ?? nil, of: id.entity)
+            // What the object is now; a store that cannot say leaves no group to trust, so
+            // the undo history ends here rather than record a read failure as a delete.
+            guard let now = try? lookup(id) else {
+                u.clear()
+                return
+            }
+            let after = stored(now.values, of: id.entity)
             if before != after { group.objects[id] = (before, after) }
             if after != nil {
                 u.removedHere.remove(id)

@@ -45,7 +45,8 @@ extension StoreDialect where Self: Store {
     /// every row is older. Purging before it purges what was committed before `time`.
     func firstHistoryToken(notBefore time: Double) throws(EngineError) -> Int64 {
         try onUpkeepSession { s throws(EngineError) in
-            try reading(s, "reading the history") { s in try firstToken(s, notBefore: time) ?? (try newestToken(s) + 1) }
+            try reading(s, "reading the history") { s in try firstToken(s, notBefore: time) ?? (try newestToken(s) + 1)
+            }
         }
     }
 

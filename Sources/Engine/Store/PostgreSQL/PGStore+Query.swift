@@ -29,6 +29,7 @@ extension PGStore {
         for (number, object) in try readAll(entity) {
             if filter.matches(ObjectID(entity: entity, number: number), object.values, in: view) { out.append(number) }
         }
+        try view.throwIfFailed()
         return out
     }
 
@@ -120,6 +121,7 @@ extension PGStore {
             let id = ObjectID(entity: entity, number: number)
             keyed.append((number, ordering.key(of: id, object.values, in: view)))
         }
+        try view.throwIfFailed()
         keyed.sort { a, b in
             let c = ordering.compare(a.1, b.1)
             return c != 0 ? c < 0 : a.0 < b.0
@@ -282,17 +284,36 @@ extension PGStore {
     }
 }
 
-/// The saved objects as an `ObjectView`, for filters and orderings evaluated in memory.
-struct PGStoreView: ObjectView {
+/// The saved objects as an `ObjectView`, for filters and orderings evaluated in memory. The
+/// view cannot throw in the middle of an evaluation: its first failed read is kept, and the
+/// query that used it throws that (`throwIfFailed`) instead of answering with a row missing.
+final class PGStoreView: ObjectView {
     let store: PGStore
+    private(set) var failure: EngineError?
 
-    func snapshot(of id: ObjectID) -> Snapshot? { (try? store.readCurrent(id))?.values }
+    init(store: PGStore) { self.store = store }
+
+    func snapshot(of id: ObjectID) -> Snapshot? {
+        do { return try store.readCurrent(id)?.values } catch {
+            failure = failure ?? error
+            return nil
+        }
+    }
 
     func referrers(of target: ObjectID, entity: String, relationship: String) -> [ObjectID] {
         let q = SchemaNaming.quoted
         let query =
             "SELECT \(q(SchemaNaming.primaryKey)) FROM \(q(entity)) WHERE \(q(relationship)) = $1 ORDER BY 1"
-        let numbers = (try? store.run("query failed") { c in try c.execPrepared(query, [.int(target.number)]) })?.rows
-        return (numbers ?? []).map { ObjectID(entity: entity, number: Int64($0[0]!)!) }
+        do {
+            let rows = try store.run("query failed") { c in try c.execPrepared(query, [.int(target.number)]) }.rows
+            return rows.map { ObjectID(entity: entity, number: Int64($0[0]!)!) }
+        } catch {
+            failure = failure ?? error
+            return []
+        }
+    }
+
+    func throwIfFailed() throws(EngineError) {
+        if let failure { throw failure }
     }
 }
