@@ -160,6 +160,18 @@ if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
     "$PY" "$BENCH_PY/bulk_bench.py" --fetchd "$FETCHD" --rows "${BENCH_BULK_ROWS:-$BULK_ROWS}" --dir "$SCRATCH" \
       >"$SCRATCH/bulk.results" || { log "bulk bench failed"; STATUS=1; }
   fi
+  # The work of one change: syscalls (strace -c) and instructions (callgrind) per update + save
+  # on a 10k-row store with a live controller, against bare SQLite's UPDATE + COMMIT
+  # (scripts/measure-change-cost.py; no goal yet: its figures are the baseline later work cuts;
+  # about a minute; BENCH_COST=0: off).
+  if [[ ${BENCH_COST:-1} != 0 ]]; then
+    echo
+    COST_ARGS=()
+    [[ ${BENCH_QUICK:-0} == 1 ]] && COST_ARGS=(--changes 300 --callgrind-changes 100)
+    "$PY" scripts/measure-change-cost.py "$FETCHD" "${COST_ARGS[@]}" --dir "$SCRATCH" \
+      >"$SCRATCH/change-cost.results" || { log "change cost failed"; STATUS=1; }
+    grep '^#' "$SCRATCH/change-cost.results"
+  fi
 fi
 # PostgreSQL floors (raw libpq): COPY and ordered SELECT of BENCH_PG_ROWS rows, another
 # process's commit -> notification read, on a throwaway cluster (scripts/pg-cluster.sh).
