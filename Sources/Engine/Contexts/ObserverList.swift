@@ -7,8 +7,16 @@
 /// delivery; one added then (or removed and added again) first hears the next one. A class,
 /// so that an observer may add or remove while the list is being walked.
 public final class ObserverList<Observer> {
-    /// `registration` tells a re-added observer from its earlier registration.
-    private var entries: [(id: ObjectIdentifier, registration: Int, observer: Observer)] = []
+    /// `registration` tells a re-added observer from its earlier registration. A struct, not
+    /// a tuple: walking an array of tuples of a generic element from another module asks the
+    /// runtime for the tuple's metadata at every step.
+    @usableFromInline struct Entry {
+        @usableFromInline let id: ObjectIdentifier
+        @usableFromInline let registration: Int
+        @usableFromInline let observer: Observer
+    }
+
+    @usableFromInline var entries: [Entry] = []
     private var registrations = 0
 
     public init() {}
@@ -25,7 +33,7 @@ public final class ObserverList<Observer> {
         let id = Self.identity(observer)
         guard !entries.contains(where: { $0.id == id }) else { return false }
         registrations += 1
-        entries.append((id, registrations, observer))
+        entries.append(Entry(id: id, registration: registrations, observer: observer))
         return true
     }
 
@@ -46,16 +54,21 @@ public final class ObserverList<Observer> {
     }
 
     /// Calls `body` with each observer in registration order. Walks the list as it was when
-    /// the delivery began, skipping any registration removed since.
+    /// the delivery began, skipping any registration removed since. Inlinable, so each list
+    /// is walked by code specialized for its observer type.
+    @inlinable
     public func notify(_ body: (Observer) throws -> Void) rethrows {
         let walked = entries
-        for (i, entry) in walked.enumerated() {
-            let r = entry.registration
+        var i = 0
+        while i < walked.count {
+            let entry = walked[i]
             // Unchanged list (the common case): no search.
-            if i >= entries.count || entries[i].registration != r, !entries.contains(where: { $0.registration == r }) {
-                continue
+            if i < entries.count && entries[i].registration == entry.registration
+                || entries.contains(where: { $0.registration == entry.registration })
+            {
+                try body(entry.observer)
             }
-            try body(entry.observer)
+            i += 1
         }
     }
 
