@@ -119,7 +119,9 @@ public final class Server: MessageHandler {
 
     public func takeNotifications() -> [OutgoingNotification] { outbox.take() }
 
-    public func checkOutside() { takeReadState() }
+    public func checkOutside() { takeReadState(beforeMessage: false) }
+
+    public func checkBeforeMessage() { takeReadState(beforeMessage: true) }
 
     public var idleIntervalMilliseconds: Int32? { idleWait }
 
