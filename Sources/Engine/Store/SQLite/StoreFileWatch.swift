@@ -3,13 +3,17 @@
 
     /// A wake-up for commits by other processes: an inotify descriptor that becomes readable when
     /// the store's file or its write-ahead log (`-wal`, where every commit lands in WAL mode) is
-    /// written. Watches the directory, so a log created later is seen too; other files' events
-    /// are read and ignored. Only a hint: whether anything was committed is still asked of
+    /// written. The two files are watched themselves, so other files of the directory (a log
+    /// written beside the store) wake nobody; the directory is watched only for files created
+    /// or moved in, so a log created later (or made again after a checkpoint truncated it away)
+    /// is watched from then on. Only a hint: whether anything was committed is still asked of
     /// `hasExternalChanges()`.
     public final class StoreFileWatch {
         /// Readable when there are events: poll(2) it, then call `drain()`.
         public let descriptor: Int32
+        private let directory: String
         private let names: Set<String>
+        private let directoryWatch: Int32
 
         /// nil when inotify is unavailable (or the path is not a file path).
         public init?(path: String) {
@@ -19,16 +23,24 @@
             let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
             let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             guard fd >= 0 else { return nil }
-            let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE)
-            guard inotify_add_watch(fd, directory, mask) >= 0 else {
+            let watch = inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_MOVED_TO))
+            guard watch >= 0 else {
                 close(fd)
                 return nil
             }
             descriptor = fd
+            directoryWatch = watch
+            self.directory = directory
             names = [base, base + "-wal"]
+            for name in names { watchFile(name) }
         }
 
         deinit { close(descriptor) }
+
+        /// Watches one of the store's files for writes (nothing when it does not exist yet).
+        private func watchFile(_ name: String) {
+            _ = inotify_add_watch(descriptor, directory + "/" + name, UInt32(IN_MODIFY | IN_CLOSE_WRITE))
+        }
 
         /// Reads every pending event; true when one concerned the store's files.
         @discardableResult
@@ -43,10 +55,21 @@
                 var offset = 0
                 // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
                 while offset + 16 <= n {
+                    let wd = buffer.load(fromByteOffset: offset, as: Int32.self)
+                    let mask = buffer.load(fromByteOffset: offset + 4, as: UInt32.self)
                     let length = Int(buffer.load(fromByteOffset: offset + 12, as: UInt32.self))
-                    if length > 0 {
-                        let name = String(cString: buffer.advanced(by: offset + 16).assumingMemoryBound(to: CChar.self))
-                        if names.contains(name) { relevant = true }
+                    if wd == directoryWatch {
+                        if length > 0 {
+                            let name = String(
+                                cString: buffer.advanced(by: offset + 16).assumingMemoryBound(to: CChar.self))
+                            if names.contains(name) {
+                                relevant = true
+                                watchFile(name)
+                            }
+                        }
+                    } else if mask & UInt32(IN_IGNORED) == 0 {
+                        // One of the store's own files was written.
+                        relevant = true
                     }
                     offset += 16 + length
                 }
