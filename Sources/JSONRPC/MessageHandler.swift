@@ -15,9 +15,6 @@ public protocol MessageHandler: AnyObject {
     /// news from outside the conversation (another process's commit). The notifications it
     /// queues are written at once, on their own, never inside a response or a batch's answer.
     func checkOutside()
-    /// Before each top-level message: `checkOutside`, which the message's reads then rely on
-    /// (a handler may skip an idle check that has nothing to look at, never this one).
-    func checkBeforeMessage()
     /// How long the transport waits for input before calling `checkOutside`; nil: for ever.
     var idleIntervalMilliseconds: Int32? { get }
     /// A descriptor the transport waits on beside its input (while `idleIntervalMilliseconds`
@@ -34,7 +31,6 @@ public protocol MessageHandler: AnyObject {
 
 extension MessageHandler {
     public func checkOutside() {}
-    public func checkBeforeMessage() { checkOutside() }
     public var idleIntervalMilliseconds: Int32? { nil }
     public var wakeDescriptor: Int32? { nil }
     public func afterOutput() {}

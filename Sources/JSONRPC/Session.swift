@@ -95,7 +95,7 @@ public final class Session {
         // What happened outside since the last message is written first, as its own output;
         // the state that check read stays for the message (no `afterOutput` in between).
         if case .message = event, !isFinished {
-            handler.checkBeforeMessage()
+            handler.checkOutside()
             write(handler.takeNotifications().map(Outgoing.notification), emit: emit, finishing: false)
         }
         onReceive?(event)

@@ -35,12 +35,12 @@ extension Server {
     }
 
     /// Before each message and at each idle check: the state the next reads come from.
-    func takeReadState(beforeMessage: Bool) {
+    func takeReadState() {
         guard let graph = contexts.graph, graph.store.isOpen else { return }
         let watching = isWatching
         graph.store.readSnapshots = readSnapshots(for: graph.store, watching: watching)
         if watching {
-            mergeWatchedChanges(beforeMessage: beforeMessage)
+            mergeWatchedChanges()
         } else {
             // Merges only when asked: the held snapshot stays what was last merged. Without
             // one, reads see the file as it is (as with snapshots off); the next message tries again.

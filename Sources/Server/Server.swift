@@ -119,9 +119,7 @@ public final class Server: MessageHandler {
 
     public func takeNotifications() -> [OutgoingNotification] { outbox.take() }
 
-    public func checkOutside() { takeReadState(beforeMessage: false) }
-
-    public func checkBeforeMessage() { takeReadState(beforeMessage: true) }
+    public func checkOutside() { takeReadState() }
 
     public var idleIntervalMilliseconds: Int32? { idleWait }
 

@@ -1,10 +1,6 @@
 import Contexts
 import Store
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// When other processes' commits are merged on their own (protocol.md §5): besides
 /// `store/checkExternalChanges`, before each incoming message and whenever input stays idle
 /// for `Server.pollMilliseconds`, one `PRAGMA data_version` tells whether to merge.
@@ -32,14 +28,6 @@ final class WatchState {
     var rechecks = 0
     /// `store/open` was given a `historyToken`: the next check merges without waiting for a commit.
     var mergeOwed = false
-    /// When the last check that looked at the store ran (`monotonicMilliseconds`).
-    var lastCheck: Int64 = 0
-
-    static func monotonicMilliseconds() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
-    }
     /// Makes the announcer of an opened graph's store; tests put a stand-in here.
     var makeAnnouncer: (ObjectGraph, @escaping (String) -> Void) -> (any ChangeAnnouncer)? = { graph, log in
         graph.store.makeChangeAnnouncer(log: log)
@@ -95,19 +83,10 @@ extension Server {
     }
 
     /// Merges other processes' commits when `PRAGMA data_version` says there are any.
-    func mergeWatchedChanges(beforeMessage: Bool = true) {
+    func mergeWatchedChanges() {
         guard isWatching, let graph = contexts.graph else { return }
         let announcer = changeAnnouncer
         let woken = announcer?.drain() ?? false
-        // The announcer's descriptor wakes the idle loop for any file of the store's directory
-        // (a log written beside it); such a wake, with nothing owed, waits for the fallback.
-        let now = WatchState.monotonicMilliseconds()
-        if !beforeMessage, announcer != nil, !woken, watchState.rechecks == 0, !watchState.mergeOwed,
-            !graph.store.owesMerge, now - watchState.lastCheck < Int64(Self.fallbackMilliseconds)
-        {
-            return
-        }
-        watchState.lastCheck = now
         do {
             // The message's snapshot: what is merged here is exactly what it reads.
             try graph.store.renewSnapshot()

@@ -25,8 +25,6 @@ import Testing
         let wakesBeforeCommit: Bool
         var drains = 0
         var log: ((String) -> Void)?
-        /// False: the wake-ups are another file's (inotify watches the whole directory).
-        var relevant = true
 
         init(wakesBeforeCommit: Bool) {
             var fds: [Int32] = [0, 0]
@@ -51,7 +49,7 @@ import Testing
             var byte: UInt8 = 0
             var woken = false
             while read(readEnd, &byte, 1) == 1 { woken = true }
-            return woken && relevant
+            return woken
         }
     }
 
@@ -125,35 +123,5 @@ import Testing
         let messages = Harness.messages(out, framing: .ndjson)
         #expect(messages.last?["method"] == "store/didChangeExternally")
         #expect(messages.last?["params"]?["transactions"]?.arrayValue?.count == 1)
-    }
-
-    @Test func anotherFilesWakeWaitsForTheFallbackButAMessageAlwaysLooks() throws {
-        let dir = TempDir()
-        let announcer = StandIn(wakesBeforeCommit: false)
-        let a = try watching(announcer, in: dir)
-        let b = Harness(.ndjson, server: Server(configuration: .init(watch: .off)))
-        _ = b.send([
-            JSON.object([
-                "jsonrpc": "2.0", "method": "store/open", "id": 1,
-                "params": ["path": .string(dir.file("s.sqlite")), "model": Self.model],
-            ]).description
-        ])
-        // A check that looked at the store (b's open committed its own upkeep).
-        a.session.idle { _ in }
-        _ = b.send([
-            #"{"jsonrpc":"2.0","method":"context/insert","params":{"context":"main","entity":"Note","values":{"title":"x"}},"id":2}"#,
-            #"{"jsonrpc":"2.0","method":"context/save","params":{"context":"main"},"id":3}"#,
-        ])
-        // A log written beside the store wakes the loop right after that check: nothing is read.
-        announcer.relevant = false
-        announcer.announce()
-        var idle: [UInt8] = []
-        a.session.idle { idle += $0.contents }
-        #expect(idle.isEmpty)
-        #expect(announcer.drains > 0)
-        // The next message's check is never skipped: the commit is announced before its answer.
-        let answer = a.send([#"{"jsonrpc":"2.0","method":"server/ping","id":9}"#])
-        #expect(answer.first?["method"] == "store/didChangeExternally")
-        #expect(answer.last?["id"] == 9)
     }
 }

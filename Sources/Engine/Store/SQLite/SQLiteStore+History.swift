@@ -32,6 +32,8 @@ extension SQLiteStore {
     /// the history was last read here: one `PRAGMA data_version`, microseconds, so it can be
     /// polled. Own commits do not count.
     public func hasExternalChanges() throws(EngineError) -> Bool {
+        // Inside a write the lock holds data_version still: the value read at its BEGIN.
+        if let version = writeDataVersion { return version != seenDataVersion }
         do { return try Self.dataVersion(connection) != seenDataVersion } catch {
             throw Self.storeError(error, "reading the data version")
         }
