@@ -100,6 +100,16 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Parses `Entity/N` (N a positive decimal integer); nil for anything else.
     public init?(_ text: String) {
+        guard let (slash, number) = Self.parts(text) else { return nil }
+        self.init(entity: String(text[..<slash]), number: number)
+    }
+
+    /// Whether `text` is an `Entity/N` id, without making one (a param is checked before it is
+    /// read).
+    public static func isWellFormed(_ text: String) -> Bool { parts(text) != nil }
+
+    /// Where the entity name ends and what N is.
+    private static func parts(_ text: String) -> (slash: String.Index, number: Int64)? {
         // By bytes, not Characters: a batch names thousands of ids.
         let utf8 = text.utf8
         guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")), slash != utf8.startIndex else { return nil }
@@ -114,7 +124,7 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
             digits += 1
         }
         guard digits > 0, n > 0 else { return nil }
-        self.init(entity: String(text[..<slash]), number: n)
+        return (slash, n)
     }
 
     public var description: String { "\(entity)/\(number)" }

@@ -37,8 +37,10 @@ public enum Components {
 
     /// The pattern allows up to 18 digits, which every id fits; fetchd reads any N that fits
     /// in 64 bits.
-    static let objectID = Schema.string.pattern(#"^.+/0*[1-9][0-9]{0,17}$"#, #"id "Entity/N""#) { ObjectID($0) != nil }
-        .describe("An object id, \"Entity/N\" (protocol.md §4).")
+    static let objectID = Schema.string.pattern(#"^.+/0*[1-9][0-9]{0,17}$"#, #"id "Entity/N""#) {
+        ObjectID.isWellFormed($0)
+    }
+    .describe("An object id, \"Entity/N\" (protocol.md §4).")
 
     static let sectionInfo = Schema.object(
         [

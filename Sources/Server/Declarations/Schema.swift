@@ -6,11 +6,17 @@ import JSON
 /// in the same order and the document is byte-for-byte stable.
 public struct Schema: Equatable, Sendable {
     public let json: JSONObject
-    let rule: Rule
+    /// The rule in one shared box: a schema is copied at every param read (a component looked
+    /// up, a member's schema), and a copy of the rule's dozen fields cost a retain and a
+    /// release each.
+    private let box: RuleBox
+    var rule: Rule {
+        _read { yield box.rule }
+    }
 
     init(_ json: JSONObject, _ rule: Rule) {
         self.json = json
-        self.rule = rule
+        self.box = RuleBox(rule)
     }
 
     public static func == (a: Schema, b: Schema) -> Bool { a.json == b.json }
@@ -203,6 +209,11 @@ extension JSONObject {
         for (key, value) in members { o[key] = value }
         return o
     }
+}
+
+private final class RuleBox: Sendable {
+    let rule: Rule
+    init(_ rule: Rule) { self.rule = rule }
 }
 
 /// What a schema lets through, as ParamReader checks it.

@@ -7,7 +7,6 @@ import JSONRPC
 /// members, then the listed ones in order, then the others.
 extension Schema {
     func check(_ value: JSON, at path: String) throws(RPCError) {
-        let rule = self.rule
         if rule.skipped { return }
         if let ref = rule.ref { return try Components.schema(ref).check(value, at: path) }
         if !rule.choices.isEmpty { try checkChoices(value, at: path) }
@@ -47,7 +46,6 @@ extension Schema {
 
     /// What error data says this schema wants when a value is missing or of the wrong type.
     var expected: String {
-        let rule = self.rule
         if let ref = rule.ref { return Components.schema(ref).expected }
         if !rule.choices.isEmpty { return Self.list(rule.choices.map(\.expected)) }
         if let types = rule.types { return Self.list(types) }
@@ -71,7 +69,6 @@ extension Schema {
     }
 
     private func checkMembers(_ o: JSONObject, at path: String) throws(RPCError) {
-        let rule = self.rule
         if case .refused = rule.others {
             for (key, _) in o where !rule.properties.contains(where: { $0.0 == key }) {
                 let names = rule.properties.map(\.0)
@@ -116,10 +113,10 @@ extension Schema {
     }
 
     private func fitsType(_ value: JSON) -> Bool {
-        let rule = resolved.rule
-        if !rule.choices.isEmpty { return rule.choices.contains { $0.fitsType(value) } }
-        if let c = rule.constant { return c.typeName == value.typeName }
-        guard let types = rule.types else { return true }
+        let resolved = self.resolved
+        if !resolved.rule.choices.isEmpty { return resolved.rule.choices.contains { $0.fitsType(value) } }
+        if let c = resolved.rule.constant { return c.typeName == value.typeName }
+        guard let types = resolved.rule.types else { return true }
         return types.contains { Self.matches($0, value) }
     }
 
