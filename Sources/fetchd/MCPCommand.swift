@@ -45,7 +45,8 @@ struct MCPCommand: ParsableCommand {
         // The watch starts at once: an assistant may subscribe before it asks anything else.
         let server = StoreOptions.makeServer("mcp", watch: watchOptions.watch, watchesFromOpen: true)
         defer { server.close() }
-        try storeOptions.open(server, command: "mcp", create: !readOnly)
+        // --read-only creates no file; an in-memory store is made either way.
+        try storeOptions.open(server, command: "mcp", create: !readOnly || storeOptions.store == ":memory:")
         let handler = MCPHandler(server: server, configuration: .init(readOnly: readOnly, maxRows: maxRows))
         Signals.install()
         let session = Session(handler: handler, mode: .ndjson, logger: StoreOptions.logger("mcp"))
