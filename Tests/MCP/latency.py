@@ -5,7 +5,8 @@ client holds the notification. Measured for
 - the SDK in each era (listen stream at 2026-07-28; resources/subscribe at 2025-11-25), which
   adds the SDK's own parsing and task hops;
 - a bare NDJSON reader of `fetchd mcp` (the server's part alone);
-- a bare reader of the JSON-RPC server's `store/didChangeExternally`, the figure to match.
+- a bare reader of the JSON-RPC server's `store/didChangeExternally`, the figure to match, and
+  of its `controller/didChange` for the same controller (the work a resource update waits for).
 
 usage: python latency.py path/to/fetchd [samples]
 """
@@ -105,6 +106,13 @@ def bare_jsonrpc(fetchd, db, samples):
     return bare(db, [fetchd, "--store", db], setup, lambda m: m.get("method") == "store/didChangeExternally", samples)
 
 
+def bare_jsonrpc_controller(fetchd, db, samples):
+    setup = [({"jsonrpc": "2.0", "id": 1, "method": "controller/create", "params": {
+        "context": "main", "name": "all", "request": {"entity": "Contact"},
+        "notify": {"mode": "difference", "objects": False}}}, lambda m: m.get("id") == 1)]
+    return bare(db, [fetchd, "--store", db], setup, lambda m: m.get("method") == "controller/didChange", samples)
+
+
 async def sdk(fetchd, db, mode, samples):
     arrived = anyio.Event()
 
@@ -158,6 +166,7 @@ async def main(fetchd, samples):
         subprocess.run([fetchd, "exec", "-", "--store", db, "--model", model], input="", check=True, timeout=60)
         print(f"{samples} sqlite3 commits, {GAP * 1000:.0f} ms apart, each timed until the client holds the notification:")
         summary("fetchd (JSON-RPC): store/didChangeExternally", bare_jsonrpc(fetchd, db, samples))
+        summary("fetchd (JSON-RPC): controller/didChange", bare_jsonrpc_controller(fetchd, db, samples))
         summary("fetchd mcp, bare reader: resources/updated", bare_mcp(fetchd, db, samples))
         summary("fetchd mcp, SDK 2026-07-28 listen", await sdk(fetchd, db, "auto", samples))
         summary("fetchd mcp, SDK 2025-11-25 subscribe", await sdk(fetchd, db, "legacy", samples))
