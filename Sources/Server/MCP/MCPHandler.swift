@@ -48,12 +48,9 @@ public final class MCPHandler: MessageHandler {
         }
         do {
             let era = try settle(request)
-            guard method.eras.admits(era) else {
-                throw RPCError(
-                    code: RPCError.methodNotFoundCode, message: "Method not found",
-                    data: ["kind": "methodNotFound", "method": .string(request.method)])
-            }
-            let result = try method.run(self, MCPCall(request: request, revision: era))
+            // A method of the other era only does not exist on this connection.
+            guard method.eras.admits(era) else { throw RPCError.methodNotFound(request.method) }
+            let result = try method.run(self, MCPCall(request: request))
             if method.opensStream, let id = request.id { streamOpened.insert(id) }
             return .success(era.isModern && !request.isNotification ? decorate(result, method) : result)
         } catch let error as RPCError {
@@ -138,7 +135,6 @@ public final class MCPHandler: MessageHandler {
 /// One MCP request as a method of the table sees it.
 struct MCPCall: Sendable {
     let request: Request
-    let revision: MCPRevision
 
     var params: JSONObject {
         if case .byName(let o)? = request.params { return o }
