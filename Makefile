@@ -5,7 +5,7 @@ DEBUG_BIN := .build/debug/fetchd
 
 PREFIX ?= /usr/local
 
-.PHONY: run test deps build release dist install uninstall test-dist test-readme soak test-soak test-repros test-pg-faults test-faults lint format test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-fuzz fuzz sanitize bench bench-transport clean
+.PHONY: run test deps build release dist install uninstall test-dist test-readme soak test-soak test-repros test-pg-faults test-faults lint format test-swift test-postgres test-transcripts test-interop test-mcp bench-mcp test-python test-js test-nvim test-bench-tools test-fuzz fuzz sanitize bench bench-transport clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -44,7 +44,7 @@ test-dist: deps
 # Everything: Swift tests (the PostgreSQL suites against a throwaway cluster), transcript tests, the pygls interop client, Python, JS and Neovim client tests, fault injection (SQLite and PostgreSQL), the soak's reproductions, the packages.
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) lint test-swift test-postgres test-transcripts test-interop test-python test-js test-nvim test-bench-tools test-readme test-fuzz test-faults test-pg-faults test-repros test-dist
+	$(MAKE) lint test-swift test-postgres test-transcripts test-interop test-mcp test-python test-js test-nvim test-bench-tools test-readme test-fuzz test-faults test-pg-faults test-repros test-dist
 
 # Swift style: `swift format` (shipped with the toolchain) with the checked-in .swift-format.
 SWIFT_SOURCES := Package.swift Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift
@@ -77,6 +77,15 @@ test-transcripts:
 # An independent client (pygls 2.1.1, installed into .build/interop-venv) against the binary.
 test-interop:
 	@Tests/Interop/run-pygls.sh $(DEBUG_BIN)
+
+# `fetchd mcp` against the official MCP Python SDK (mcp 2.3.0, in .build/mcp-venv), in both
+# protocol eras, with --read-only.
+test-mcp:
+	@Tests/MCP/run-mcp.sh $(DEBUG_BIN)
+
+# How fast another process's commit reaches a subscribed MCP client (release build).
+bench-mcp: release
+	@Tests/MCP/run-mcp.sh $(RELEASE_BIN) --latency
 
 test-python:
 	@scripts/test-python.sh $(DEBUG_BIN)

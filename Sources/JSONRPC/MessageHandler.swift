@@ -27,6 +27,9 @@ public protocol MessageHandler: AnyObject {
     /// the sink writes it at once and says whether it could (no transport to write to: false,
     /// and the handler queues it as usual). Set by the Session once.
     func setImmediateOutput(_ sink: @escaping (OutgoingNotification) -> Bool)
+    /// Whether the request just handled opened a stream that stays open until the client
+    /// cancels it (MCP's `subscriptions/listen`): no response is written for it now.
+    func answersLater(_ id: RequestID) -> Bool
 }
 
 extension MessageHandler {
@@ -35,4 +38,5 @@ extension MessageHandler {
     public var wakeDescriptor: Int32? { nil }
     public func afterOutput() {}
     public func setImmediateOutput(_ sink: @escaping (OutgoingNotification) -> Bool) {}
+    public func answersLater(_ id: RequestID) -> Bool { false }
 }

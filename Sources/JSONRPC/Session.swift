@@ -220,6 +220,7 @@ public final class Session {
                 }
                 return nil
             }
+            if case .success = outcome, handler.answersLater(id) { return nil }
             return Response(id: id, outcome: outcome)
         }
     }

@@ -4,6 +4,7 @@ import JSON
 ///
 ///     {"framing": "lsp"}                  optional first line; ndjson by default
 ///     {"maxMessageSize": 100}             optional, before any step: --max-message-size
+///     {"mcp": {"model": {...}, ...}}      optional, before any step: replay through `fetchd mcp`
 ///     {"send": {...} | [...]}             a message, sent in the transcript's framing
 ///     {"send": "raw text"}                a message body sent verbatim (not JSON, or a bare scalar)
 ///     {"sendBytes": "raw stream bytes"}   bytes sent with no framing added (bad headers ...)
@@ -20,6 +21,9 @@ public struct Transcript: Sendable {
 
     public var framing: Framing
     public var maxMessageSize: Int = FramingLimits.defaultMaxMessageSize
+    /// The session is `fetchd mcp`'s, over an in-memory store of `model`; `readOnly` and
+    /// `maxRows` are its options (Tests/Transcripts/README.md).
+    public var mcp: JSONObject?
     /// Each step with its 1-based line number, for reporting differences.
     public var steps: [(line: Int, step: Step)]
 
@@ -58,6 +62,11 @@ public struct Transcript: Sendable {
                     throw FormatError(line: lineNumber, reason: "maxMessageSize is a positive integer, before any step")
                 }
                 maxMessageSize = Int(limit)
+            case ("mcp", .object(let options)):
+                guard steps.isEmpty, options["model"]?.objectValue != nil else {
+                    throw FormatError(line: lineNumber, reason: "mcp is an object with a model, before any step")
+                }
+                mcp = options
             case ("send", .string(let raw)): steps.append((lineNumber, .send(Array(raw.utf8))))
             case ("send", .object), ("send", .array): steps.append((lineNumber, .send(value.serialized)))
             case ("sendBytes", .string(let raw)): steps.append((lineNumber, .sendBytes(Array(raw.utf8))))

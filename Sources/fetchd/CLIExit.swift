@@ -21,7 +21,7 @@ enum CLIExit {
 
     /// The discussion `fetchd --help` and each subcommand's help show.
     static let summary = """
-        Exit codes of query, watch and exec: 0 ok; 1 a request failed (exec) or the store failed; \
+        Exit codes of query, watch, exec and mcp: 0 ok; 1 a request failed (exec) or the store failed; \
         64 bad command line, predicate, sort, key or entity (the server's error message on stderr); \
         65 the store cannot be opened (not a fetchd store, invalid model, refused migration); \
         66 no such store or input file; 128+N stopped by signal N (130 SIGINT, 143 SIGTERM). See protocol.md §1.7.

@@ -19,7 +19,7 @@ struct FetchdCommand: ParsableCommand {
         version: FetchdVersion.current,
         subcommands: [
             ReplayCommand.self, DescribeCommand.self, QueryCommand.self, WatchCommand.self,
-            ExecCommand.self,
+            ExecCommand.self, MCPCommand.self,
         ])
 
     /// `--store/--model`, one group shared with the subcommands (which get these values).

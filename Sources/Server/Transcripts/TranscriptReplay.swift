@@ -19,8 +19,22 @@ public enum TranscriptReplay {
     }
 
     public static func run(_ transcript: Transcript, server: Server = Server(logger: quietLogger)) -> Difference? {
+        var handler: MessageHandler = server
+        if let options = transcript.mcp {
+            let mcp = MCPHandler(
+                server: server,
+                configuration: .init(
+                    readOnly: options["readOnly"] == .bool(true),
+                    maxRows: options["maxRows"].flatMap { if case .integer(let n) = $0 { Int(n) } else { nil } } ?? 100)
+            )
+            if case .failure(let error) = mcp.open(StoreLocation.openParams(store: ":memory:", model: options["model"]))
+            {
+                return Difference(line: 1, expected: "an mcp model that opens", got: error.description)
+            }
+            handler = mcp
+        }
         let session = Session(
-            handler: server, mode: FramingMode(rawValue: transcript.framing.rawValue) ?? .auto,
+            handler: handler, mode: FramingMode(rawValue: transcript.framing.rawValue) ?? .auto,
             limits: FramingLimits(maxMessageSize: transcript.maxMessageSize), logger: quietLogger)
         var written: [[UInt8]] = []
         let collect: (Frame) -> Void = { frame in written.append(body(of: frame, transcript.framing)) }
