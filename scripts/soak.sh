@@ -6,7 +6,7 @@
 # each phase (setup and the final checks included). Seeded: the seed is printed, and
 # FETCHD_SOAK_SEED=N repeats a run's choices.
 #
-#   scripts/soak.sh BIN SECONDS         `make soak SECONDS=600` (not yet in `make test`: see Tests/Soak/README.md)
+#   scripts/soak.sh BIN SECONDS         `make soak SECONDS=600` (`make test` runs `make test-soak`, 60 s)
 #   scripts/soak.sh --venv              make the venv, print its python (scripts/test-pg-faults.sh)
 #
 # Exit non-zero on any lost acknowledged write, mirror mismatch, unexpected error or a fetchd

@@ -11,7 +11,9 @@ if ! "$venv/bin/python" -c 'import mcp' 2>/dev/null \
   if ! python3 -m venv "$venv" >/dev/null 2>&1; then
     # Debian splits venv out of python3.
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      apt-get update -qq >&2
       apt-get install -y -qq python3-venv >&2
+      rm -rf "$venv"
       python3 -m venv "$venv"
     else
       echo "test-mcp needs python3 with venv: sudo apt-get install python3-venv" >&2
