@@ -63,7 +63,8 @@ extension SQLiteStore {
         guard (try? db.prepare(Self.insertTransaction).run(values)) != nil else { return false }
         snapshotHeld = false
         writeToken = db.lastInsertRowID
-        writeDataVersion = (try? Self.dataVersion(db)) ?? snapshotDataVersion
+        // Nobody else committed since the snapshot began (else no lock): data_version is its.
+        writeDataVersion = snapshotDataVersion
         return true
     }
 
