@@ -162,8 +162,8 @@ if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
   fi
   # The work of one change: syscalls (strace -c) and instructions (callgrind) per update + save
   # on a 10k-row store with a live controller, against bare SQLite's UPDATE + COMMIT
-  # (scripts/measure-change-cost.py; no goal yet: its figures are the baseline later work cuts;
-  # about a minute; BENCH_COST=0: off).
+  # (scripts/measure-change-cost.py; goal: <= 18 syscalls per change, Benchmarks/README.md
+  # "The work of one change"; about a minute; BENCH_COST=0: off).
   if [[ ${BENCH_COST:-1} != 0 ]]; then
     echo
     COST_ARGS=()

@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteWAL
 
 /// A SQLite failure: the result code and SQLite's own message.
 public struct SQLiteError: Error, Equatable, CustomStringConvertible {
@@ -22,7 +23,9 @@ public final class Connection {
     public init(path: String = ":memory:") throws(SQLiteError) {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        // The default VFS with each commit's WAL frames written in one call, not two per
+        // frame (Sources/CSQLiteWAL/wal_writes.c); the default itself if it is missing.
+        let rc = sqlite3_open_v2(path, &db, flags, csqlite_wal_vfs_name())
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }
@@ -35,12 +38,14 @@ public final class Connection {
     }
 
     deinit {
+        recent.removeAll()
         cache.removeAll()
         sqlite3_close_v2(handle)
     }
 
     /// Finalizes cached statements and closes the connection now.
     public func close() {
+        recent.removeAll()
         cache.removeAll()
     }
 
@@ -83,16 +88,53 @@ public final class Connection {
     /// A prepared statement for `sql`, from the cache when it was prepared before. The
     /// statement comes back reset, with its bindings cleared.
     public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        let storage = Self.storage(of: sql)
+        if let storage, let hit = recent.first(where: { $0.storage == storage && $0.sql.utf8.count == sql.utf8.count })
+        {
+            hit.statement.reset()
+            return hit.statement
+        }
+        let statement: Statement
         if let cached = cache[sql] {
             cached.reset()
-            return cached
+            statement = cached
+        } else {
+            statement = try Statement(connection: self, sql: sql)
+            // Bounded, so a client sending ever new predicates cannot grow it without end; a
+            // statement still in use stays alive with its user.
+            if cache.count >= Self.cacheLimit {
+                cache.removeAll(keepingCapacity: true)
+                recent.removeAll(keepingCapacity: true)
+            }
+            cache[sql] = statement
         }
-        let statement = try Statement(connection: self, sql: sql)
-        // Bounded, so a client sending ever new predicates cannot grow it without end; a
-        // statement still in use stays alive with its user.
-        if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
-        cache[sql] = statement
+        if let storage {
+            let entry = RecentStatement(storage: storage, sql: sql, statement: statement)
+            if recent.count < Self.recentLimit { recent.append(entry) } else { recent[recentNext] = entry }
+            recentNext = (recentNext + 1) % Self.recentLimit
+        }
         return statement
+    }
+
+    /// The statements `prepare` handed out last, found by where their SQL's bytes are: a
+    /// caller passing the same String each time (a literal, or SQL built once and kept) gets
+    /// its statement without hashing the whole text (Benchmarks/README.md, "Measurements
+    /// behind the code"). An entry keeps its String, so no other text can be at that address
+    /// while it is here.
+    private struct RecentStatement {
+        let storage: UnsafeRawPointer
+        let sql: String
+        let statement: Statement
+    }
+    private var recent: [RecentStatement] = []
+    private var recentNext = 0
+    private static let recentLimit = 16
+
+    /// Where a String's UTF-8 bytes are kept, for texts too long to be stored inline (a
+    /// small string's bytes are copied for each look, so their address says nothing).
+    private static func storage(of sql: String) -> UnsafeRawPointer? {
+        guard sql.utf8.count > 15 else { return nil }
+        return sql.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
     }
 
     /// Prepared statements kept; the cache starts over when it is full.

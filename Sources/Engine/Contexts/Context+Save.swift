@@ -255,6 +255,12 @@ extension Context {
                 out.append((id, .insert(p.values ?? [:])))
                 continue
             }
+            // The stored version alone says that nobody wrote the object since it was read
+            // (the usual case); its values are read only when somebody did.
+            if let version = try store.version(of: id), version == p.baseVersion {
+                out.append((id, p.values.map(Write.update) ?? .delete))
+                continue
+            }
             let row = try store.read(id)
             guard row?.version != p.baseVersion || row == nil else {
                 out.append((id, p.values.map(Write.update) ?? .delete))

@@ -29,6 +29,8 @@ extension SQLiteStore {
     public func beginWrite(author: String?) throws(EngineError) {
         guard writeToken == nil else { return }
         let db = try connection
+        let values: [SQLValue] = [author.map(SQLValue.text) ?? .null, .text(origin)]
+        if upgradeSnapshot(db, values) { return }
         releaseSnapshot()
         do throws(EngineError) { try beginImmediate(db, "the save was not written") } catch {
             afterWriteEnded(versionInWrite: nil)
@@ -36,16 +38,34 @@ extension SQLiteStore {
         }
         do {
             if readSnapshots != .off { writeDataVersion = try Self.dataVersion(db) }
-            try db.prepare(
-                "INSERT INTO \"\(HistorySchema.transactions)\" (author, origin, time) VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)"
-            )
-            .run([author.map(SQLValue.text) ?? .null, .text(origin)])
+            try db.prepare(Self.insertTransaction).run(values)
             writeToken = db.lastInsertRowID
         } catch {
             try? db.execute("ROLLBACK")
             afterWriteEnded(versionInWrite: writeDataVersion.take())
             throw Self.storeError(error, "the save was not written")
         }
+    }
+
+    private static let insertTransaction =
+        "INSERT INTO \"\(HistorySchema.transactions)\" (author, origin, time) VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)"
+
+    /// The held snapshot becomes the write transaction when it is still the newest state:
+    /// its first write (the transaction row) takes the write lock in it, which SQLite grants
+    /// only then (else SQLITE_BUSY or BUSY_SNAPSHOT, at once: no busy wait inside a read).
+    /// The write then works on the newest state, as after BEGIN IMMEDIATE, without ending
+    /// and retaking the read lock (2 of a save's fcntl calls). Whether it did; when not,
+    /// nothing was written and the snapshot is still held.
+    private func upgradeSnapshot(_ db: Connection, _ values: [SQLValue]) -> Bool {
+        guard snapshotHeld else { return false }
+        // A statement left stepping would keep its state open past the COMMIT.
+        db.resetPendingStatements()
+        guard (try? db.prepare(Self.insertTransaction).run(values)) != nil else { return false }
+        snapshotHeld = false
+        writeToken = db.lastInsertRowID
+        // Nobody else committed since the snapshot began (else no lock): data_version is its.
+        writeDataVersion = snapshotDataVersion
+        return true
     }
 
     /// Commits the open write transaction; on failure (a deferred foreign key, I/O) it is
