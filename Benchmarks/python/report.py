@@ -299,6 +299,38 @@ def fmt_ratio(r):
     return "%.0fx" % r if r >= 100 else "%.1fx" % r if r >= 1 else "%.2fx" % r
 
 
+BULK_TITLES = {"batch_insert": "batchInsert", "update_objects": "batchUpdateObjects",
+               "batch_update": "batchUpdate", "batch_delete": "batchDelete"}
+BULK_VARIANTS = {"none": "none", "difference-ids": "difference, objects: false",
+                 "difference-values": "difference, keys: [ts]", "rows-values": "rows, keys: [ts]"}
+
+
+def bulk_table(lines):
+    """bulk_bench.py's per-variant lines as one Markdown table: figure x controller x
+    fraction, fetchd against its own raw baseline, the goal and whether it is met. Rows mode's
+    goal is on its time over difference mode's (`vs_difference`), shown beside the ratio."""
+    out = ["| figure | controller | rows | fetchd | raw SQLite | ratio to raw | goal | met? |",
+           "|---|---|---|---|---|---|---|---|"]
+    for line in lines:
+        if line.get("suite") != "bulk" or "variant" not in line:
+            continue
+        metric, fraction = line["metric"], line.get("fraction")
+        rows = fmt_n(line["n"])
+        if fraction:
+            rows = "%s (%s of %s)" % (rows, {0.1: "a tenth", 0.5: "half"}.get(fraction, "%g" % fraction),
+                                      fmt_n(line.get("of", line["n"])))
+        ratio = "%.2fx" % line["ratio"] if line.get("ratio") else "-"
+        if metric == "batch_insert" and line.get("ratio"):
+            ratio += " (%.2fx rows/s)" % (1 / line["ratio"])
+        if line.get("vs_difference"):
+            ratio += "; %.2fx difference" % line["vs_difference"]
+        met = {True: "yes", False: "**no**"}.get(line.get("met"), "-")
+        out.append("| %s | %s | %s | %.3f s | %s | %s | %s | %s |" % (
+            BULK_TITLES.get(metric, metric), BULK_VARIANTS.get(line["variant"], line["variant"]), rows,
+            line["fetchd"], "%.3f s" % line["baseline"] if line.get("baseline") else "-", ratio, line["goal"], met))
+    return "\n".join(out)
+
+
 def workload_mismatches(lines):
     """Sizes at which two tools ran different workloads (their first change differs)."""
     seen = {}
@@ -322,9 +354,14 @@ def read_lines(paths):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("inputs", nargs="+", help="files of result lines")
+    parser.add_argument("--bulk", action="store_true",
+                        help="print bulk_bench.py's lines in the inputs as one Markdown table, and nothing else")
     parser.add_argument("--json-out", help="write the run (results, rows, meta) here")
     parser.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
+    if args.bulk:
+        print(bulk_table(read_lines(args.inputs)))
+        return 0
     results = Results(read_lines(args.inputs))
     rows = build_rows(results)
     print(render(rows))
