@@ -20,6 +20,7 @@ inclusive instructions per row with their self instructions (callgrind_annotate
 --inclusive=yes), Swift's thunks left out. Needs valgrind (callgrind_control uses vgdb).
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -43,20 +44,35 @@ def control(pid, *args):
 
 
 def annotate(path, inclusive):
-    """callgrind_annotate's function table -> {function: Ir}, and the total."""
+    """callgrind_annotate's function table -> {function: Ir} (names demangled by `swift
+    demangle --simplified` where the toolchain has it), and the program's total."""
     text = subprocess.run(["callgrind_annotate", "--inclusive=" + ("yes" if inclusive else "no"), "--auto=no",
                            "--threshold=100", path], capture_output=True, text=True, check=True).stdout
-    out, total = {}, None
+    counts, total = [], None
     for line in text.splitlines():
         m = LINE.match(line)
-        if m:
-            count, name = int(m.group(1).replace(",", "")), m.group(2)
-            name = re.sub(r"^\S+:", "", name, count=1) if not name.startswith("???") else name[4:]
-            name = re.sub(r" \[[^\]]*\]$", "", name)
-            out[name] = out.get(name, 0) + count
-        elif "PROGRAM TOTALS" in line:
-            total = int(line.split()[0].replace(",", ""))
+        if not m:
+            continue
+        count, name = int(m.group(1).replace(",", "")), m.group(2)
+        if name == "PROGRAM TOTALS":
+            total = count
+            continue
+        name = re.sub(r" \[[^\]]*\]$", "", name)  # the object file
+        counts.append((count, name.split(":", 1)[1] if ":" in name else name))  # the source file
+    names = demangle([name for _, name in counts])
+    out = {}
+    for (count, _), name in zip(counts, names):
+        out[name] = out.get(name, 0) + count
     return out, total
+
+
+def demangle(names):
+    if not names or not shutil.which("swift"):
+        return names
+    done = subprocess.run(["swift", "demangle", "--simplified"], input="\n".join(names) + "\n",
+                          capture_output=True, text=True)
+    out = done.stdout.splitlines()
+    return out if done.returncode == 0 and len(out) == len(names) else names
 
 
 def measure(args, variant, rows, columns):
@@ -113,6 +129,47 @@ def measure(args, variant, rows, columns):
     return dumps
 
 
+RAW = {
+    "batch_insert": "db.executemany('INSERT INTO msg(id, ts, sender, body) VALUES (?, ?, ?, ?)', rows)",
+    "update_objects": "db.executemany('UPDATE msg SET ts = ? WHERE id = ?', moves)",
+    "batch_update": "db.execute('UPDATE msg SET body = ? WHERE ' + where, ('changed',))",
+    "batch_delete": "db.execute('DELETE FROM msg WHERE ' + where)",
+}
+
+
+def raw(args, rows):
+    """SQLite's own instructions for each figure's statements + commit on a baseline file in
+    the same state (Python's sqlite3, WAL, 64 MiB cache): callgrind counting inside
+    sqlite3_step only (--toggle-collect), so neither the interpreter nor the binding counts.
+    -> {figure: (instructions, rows touched)}."""
+    path = os.path.join(args.dir, "raw.sqlite")
+    count = len(rows) // 10
+    moves = [((k * 7919) % bulk_bench.KEY_SPACE, k + 1) for k in range(count)]
+    (_, low, high), = bulk_bench.bands([args.fraction])
+    where = "ts >= %d AND ts < %d" % (low, high)
+    out = {}
+    for figure in ("batch_insert", "update_objects", "batch_update", "batch_delete"):
+        db, _ = bulk_bench.baseline_file(path, [] if figure == "batch_insert" else rows)
+        touched = len(rows) if figure == "batch_insert" else count
+        if figure in ("batch_update", "batch_delete"):
+            db.executemany("UPDATE msg SET ts = ? WHERE id = ?", moves)
+            db.commit()
+            touched = db.execute("SELECT count(*) FROM msg WHERE " + where).fetchone()[0]
+        db.close()
+        data = os.path.join(args.dir, "raw-%s.json" % figure)
+        with open(data, "w") as f:
+            json.dump({"rows": rows, "moves": moves, "where": where}, f)
+        program = ("import json, sqlite3\n"
+                   "d = json.load(open(%r))\nrows, moves, where = d['rows'], d['moves'], d['where']\n"
+                   "db = sqlite3.connect(%r)\ndb.execute('PRAGMA cache_size=-65536')\n%s\ndb.commit()\n"
+                   % (data, path, RAW[figure]))
+        result = os.path.join(args.dir, "callgrind.raw-%s.out" % figure)
+        subprocess.run(["valgrind", "--tool=callgrind", "--quiet", "--toggle-collect=sqlite3_step",
+                        "--callgrind-out-file=" + result, sys.executable, "-c", program], check=True)
+        out[figure] = (annotate(result, False)[1] or 0, touched)
+    return out
+
+
 def report(args, variant, dumps):
     for figure, touched, elapsed, path in dumps:
         inclusive, total = annotate(path, True)
@@ -133,6 +190,7 @@ def main():
     parser.add_argument("--variants", type=bulk_bench.variant_list, default=list(bulk_bench.VARIANTS))
     parser.add_argument("--figures", default="batch_insert,update_objects,batch_update,batch_delete")
     parser.add_argument("--top", type=int, default=25, help="functions shown per figure")
+    parser.add_argument("--no-raw", action="store_true", help="leave out raw SQLite's instructions")
     parser.add_argument("--dir")
     args = parser.parse_args()
     args.figures = args.figures.split(",")
@@ -145,6 +203,12 @@ def main():
     print("# Instructions per row touched (inclusive, self), %d rows, predicate batches on %g of them"
           % (args.rows, args.fraction))
     try:
+        if not args.no_raw:
+            sqlite_raw = raw(args, rows)
+            for figure in args.figures:
+                instructions, touched = sqlite_raw[figure]
+                print("# raw SQLite %s: %d rows, %s instructions in sqlite3_step, %.0f a row" % (
+                    figure, touched, "{:,}".format(instructions), instructions / max(touched, 1)))
         for variant in args.variants:
             benchlib.log("measure-bulk-cost", "callgrind: %s" % variant)
             report(args, variant, measure(args, variant, rows, columns))

@@ -162,11 +162,34 @@ def baseline_file(path, rows):
     return db, time.perf_counter() - start
 
 
-def timed(step):
+def timed(step, cpu=None):
+    """Runs step after settle(): (its value, the wall time). With a dict `cpu`, also the CPU
+    seconds the step cost fetchd (`client`'s process, from /proc) and this Python process, in
+    cpu["fetchd_cpu"] and cpu["client_cpu"] (its "pid" is taken out): where the wall time went."""
     settle()
+    before = (process_cpu(cpu["pid"]), time.process_time()) if cpu is not None else None
     start = time.perf_counter()
     value = step()
-    return value, time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    if cpu is not None:
+        cpu["client_cpu"] = round(time.process_time() - before[1], 4)
+        cpu["fetchd_cpu"] = round(process_cpu(cpu["pid"]) - before[0], 4) if before[0] is not None else None
+        del cpu["pid"]
+    return value, elapsed
+
+
+def process_cpu(pid):
+    """User + system CPU seconds of a process, or None off Linux."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_of(client):
+    return {"pid": client.process.pid}
 
 
 def bands(fractions):
@@ -202,11 +225,12 @@ def bulk_variant(args, variant, rows, columns, done):
         if mode:
             msgs = main.controller("msgs", fetch_request("Msg", sort_descriptors=["ts"]),
                                    notify=notify(mode, **VARIANTS[variant][1]))
-        _, inserted = timed(lambda: insert(args, client, columns))
+        cpu = cpu_of(client)
+        _, inserted = timed(lambda: insert(args, client, columns), cpu)
         check(msgs, store, n)
         emit("batch_insert", n, inserted, insert_base, variant=variant, mode=mode,
              rows_per_s=round(n / inserted), baseline_rows_per_s=round(n / insert_base),
-             sent=args.insert if args.insert == "parts" else "chunks of %d" % args.chunk,
+             sent=args.insert if args.insert == "parts" else "chunks of %d" % args.chunk, **cpu,
              **judged("batch_insert", variant, None, inserted, insert_base, done))
 
         update_objects(args, client, main, msgs, store, db, n, variant, done)
@@ -214,23 +238,25 @@ def bulk_variant(args, variant, rows, columns, done):
         for f, low, high in bands(args.fractions):
             where = "ts >= %d AND ts < %d" % (low, high)
             _, base = timed(lambda: (db.execute("UPDATE msg SET body = ? WHERE " + where, ("changed %g" % f,)), db.commit()))
+            cpu = cpu_of(client)
             updated, elapsed = timed(lambda: client.store_batch_update(
-                "Msg", {"body": "changed %g" % f}, predicate=where)["count"])
+                "Msg", {"body": "changed %g" % f}, predicate=where)["count"], cpu)
             expected = db.execute("SELECT count(*) FROM msg WHERE " + where).fetchone()[0]
             if updated != expected:
                 raise SystemExit("bulk: batch_update of %s answered %d, the baseline has %d" % (where, updated, expected))
-            emit("batch_update", updated, elapsed, base, variant=variant, mode=mode, fraction=f, of=n,
+            emit("batch_update", updated, elapsed, base, variant=variant, mode=mode, fraction=f, of=n, **cpu,
                  **judged("batch_update", variant, f, elapsed, base, done))
 
         left = n
         for f, low, high in bands(args.fractions):
             where = "ts >= %d AND ts < %d" % (low, high)
             _, base = timed(lambda: (db.execute("DELETE FROM msg WHERE " + where), db.commit()))
-            deleted, elapsed = timed(lambda: client.store_batch_delete("Msg", predicate=where)["count"])
+            cpu = cpu_of(client)
+            deleted, elapsed = timed(lambda: client.store_batch_delete("Msg", predicate=where)["count"], cpu)
             check(msgs, store, left - deleted)
             if db.execute("SELECT count(*) FROM msg").fetchone()[0] != left - deleted:
                 raise SystemExit("bulk: batch_delete of %s left another count than the baseline" % where)
-            emit("batch_delete", deleted, elapsed, base, variant=variant, mode=mode, fraction=f, of=left,
+            emit("batch_delete", deleted, elapsed, base, variant=variant, mode=mode, fraction=f, of=left, **cpu,
                  **judged("batch_delete", variant, f, elapsed, base, done))
             left -= deleted
     finally:
@@ -256,8 +282,9 @@ def update_objects(args, client, main, msgs, store, db, n, variant, done):
     _, base = timed(lambda: (db.executemany("UPDATE msg SET ts = ? WHERE id = ?", zip(values, numbers)),
                              db.commit()))
     cycles = msgs.cycles if msgs else 0
+    cpu = cpu_of(client)
     got, elapsed = timed(lambda: client.store_batch_update_objects(
-        "Msg", ids=["Msg/%d" % k for k in numbers], keys=["ts"], rows=[[v] for v in values])["count"])
+        "Msg", ids=["Msg/%d" % k for k in numbers], keys=["ts"], rows=[[v] for v in values])["count"], cpu)
     if got != count or (msgs and msgs.cycles != cycles + 1):
         raise SystemExit("bulk: update_objects answered %d for %d objects in %d cycle(s)"
                          % (got, count, msgs.cycles - cycles if msgs else 0))
@@ -274,7 +301,7 @@ def update_objects(args, client, main, msgs, store, db, n, variant, done):
     db.executemany("UPDATE msg SET ts = ? WHERE id = ?", zip(values, numbers))
     db.commit()
     emit("update_objects", count, elapsed, base, variant=variant, mode=VARIANTS[variant] and VARIANTS[variant][0],
-         of=n, context_updates=round(requests, 4), **judged("update_objects", variant, None, elapsed, base, done))
+         of=n, context_updates=round(requests, 4), **cpu, **judged("update_objects", variant, None, elapsed, base, done))
 
 
 def check(controller, store, expected):

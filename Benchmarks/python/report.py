@@ -307,10 +307,11 @@ BULK_VARIANTS = {"none": "none", "difference-ids": "difference, objects: false",
 
 def bulk_table(lines):
     """bulk_bench.py's per-variant lines as one Markdown table: figure x controller x
-    fraction, fetchd against its own raw baseline, the goal and whether it is met. Rows mode's
+    fraction, fetchd against its own raw baseline, the CPU the step cost fetchd and the Python
+    client (where the wall time went), the goal and whether it is met. Rows mode's
     goal is on its time over difference mode's (`vs_difference`), shown beside the ratio."""
-    out = ["| figure | controller | rows | fetchd | raw SQLite | ratio to raw | goal | met? |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = ["| figure | controller | rows | fetchd | CPU: fetchd / client | raw SQLite | ratio to raw | goal | met? |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for line in lines:
         if line.get("suite") != "bulk" or "variant" not in line:
             continue
@@ -325,9 +326,12 @@ def bulk_table(lines):
         if line.get("vs_difference"):
             ratio += "; %.2fx difference" % line["vs_difference"]
         met = {True: "yes", False: "**no**"}.get(line.get("met"), "-")
-        out.append("| %s | %s | %s | %.3f s | %s | %s | %s | %s |" % (
+        cpu = "%.2f / %.2f s" % (line["fetchd_cpu"], line["client_cpu"]) \
+            if line.get("fetchd_cpu") is not None and line.get("client_cpu") is not None else "-"
+        out.append("| %s | %s | %s | %.3f s | %s | %s | %s | %s | %s |" % (
             BULK_TITLES.get(metric, metric), BULK_VARIANTS.get(line["variant"], line["variant"]), rows,
-            line["fetchd"], "%.3f s" % line["baseline"] if line.get("baseline") else "-", ratio, line["goal"], met))
+            line["fetchd"], cpu, "%.3f s" % line["baseline"] if line.get("baseline") else "-", ratio, line["goal"],
+            met))
     return "\n".join(out)
 
 

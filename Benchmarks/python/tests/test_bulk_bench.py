@@ -69,6 +69,9 @@ class BulkBenchTests(unittest.TestCase):
             for line in (insert, objects, update_tenth, update_half, delete_tenth, delete_half):
                 self.assertGreater(line["baseline"], 0)
                 self.assertIn(line["met"], (True, False))
+                self.assertGreaterEqual(line["client_cpu"], 0)
+                if sys.platform.startswith("linux"):  # fetchd's CPU comes from /proc
+                    self.assertGreaterEqual(line["fetchd_cpu"], 0)
         # Every variant touched the same rows (same workload, same bands).
         self.assertEqual(len({l["n"] for l in lines[:-2] if l["metric"] == "batch_update" and l["fraction"] == 0.5}),
                          1)
