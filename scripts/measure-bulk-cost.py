@@ -62,7 +62,9 @@ def annotate(path, inclusive):
     names = demangle([name for _, name in counts])
     out = {}
     for (count, _), name in zip(counts, names):
-        out[name] = out.get(name, 0) + count
+        # callgrind keeps a function once per source file its inlined code came from: their
+        # self costs add up, their inclusive costs overlap (the largest is the function's).
+        out[name] = max(out.get(name, 0), count) if inclusive else out.get(name, 0) + count
     return out, total
 
 
