@@ -308,31 +308,46 @@ BULK_VARIANTS = {"none": "none", "difference-ids": "difference, objects: false",
 def bulk_table(lines):
     """bulk_bench.py's per-variant lines as one Markdown table: figure x controller x
     fraction, fetchd against its own raw baseline, the CPU the step cost fetchd and the Python
-    client (where the wall time went), the goal and whether it is met. Rows mode's
-    goal is on its time over difference mode's (`vs_difference`), shown beside the ratio."""
+    client (where the wall time went), the goal and whether it is met. Rows mode's goal is on
+    its time over difference mode's (`vs_difference`), shown beside the ratio. Lines of
+    several runs of the same figure make one row of ranges (low-high), judged by the worst."""
     out = ["| figure | controller | rows | fetchd | CPU: fetchd / client | raw SQLite | ratio to raw | goal | met? |",
            "|---|---|---|---|---|---|---|---|---|"]
+    groups = {}
     for line in lines:
-        if line.get("suite") != "bulk" or "variant" not in line:
-            continue
-        metric, fraction = line["metric"], line.get("fraction")
-        rows = fmt_n(line["n"])
+        if line.get("suite") == "bulk" and "variant" in line:
+            groups.setdefault((line["metric"], line["variant"], line.get("fraction")), []).append(line)
+    for (metric, variant, fraction), runs in groups.items():
+        first = runs[0]
+        rows = fmt_n(first["n"])
         if fraction:
             rows = "%s (%s of %s)" % (rows, {0.1: "a tenth", 0.5: "half"}.get(fraction, "%g" % fraction),
-                                      fmt_n(line.get("of", line["n"])))
-        ratio = "%.2fx" % line["ratio"] if line.get("ratio") else "-"
-        if metric == "batch_insert" and line.get("ratio"):
-            ratio += " (%.2fx rows/s)" % (1 / line["ratio"])
-        if line.get("vs_difference"):
-            ratio += "; %.2fx difference" % line["vs_difference"]
-        met = {True: "yes", False: "**no**"}.get(line.get("met"), "-")
-        cpu = "%.2f / %.2f s" % (line["fetchd_cpu"], line["client_cpu"]) \
-            if line.get("fetchd_cpu") is not None and line.get("client_cpu") is not None else "-"
-        out.append("| %s | %s | %s | %.3f s | %s | %s | %s | %s | %s |" % (
-            BULK_TITLES.get(metric, metric), BULK_VARIANTS.get(line["variant"], line["variant"]), rows,
-            line["fetchd"], cpu, "%.3f s" % line["baseline"] if line.get("baseline") else "-", ratio, line["goal"],
-            met))
+                                      fmt_n(first.get("of", first["n"])))
+        ratio = span([l.get("ratio") for l in runs], "%.2fx")
+        if metric == "batch_insert" and all(l.get("ratio") for l in runs):
+            ratio += " (%s rows/s)" % span([1 / l["ratio"] for l in runs], "%.2fx")
+        if any(l.get("vs_difference") for l in runs):
+            ratio += "; %s difference" % span([l.get("vs_difference") for l in runs], "%.2fx")
+        verdicts = [l.get("met") for l in runs]
+        met = "**no**" if False in verdicts else "yes" if verdicts and all(verdicts) else "-"
+        cpu = "%s / %s" % (span([l.get("fetchd_cpu") for l in runs], "%.2f s"),
+                           span([l.get("client_cpu") for l in runs], "%.2f s"))
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            BULK_TITLES.get(metric, metric), BULK_VARIANTS.get(variant, variant), rows,
+            span([l["fetchd"] for l in runs], "%.3f s"), "-" if cpu == "- / -" else cpu,
+            span([l.get("baseline") for l in runs], "%.3f s"), ratio, first["goal"], met))
     return "\n".join(out)
+
+
+def span(values, form):
+    """One figure, or the range of several runs' ("0.21-0.25 s"); "-" when one is missing."""
+    if not values or any(v is None for v in values):
+        return "-"
+    low, high = form % min(values), form % max(values)
+    if low == high:
+        return low
+    unit = form.split("f", 1)[1]  # "%.2fx" -> "x": the unit once, after the range
+    return "%s-%s" % (low[:len(low) - len(unit)] if unit else low, high)
 
 
 def workload_mismatches(lines):

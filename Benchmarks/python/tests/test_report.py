@@ -162,11 +162,19 @@ class BulkTableTests(unittest.TestCase):
             {"suite": "bulk", "metric": "batch_update", "n": 10, "fetchd": 1.0, "baseline": 1.0},  # no variant
         ]).splitlines()
         self.assertEqual(len(table), 2 + 3)
-        self.assertEqual(table[2], "| batchInsert | none | 200k | 1.000 s | 0.80 / 0.25 s | 0.500 s "
+        self.assertEqual(table[2], "| batchInsert | none | 200k | 1.000 s | 0.80 s / 0.25 s | 0.500 s "
                                    "| 2.00x (0.50x rows/s) | <= 2x | yes |")
         self.assertEqual(table[3], "| batchUpdate | difference, keys: [ts] | 100k (half of 200k) | 0.300 s | - "
                                    "| 0.100 s | 3.00x | <= 2x | **no** |")
         self.assertIn("| 9.00x; 3.00x difference | <= 3x difference mode with values | yes |", table[4])
+
+    def test_several_runs_make_one_row_of_ranges(self):
+        table = report.bulk_table([
+            self.bulk("batch_delete", "none", 0.12, 0.1, 0.1, met=True, fetchd_cpu=0.1, client_cpu=0.0),
+            self.bulk("batch_delete", "none", 0.2, 0.1, 0.1, met=False, fetchd_cpu=0.15, client_cpu=0.0),
+        ]).splitlines()
+        self.assertEqual(table[2:], ["| batchDelete | none | 100k (a tenth of 200k) | 0.120-0.200 s "
+                                     "| 0.10-0.15 s / 0.00 s | 0.100 s | 1.20-2.00x | <= 2x | **no** |"])
 
     def test_the_cli_prints_only_the_bulk_table(self):
         import contextlib
