@@ -58,14 +58,13 @@ GOALS = {
     "pipelined_throughput": ("SQLite: over the pipe", "pipelined server/ping", 1, "higher", ">= 60,000 req/s"),
     "batch_insert": ("SQLite: bulk work", "batchInsert, objects: false, rows/s vs executemany", 0.5, "higher",
                      ">= 0.5x"),
-    "update_objects": ("SQLite: bulk work", "batchUpdateObjects 10k moves, objects: false, vs executemany", 2,
-                       "lower", "<= 2x"),
+    "update_objects": ("SQLite: bulk work", "10k batchUpdateObjects, objects: false", 2, "lower", "<= 2x"),
     "batch_update": ("SQLite: bulk work", "batchUpdate a tenth, objects: false, vs UPDATE", 1.5, "lower", "<= 1.5x"),
     "batch_delete": ("SQLite: bulk work", "batchDelete a tenth, objects: false, vs DELETE", 1.5, "lower", "<= 1.5x"),
     "batch_insert_values": ("SQLite: bulk work", "batchInsert, values (difference), rows/s vs executemany", 0.5,
                             "higher", ">= 0.5x"),
-    "update_objects_values": ("SQLite: bulk work", "batchUpdateObjects 10k moves, values (difference), vs "
-                              "executemany", 2, "lower", "<= 2x"),
+    "update_objects_values": ("SQLite: bulk work", "10k batchUpdateObjects, values (difference)", 2, "lower",
+                              "<= 2x"),
     "batch_update_values_half": ("SQLite: bulk work", "batchUpdate half, values (difference), vs UPDATE", 2, "lower",
                                  "<= 2x"),
     "batch_delete_values_half": ("SQLite: bulk work", "batchDelete half, values (difference), vs DELETE", 2, "lower",
@@ -204,7 +203,7 @@ VARIANT_KEYS = {
 
 
 def fmt_rows(n):
-    return "%gM" % (n / 1e6) if n >= 1000000 else "%gk" % (n / 1e3) if n >= 1000 else str(n)
+    return "%gM" % round(n / 1e6, 1) if n >= 1000000 else "%dk" % round(n / 1e3) if n >= 1000 else str(n)
 
 
 def variant_entries(lines, when):
@@ -228,11 +227,11 @@ def variant_entries(lines, when):
             rows.append((line["vs_difference"], "%s%s" % (metric, " %g" % fraction if fraction else "")))
     for metric, ratios in sorted(none.items()):
         worst = max(ratios)
-        extra = {"range": [min(r for r, _ in ratios), worst[0]]} if len(ratios) > 1 else {}
+        extra = {"range": [round(min(r for r, _ in ratios), 4), round(worst[0], 4)]} if len(ratios) > 1 else {}
         out.append(entry(metric + "_none", worst[0], "worst: " + worst[1], when, **extra))
     if rows:
         worst = max(rows)
-        extra = {"range": [min(r for r, _ in rows), worst[0]]} if len(rows) > 1 else {}
+        extra = {"range": [round(min(r for r, _ in rows), 4), round(worst[0], 4)]} if len(rows) > 1 else {}
         out.append(entry("rows_vs_difference", worst[0], "worst: %s, %d figures" % (worst[1], len(rows)), when,
                          **extra))
     return out
