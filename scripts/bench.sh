@@ -153,12 +153,16 @@ if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
       --dir "$SCRATCH" | grep '^#' || { log "external bench failed"; STATUS=1; }
   fi
   # Bulk work through the Python client against SQLite's own statements: batch requests
-  # with a live controller, and 1000 controllers on one entity (BENCH_BULK=0: off).
+  # under each controller variant (none, difference objects: false, difference and rows mode
+  # with values), predicate batches on a tenth and on half of the rows, then 1000 controllers
+  # on one entity; printed as one table (BENCH_BULK=0: off, BENCH_BULK_ROWS: size).
   if [[ ${BENCH_BULK:-1} != 0 ]]; then
     echo
-    BULK_ROWS=$([[ ${BENCH_QUICK:-0} == 1 ]] && echo 20000 || echo 1000000)
+    BULK_ROWS=$([[ ${BENCH_QUICK:-0} == 1 ]] && echo 20000 || echo 200000)
+    echo "# Bulk work, ${BENCH_BULK_ROWS:-$BULK_ROWS} rows (bulk_bench.py; times until the client's mirror has the cycle)"
     "$PY" "$BENCH_PY/bulk_bench.py" --fetchd "$FETCHD" --rows "${BENCH_BULK_ROWS:-$BULK_ROWS}" --dir "$SCRATCH" \
       >"$SCRATCH/bulk.results" || { log "bulk bench failed"; STATUS=1; }
+    "$PY" "$BENCH_PY/report.py" --bulk "$SCRATCH/bulk.results" || STATUS=1
   fi
   # The work of one change: syscalls (strace -c) and instructions (callgrind) per update + save
   # on a 10k-row store with a live controller, against bare SQLite's UPDATE + COMMIT

@@ -56,11 +56,25 @@ GOALS = {
     "e2e_swift_floors": ("SQLite: over the pipe", "one change end to end (Swift) vs its floors", 1.3, "lower",
                          "<= 1.3x"),
     "pipelined_throughput": ("SQLite: over the pipe", "pipelined server/ping", 1, "higher", ">= 60,000 req/s"),
-    "batch_insert": ("SQLite: bulk work", "batchInsert 1M rows, rows/s vs executemany", 0.5, "higher",
+    "batch_insert": ("SQLite: bulk work", "batchInsert, objects: false, rows/s vs executemany", 0.5, "higher",
                      ">= 0.5x"),
-    "update_objects": ("SQLite: bulk work", "batchUpdateObjects 10k moves vs executemany", 2, "lower", "<= 2x"),
-    "batch_update": ("SQLite: bulk work", "batchUpdate 100k of 1M vs UPDATE", 1.5, "lower", "<= 1.5x"),
-    "batch_delete": ("SQLite: bulk work", "batchDelete 100k of 1M vs DELETE", 1.5, "lower", "<= 1.5x"),
+    "update_objects": ("SQLite: bulk work", "10k batchUpdateObjects, objects: false", 2, "lower", "<= 2x"),
+    "batch_update": ("SQLite: bulk work", "batchUpdate a tenth, objects: false, vs UPDATE", 1.5, "lower", "<= 1.5x"),
+    "batch_delete": ("SQLite: bulk work", "batchDelete a tenth, objects: false, vs DELETE", 1.5, "lower", "<= 1.5x"),
+    "batch_insert_values": ("SQLite: bulk work", "batchInsert, values (difference), rows/s vs executemany", 0.5,
+                            "higher", ">= 0.5x"),
+    "update_objects_values": ("SQLite: bulk work", "10k batchUpdateObjects, values (difference)", 2, "lower",
+                              "<= 2x"),
+    "batch_update_values_half": ("SQLite: bulk work", "batchUpdate half, values (difference), vs UPDATE", 2, "lower",
+                                 "<= 2x"),
+    "batch_delete_values_half": ("SQLite: bulk work", "batchDelete half, values (difference), vs DELETE", 2, "lower",
+                                 "<= 2x"),
+    "batch_update_none": ("SQLite: bulk work", "batchUpdate, no controller, any fraction, vs UPDATE", 1.5, "lower",
+                          "<= 1.5x"),
+    "batch_delete_none": ("SQLite: bulk work", "batchDelete, no controller, any fraction, vs DELETE", 1.5, "lower",
+                          "<= 1.5x"),
+    "rows_vs_difference": ("SQLite: bulk work", "bulk figures: rows mode vs difference mode, values", 3, "lower",
+                           "<= 3x"),
     "many_controllers": ("SQLite: bulk work", "1000 controllers, 100 updates (difference mode)", 1, "lower",
                          "<= 1 s"),
     "pg_fetch_vs_select": ("PostgreSQL", "controller/create vs ordered SELECT", 1.5, "lower", "<= 1.5x"),
@@ -156,10 +170,12 @@ def entries_from_run(run):
 
 
 def entries_from_lines(lines, when):
-    """The chart entries of bulk_bench.py's result lines (times in seconds)."""
+    """The chart entries of bulk_bench.py's result lines (times in seconds). Lines that name
+    their controller `variant` give the per-variant goals (variant_entries); older lines,
+    one controller each, give the first four."""
     out = []
     for line in lines:
-        if line.get("suite") != "bulk" or not line.get("fetchd"):
+        if line.get("suite") != "bulk" or not line.get("fetchd") or line.get("variant"):
             continue
         metric, mine, base = line["metric"], line["fetchd"], line.get("baseline")
         shown = "%.2f s" % mine
@@ -170,6 +186,54 @@ def entries_from_lines(lines, when):
             out.append(entry(metric, mine / base, "%s; SQLite %.2f s" % (shown, base), when))
         elif metric == "many_controllers" and line.get("mode") == "difference":
             out.append(entry("many_controllers", mine / 1.0, shown, when))
+    return variant_entries([l for l in lines if l.get("suite") == "bulk" and l.get("variant")], when) + out
+
+
+# (metric, variant, fraction) -> chart key, for bulk lines that name their variant.
+VARIANT_KEYS = {
+    ("batch_insert", "difference-ids", None): "batch_insert",
+    ("update_objects", "difference-ids", None): "update_objects",
+    ("batch_update", "difference-ids", 0.1): "batch_update",
+    ("batch_delete", "difference-ids", 0.1): "batch_delete",
+    ("batch_insert", "difference-values", None): "batch_insert_values",
+    ("update_objects", "difference-values", None): "update_objects_values",
+    ("batch_update", "difference-values", 0.5): "batch_update_values_half",
+    ("batch_delete", "difference-values", 0.5): "batch_delete_values_half",
+}
+
+
+def fmt_rows(n):
+    return "%gM" % round(n / 1e6, 1) if n >= 1000000 else "%dk" % round(n / 1e3) if n >= 1000 else str(n)
+
+
+def variant_entries(lines, when):
+    """One entry per goal of the issue's bulk figures: each (figure, variant, fraction) of
+    VARIANT_KEYS; no controller at every fraction as one range (judged by its worst); rows
+    mode against difference mode over every figure, as one range."""
+    out, none, rows = [], {}, []
+    for line in lines:
+        metric, variant, fraction = line["metric"], line["variant"], line.get("fraction")
+        mine, base = line["fetchd"], line.get("baseline")
+        if not base:
+            continue
+        raw = "%s of %s rows" % (fmt_rows(line["n"]), fmt_rows(line.get("of", line["n"])))
+        raw = "%.2f s; SQLite %.2f s (%s)" % (mine, base, raw if metric != "batch_insert" else fmt_rows(line["n"]))
+        key = VARIANT_KEYS.get((metric, variant, fraction))
+        if key:
+            out.append(entry(key, base / mine if metric == "batch_insert" else mine / base, raw, when))
+        elif variant == "none" and metric in ("batch_update", "batch_delete"):
+            none.setdefault(metric, []).append((mine / base, raw))
+        elif variant == "rows-values" and line.get("vs_difference"):
+            rows.append((line["vs_difference"], "%s%s" % (metric, " %g" % fraction if fraction else "")))
+    for metric, ratios in sorted(none.items()):
+        worst = max(ratios)
+        extra = {"range": [round(min(r for r, _ in ratios), 4), round(worst[0], 4)]} if len(ratios) > 1 else {}
+        out.append(entry(metric + "_none", worst[0], "worst: " + worst[1], when, **extra))
+    if rows:
+        worst = max(rows)
+        extra = {"range": [round(min(r for r, _ in rows), 4), round(worst[0], 4)]} if len(rows) > 1 else {}
+        out.append(entry("rows_vs_difference", worst[0], "worst: %s, %d figures" % (worst[1], len(rows)), when,
+                         **extra))
     return out
 
 

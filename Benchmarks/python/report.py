@@ -299,6 +299,57 @@ def fmt_ratio(r):
     return "%.0fx" % r if r >= 100 else "%.1fx" % r if r >= 1 else "%.2fx" % r
 
 
+BULK_TITLES = {"batch_insert": "batchInsert", "update_objects": "batchUpdateObjects",
+               "batch_update": "batchUpdate", "batch_delete": "batchDelete"}
+BULK_VARIANTS = {"none": "none", "difference-ids": "difference, objects: false",
+                 "difference-values": "difference, keys: [ts]", "rows-values": "rows, keys: [ts]"}
+
+
+def bulk_table(lines):
+    """bulk_bench.py's per-variant lines as one Markdown table: figure x controller x
+    fraction, fetchd against its own raw baseline, the CPU the step cost fetchd and the Python
+    client (where the wall time went), the goal and whether it is met. Rows mode's goal is on
+    its time over difference mode's (`vs_difference`), shown beside the ratio. Lines of
+    several runs of the same figure make one row of ranges (low-high), judged by the worst."""
+    out = ["| figure | controller | rows | fetchd | CPU: fetchd / client | raw SQLite | ratio to raw | goal | met? |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    groups = {}
+    for line in lines:
+        if line.get("suite") == "bulk" and "variant" in line:
+            groups.setdefault((line["metric"], line["variant"], line.get("fraction")), []).append(line)
+    for (metric, variant, fraction), runs in groups.items():
+        first = runs[0]
+        rows = fmt_n(first["n"])
+        if fraction:
+            rows = "%s (%s of %s)" % (rows, {0.1: "a tenth", 0.5: "half"}.get(fraction, "%g" % fraction),
+                                      fmt_n(first.get("of", first["n"])))
+        ratio = span([l.get("ratio") for l in runs], "%.2fx")
+        if metric == "batch_insert" and all(l.get("ratio") for l in runs):
+            ratio += " (%s rows/s)" % span([1 / l["ratio"] for l in runs], "%.2fx")
+        if any(l.get("vs_difference") for l in runs):
+            ratio += "; %s difference" % span([l.get("vs_difference") for l in runs], "%.2fx")
+        verdicts = [l.get("met") for l in runs]
+        met = "**no**" if False in verdicts else "yes" if verdicts and all(verdicts) else "-"
+        cpu = "%s / %s" % (span([l.get("fetchd_cpu") for l in runs], "%.2f s"),
+                           span([l.get("client_cpu") for l in runs], "%.2f s"))
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            BULK_TITLES.get(metric, metric), BULK_VARIANTS.get(variant, variant), rows,
+            span([l["fetchd"] for l in runs], "%.3f s"), "-" if cpu == "- / -" else cpu,
+            span([l.get("baseline") for l in runs], "%.3f s"), ratio, first["goal"], met))
+    return "\n".join(out)
+
+
+def span(values, form):
+    """One figure, or the range of several runs' ("0.21-0.25 s"); "-" when one is missing."""
+    if not values or any(v is None for v in values):
+        return "-"
+    low, high = form % min(values), form % max(values)
+    if low == high:
+        return low
+    unit = form.split("f", 1)[1]  # "%.2fx" -> "x": the unit once, after the range
+    return "%s-%s" % (low[:len(low) - len(unit)] if unit else low, high)
+
+
 def workload_mismatches(lines):
     """Sizes at which two tools ran different workloads (their first change differs)."""
     seen = {}
@@ -322,9 +373,14 @@ def read_lines(paths):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("inputs", nargs="+", help="files of result lines")
+    parser.add_argument("--bulk", action="store_true",
+                        help="print bulk_bench.py's lines in the inputs as one Markdown table, and nothing else")
     parser.add_argument("--json-out", help="write the run (results, rows, meta) here")
     parser.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
+    if args.bulk:
+        print(bulk_table(read_lines(args.inputs)))
+        return 0
     results = Results(read_lines(args.inputs))
     rows = build_rows(results)
     print(render(rows))

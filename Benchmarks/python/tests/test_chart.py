@@ -98,6 +98,40 @@ class LinesAndMergeTests(unittest.TestCase):
         self.assertTrue(chart.met(got["batch_delete"]))  # on the goal is met
         self.assertEqual(got["many_controllers"]["ratio"], 0.7)
 
+    def test_lines_that_name_their_variant(self):
+        def bulk(metric, variant, fetchd, baseline, fraction=None, **extra):
+            d = {"suite": "bulk", "metric": metric, "n": 100000, "of": 200000, "fetchd": fetchd,
+                 "baseline": baseline, "variant": variant, "fraction": fraction}
+            d.update(extra)
+            return d
+        got = by_key(chart.entries_from_lines([
+            bulk("batch_insert", "difference-ids", 2.0, 1.0, n=200000),
+            bulk("batch_update", "difference-ids", 0.12, 0.1, 0.1),
+            bulk("batch_update", "difference-ids", 0.9, 0.1, 0.5),  # no goal of its own in the chart
+            bulk("batch_insert", "difference-values", 4.0, 1.0, n=200000),
+            bulk("batch_delete", "difference-values", 0.3, 0.1, 0.5),
+            bulk("batch_update", "none", 0.12, 0.1, 0.1),
+            bulk("batch_update", "none", 0.2, 0.1, 0.5),
+            bulk("batch_update", "rows-values", 0.9, 0.1, 0.5, vs_difference=2.5),
+            bulk("batch_delete", "rows-values", 1.2, 0.1, 0.5, vs_difference=4.0),
+            bulk("batch_insert", "rows-values", 4.0, 1.0, vs_difference=None),  # difference mode did not run
+        ], "today"))
+        self.assertEqual(sorted(got), ["batch_delete_values_half", "batch_insert", "batch_insert_values",
+                                       "batch_update", "batch_update_none", "rows_vs_difference"])
+        self.assertAlmostEqual(got["batch_insert"]["ratio"], 0.5)  # rows/s
+        self.assertTrue(chart.met(got["batch_insert"]))
+        self.assertFalse(chart.met(got["batch_insert_values"]))
+        self.assertAlmostEqual(got["batch_update"]["ratio"], 1.2)
+        self.assertEqual(got["batch_update"]["measured"], "0.12 s; SQLite 0.10 s (100k of 200k rows)")
+        self.assertAlmostEqual(got["batch_delete_values_half"]["ratio"], 3.0)
+        none = got["batch_update_none"]  # every fraction, judged by the worst
+        self.assertEqual((none["ratio"], none["range"]), (2.0, [1.2, 2.0]))
+        self.assertFalse(chart.met(none))
+        rows = got["rows_vs_difference"]
+        self.assertEqual((rows["ratio"], rows["range"], rows["measured"]),
+                         (4.0, [2.5, 4.0], "worst: batch_delete 0.5, 2 figures"))
+        self.assertFalse(chart.met(rows))
+
     def test_fresh_figures_replace_only_their_own(self):
         old = [chart.entry("pg_fetch_vs_select", 0.4, "old", "then"), chart.entry("change_p50", 0.9, "old", "then")]
         merged = chart.merge(old, [chart.entry("change_p50", 0.5, "new", "now")])
@@ -134,7 +168,7 @@ class LayoutTests(unittest.TestCase):
     def test_the_table_has_a_row_per_goal(self):
         table = chart.markdown_table([chart.entry("batch_delete", 1.6, "0.6 s", "today", range=[1.4, 1.6])])
         self.assertEqual(table.splitlines()[2],
-                         "| batchDelete 100k of 1M vs DELETE | <= 1.5x | 0.6 s (today) | 1.40-1.60x | **no** |")
+                         "| batchDelete a tenth, objects: false, vs DELETE | <= 1.5x | 0.6 s (today) | 1.40-1.60x | **no** |")
 
     def test_draws_a_png(self):
         try:

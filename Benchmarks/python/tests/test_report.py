@@ -144,6 +144,55 @@ class TransportRowTests(unittest.TestCase):
         self.assertIn("50000 req/s", report.render(rows))
 
 
+class BulkTableTests(unittest.TestCase):
+    def bulk(self, metric, variant, fetchd, baseline, fraction=None, **extra):
+        d = {"suite": "bulk", "metric": metric, "n": 100000, "of": 200000, "unit": "s", "fetchd": fetchd,
+             "baseline": baseline, "ratio": round(fetchd / baseline, 3), "variant": variant, "goal": "<= 2x"}
+        d.update({"fraction": fraction} if fraction else {})
+        d.update(extra)
+        return d
+
+    def test_one_row_per_figure_variant_and_fraction(self):
+        table = report.bulk_table([
+            self.bulk("batch_insert", "none", 1.0, 0.5, met=True, n=200000, fetchd_cpu=0.8, client_cpu=0.25),
+            self.bulk("batch_update", "difference-values", 0.3, 0.1, 0.5, met=False),
+            self.bulk("batch_update", "rows-values", 0.9, 0.1, 0.5, met=True, vs_difference=3.0,
+                      goal="<= 3x difference mode with values"),
+            {"suite": "bulk", "metric": "many_controllers", "n": 1000, "fetchd": 0.7, "baseline": None},
+            {"suite": "bulk", "metric": "batch_update", "n": 10, "fetchd": 1.0, "baseline": 1.0},  # no variant
+        ]).splitlines()
+        self.assertEqual(len(table), 2 + 3)
+        self.assertEqual(table[2], "| batchInsert | none | 200k | 1.000 s | 0.80 s / 0.25 s | 0.500 s "
+                                   "| 2.00x (0.50x rows/s) | <= 2x | yes |")
+        self.assertEqual(table[3], "| batchUpdate | difference, keys: [ts] | 100k (half of 200k) | 0.300 s | - "
+                                   "| 0.100 s | 3.00x | <= 2x | **no** |")
+        self.assertIn("| 9.00x; 3.00x difference | <= 3x difference mode with values | yes |", table[4])
+
+    def test_several_runs_make_one_row_of_ranges(self):
+        table = report.bulk_table([
+            self.bulk("batch_delete", "none", 0.12, 0.1, 0.1, met=True, fetchd_cpu=0.1, client_cpu=0.0),
+            self.bulk("batch_delete", "none", 0.2, 0.1, 0.1, met=False, fetchd_cpu=0.15, client_cpu=0.0),
+        ]).splitlines()
+        self.assertEqual(table[2:], ["| batchDelete | none | 100k (a tenth of 200k) | 0.120-0.200 s "
+                                     "| 0.10-0.15 s / 0.00 s | 0.100 s | 1.20-2.00x | <= 2x | **no** |"])
+
+    def test_the_cli_prints_only_the_bulk_table(self):
+        import contextlib
+        import io
+        import json
+        import os
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bulk.results")
+            with open(path, "w") as f:
+                f.write(json.dumps(self.bulk("batch_delete", "none", 0.2, 0.1, 0.1, met=False)) + "\n")
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(report.main(["--bulk", path]), 0)
+        self.assertEqual(out.getvalue().splitlines()[2],
+                         "| batchDelete | none | 100k (a tenth of 200k) | 0.200 s | - | 0.100 s | 2.00x | <= 2x | **no** |")
+
+
 class SourceNoteTests(unittest.TestCase):
     def test_in_process_figures_name_their_source_and_clock(self):
         results = report.Results([dict(line("fetchd", "change_latency", 1000, 2.0), source="X/Bench",
