@@ -245,12 +245,14 @@ def main():
     parser.add_argument("--chunk", type=int, default=1_000_000, help="rows per store/batchInsert request (--insert one)")
     parser.add_argument("--mode", default="difference", choices=["rows", "difference"])
     parser.add_argument("--dir")
+    parser.add_argument("--only", choices=("bulk", "many_controllers"), help="run one part of the suite")
     args = parser.parse_args()
     own = args.dir is None
     args.dir = args.dir or tempfile.mkdtemp(prefix="fetchd-bulk-")
     try:
-        bulk(args)
-        for mode in ("rows", "difference"):
+        if args.only != "many_controllers":
+            bulk(args)
+        for mode in ("rows", "difference") if args.only != "bulk" else ():
             many_controllers(args, mode)
     finally:
         if own:
