@@ -89,17 +89,17 @@ class NDJSONDecoder:
         end = self._buffer.rfind(b"\n")
         if end < 0:
             return []
-        lines = bytes(self._buffer[:end]).split(b"\n")
+        with memoryview(self._buffer) as view:
+            chunk = bytes(view[:end])  # one copy, not a bytearray slice and then bytes
         del self._buffer[: end + 1]
-        return [line for line in map(_strip_cr, lines) if line and not line.isspace()]
+        lines = chunk.split(b"\n")
+        if b"\r" in chunk:
+            lines = [line.rstrip(b"\r") for line in lines]
+        return [line for line in lines if line and not line.isspace()]
 
     @property
     def pending(self) -> int:
         return len(self._buffer)
-
-
-def _strip_cr(line: bytes) -> bytes:
-    return line[:-1] if line.endswith(b"\r") else line
 
 
 def decoder(framing: str) -> "LSPDecoder | NDJSONDecoder":
