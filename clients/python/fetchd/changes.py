@@ -82,11 +82,25 @@ class ObjectChange:
         needs = _PATHS_NEEDED.get(change_type) if type(change_type) is str else None
         if needs is None or not isinstance(object_id, str):
             raise ProtocolViolation(f"malformed didChangeObject: {params!r}")
-        index_path = _index_path(params.get("indexPath"), params)
-        new_index_path = _index_path(params.get("newIndexPath"), params)
+        old, new = params.get("indexPath"), params.get("newIndexPath")
+        # `_index_path` inline for the usual two ints; it decides every other value.
+        if type(old) is list and len(old) == 2 and type(old[0]) is int and type(old[1]) is int:
+            index_path: Optional[IndexPath] = (old[0], old[1])
+        else:
+            index_path = _index_path(old, params)
+        if type(new) is list and len(new) == 2 and type(new[0]) is int and type(new[1]) is int:
+            new_index_path: Optional[IndexPath] = (new[0], new[1])
+        else:
+            new_index_path = _index_path(new, params)
         if (index_path is None) == needs[0] or (new_index_path is None) == needs[1]:
             raise ProtocolViolation(f"didChangeObject {change_type} with the wrong index paths: {params!r}")
-        return cls(cast(ObjectChangeType, change_type), object_id, index_path, new_index_path, params.get("object"))
+        # The fields set at once: the frozen dataclass's __init__ sets each through
+        # object.__setattr__, which doubles the cost of this function.
+        change = cls.__new__(cls)
+        change.__dict__.update(
+            type=change_type, id=object_id, index_path=index_path, new_index_path=new_index_path,
+            object=params.get("object"))
+        return change
 
     @property
     def row(self) -> WireObject:

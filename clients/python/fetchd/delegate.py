@@ -81,9 +81,9 @@ class ControllerCore(NotificationTarget):
         # The row notifications first: a cycle has one per changed row.
         if method == DID_CHANGE_OBJECT:
             obj_change = ObjectChange.from_wire(params)
-            self._open_batch(method).objects.append(obj_change)
+            (self._batch or self._open_batch(method)).objects.append(obj_change)
             # Looked up first: the row (a copy of the values) is built only for a delegate.
-            handler = self._handler("did_change_object")
+            handler = getattr(self.delegate, "did_change_object", None)
             if handler is not None:
                 handler(self, obj_change.row, obj_change.index_path, obj_change.type, obj_change.new_index_path)
         elif method == WILL_CHANGE_CONTENT:
