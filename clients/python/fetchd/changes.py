@@ -94,13 +94,7 @@ class ObjectChange:
             new_index_path = _index_path(new, params)
         if (index_path is None) == needs[0] or (new_index_path is None) == needs[1]:
             raise ProtocolViolation(f"didChangeObject {change_type} with the wrong index paths: {params!r}")
-        # The fields set at once: the frozen dataclass's __init__ sets each through
-        # object.__setattr__, which doubles the cost of this function.
-        change = cls.__new__(cls)
-        change.__dict__.update(
-            type=change_type, id=object_id, index_path=index_path, new_index_path=new_index_path,
-            object=params.get("object"))
-        return change
+        return cls(cast(ObjectChangeType, change_type), object_id, index_path, new_index_path, params.get("object"))
 
     @property
     def row(self) -> WireObject:
