@@ -89,8 +89,10 @@ class NDJSONDecoder:
         end = self._buffer.rfind(b"\n")
         if end < 0:
             return []
-        with memoryview(self._buffer) as view:
-            chunk = bytes(view[:end])  # one copy, not a bytearray slice and then bytes
+        # One copy (a bytearray slice and then bytes would be two); both views released
+        # before the buffer is resized.
+        with memoryview(self._buffer) as view, view[:end] as head:
+            chunk = bytes(head)
         del self._buffer[: end + 1]
         lines = chunk.split(b"\n")
         if b"\r" in chunk:
