@@ -378,12 +378,14 @@ def main():
     parser.add_argument("--fractions", type=fraction_list, default=[0.1, 0.5],
                         help="the predicate batches' bands of the rows, one after another (default: 0.1,0.5)")
     parser.add_argument("--dir")
+    parser.add_argument("--only", choices=("bulk", "many_controllers"), help="run one part of the suite")
     args = parser.parse_args()
     own = args.dir is None
     args.dir = args.dir or tempfile.mkdtemp(prefix="fetchd-bulk-")
     try:
-        bulk(args)
-        for mode in ("rows", "difference"):
+        if args.only != "many_controllers":
+            bulk(args)
+        for mode in ("rows", "difference") if args.only != "bulk" else ():
             many_controllers(args, mode)
     finally:
         if own:

@@ -40,10 +40,12 @@ public struct JSONWriter {
     }
 
     /// Appends bytes that are already JSON (or framing) verbatim.
+    @inlinable
     public mutating func writeRaw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    @inlinable
     public mutating func write(integer: Int64) {
         if integer == 0 {
             bytes.append(UInt8(ascii: "0"))

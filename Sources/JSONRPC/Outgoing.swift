@@ -1,13 +1,42 @@
 import JSON
 
-/// A server-to-client notification.
+/// A server-to-client notification: its params as a value, or as params that write
+/// themselves (read as a value only by a consumer that asks).
 public struct OutgoingNotification: Equatable, Sendable {
     public var method: String
-    public var params: JSON?
+    private var value: JSON?
+    private var encoded: (any EncodedParams)?
 
     public init(method: String, params: JSON? = nil) {
         self.method = method
-        self.params = params
+        self.value = params
+    }
+
+    public init(method: String, encoded: any EncodedParams) {
+        self.method = method
+        self.encoded = encoded
+    }
+
+    public var params: JSON? {
+        get { encoded?.json ?? value }
+        set {
+            value = newValue
+            encoded = nil
+        }
+    }
+
+    var hasParams: Bool { encoded != nil || value != nil }
+
+    func writeParams(to writer: inout JSONWriter) {
+        if let encoded {
+            encoded.write(to: &writer)
+        } else if let value {
+            writer.write(value)
+        }
+    }
+
+    public static func == (a: OutgoingNotification, b: OutgoingNotification) -> Bool {
+        a.method == b.method && a.params == b.params
     }
 }
 
@@ -37,9 +66,9 @@ extension JSONWriter {
         case .notification(let n):
             writeRaw("{\"jsonrpc\":\"2.0\",\"method\":")
             write(string: n.method)
-            if let params = n.params {
+            if n.hasParams {
                 writeRaw(",\"params\":")
-                write(params)
+                n.writeParams(to: &self)
             }
             writeRaw("}")
         case .response(let r):

@@ -36,6 +36,11 @@ public final class Outbox {
         queued.append(notification.message(params))
     }
 
+    /// `send` for params that write their own bytes (`ServerNotification.message`'s overload).
+    public func send<P: EncodedParams>(_ notification: ServerNotification<P>, _ params: P) {
+        queued.append(notification.message(params))
+    }
+
     /// Writes a notification at once when the transport can (`MessageHandler.setImmediateOutput`),
     /// else queues it like `send`.
     public func sendNow<P>(_ notification: ServerNotification<P>, _ params: P) {

@@ -229,14 +229,12 @@ extension FetchedResultsController {
         found.removeAll { $0.oldRank == nil && $0.newKey == nil }
     }
 
-    /// With `evaluate` false (a rebuild) only the ids are collected: `locateByWalk` reads
-    /// keys and ranks from the old and the rebuilt trees.
-    func collectAffected(
-        _ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
-        evaluate locate: Bool
+    /// The changed objects of the entity with their old key and, when they match now, their
+    /// new key; without `locate`, only their ids.
+    func evaluated(
+        _ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change], locate: Bool
     ) -> [AffectedRow] {
         // Locals: the stored properties would be re-read (and checked) for every change.
-        let rows = results.rows
         let entity = self.entity
         let source = self.source
         // One existential box each for the whole cycle, not one per key computed.
@@ -244,7 +242,7 @@ extension FetchedResultsController {
         let old: any ObjectView = tracer.isEmpty ? view : OldView(current: source, changes: changes)
         var found: [AffectedRow] = []
         found.reserveCapacity(changeList.count)
-        for change in changeList where change.id.entity == entity && change.before != change.after {
+        for change in changeList where change.id.entity == entity && change.changesValues {
             let id = change.id
             var row = AffectedRow(id: id)
             guard locate else {
@@ -257,11 +255,31 @@ extension FetchedResultsController {
             }
             if row.oldKey != nil || row.newKey != nil { found.append(row) }
         }
+        return found
+    }
+
+    /// With `evaluate` false (a rebuild) only the ids are collected: `locateByWalk` reads
+    /// keys and ranks from the old and the rebuilt trees. `shared` hands the evaluated rows
+    /// of controllers with the same request to each other.
+    func collectAffected(
+        _ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change],
+        evaluate locate: Bool, shared: CycleKeys? = nil
+    ) -> [AffectedRow] {
+        let rows = results.rows
+        var found: [AffectedRow]
+        if locate, let shared, let signature = keysSignature {
+            found = shared.rows(signature) { evaluated(changeList, changes, locate: true) }
+        } else {
+            found = evaluated(changeList, changes, locate: locate)
+        }
         if locate { locateOld(&found, in: rows) }
         if !tracer.isEmpty {
+            let source = self.source
+            // One existential box for the whole cycle, not one per key computed.
+            let old: any ObjectView = OldView(current: source, changes: changes)
             for id in tracer.dependents(of: changes, in: source) {
                 // Objects that changed themselves were handled above.
-                if let own = changes[id], own.before != own.after { continue }
+                if let own = changes[id], own.changesValues { continue }
                 guard let values = changes[id]?.after ?? source.snapshot(of: id) else { continue }
                 var row = AffectedRow(id: id)
                 row.isDependent = true

@@ -43,8 +43,10 @@ extension FetchedResultsController {
 
     /// `apply`, with a fill of a controller that held nothing kept as its rows
     /// (`CycleNotifications.filled`) for a consumer that takes a cycle whole, and a fetch
-    /// that failed reported (`.failed`, the controller then `needsRefetch`).
-    public func applyCycle(_ changeSet: ChangeSet) -> CycleNotifications {
+    /// that failed reported (`.failed`, the controller then `needsRefetch`). `keys`, one per
+    /// change set, shares what the set's objects give under a request among the controllers
+    /// that have it (`CycleKeys`).
+    public func applyCycle(_ changeSet: ChangeSet, sharing keys: CycleKeys? = nil) -> CycleNotifications {
         guard !changeSet.isEmpty else { return .events([]) }
         // Results left behind by a failed fetch cannot take this cycle's changes on top.
         if changeSet.refetch || needsRefetch { return refetchCycle() }
@@ -78,7 +80,7 @@ extension FetchedResultsController {
             moved = rowsThatDiffer(from: fresh)
         }
         lastCycleRebuilt = rebuiltThisCycle
-        var affected = collectAffected(changeSet.changes, changes, evaluate: rebuilt == nil)
+        var affected = collectAffected(changeSet.changes, changes, evaluate: rebuilt == nil, shared: keys)
         if let rebuilt { locateInBothTrees(&affected, moved: moved, rebuilt: rebuilt) }
         guard !affected.isEmpty else { return .events([]) }
 

@@ -20,7 +20,8 @@ struct Results {
         self.sectioned = sectioned
         self.offset = max(0, offset)
         self.limit = limit.map { max(0, $0) } ?? Int.max
-        rows = CountedBTree(keyWidth: keyWidth, compare: ordering.keyComparison)
+        rows = CountedBTree(
+            keyWidth: keyWidth, integersFirst: ordering.firstComponentAscending, compare: ordering.keyComparison)
         sections = CountedBTree(keyWidth: keyWidth, leafCapacity: 32, innerCapacity: 32) {
             Results.sectionOrder(ordering, $0, $1)
         }

@@ -20,6 +20,16 @@ public struct ChangeSet: Sendable {
             self.changedKeys = changedKeys
         }
 
+        /// `before != after`, read off `changedKeys` (not empty exactly when two snapshots
+        /// differ) where it can be: comparing the snapshots hashes every key.
+        public var changesValues: Bool {
+            switch (before, after) {
+            case (nil, nil): false
+            case (_?, _?): !changedKeys.isEmpty || before != after
+            default: true
+            }
+        }
+
         public var isInsert: Bool { before == nil && after != nil }
         public var isDelete: Bool { before != nil && after == nil }
     }

@@ -143,6 +143,13 @@ public struct ServerNotification<P: NotificationPayload>: Sendable {
     }
 }
 
+extension ServerNotification where P: EncodedParams {
+    /// Params that write their own bytes go out that way; their `json` is built only if read.
+    public func message(_ params: P) -> OutgoingNotification {
+        OutgoingNotification(method: name, encoded: params)
+    }
+}
+
 /// A notification fetchd accepts. Sent with an id it is a request fetchd does not have
 /// (-32601), unless `answersRequests` (LSP's `exit`, which is answered `null` first).
 public struct ClientNotification<P: PlainParams>: Sendable {

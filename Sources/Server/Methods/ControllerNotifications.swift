@@ -72,34 +72,6 @@ public struct SectionChange: NotificationPayload {
     }
 }
 
-public struct ObjectChange: NotificationPayload {
-    public static let params: [ParamSpec] = [
-        controllerParam.spec,
-        .required("type", .ref("ObjectChangeType")),
-        idParam.spec,
-        .optional("indexPath", .ref("IndexPath"), "OLD index path (delete, move, update)."),
-        .optional("newIndexPath", .ref("IndexPath"), "NEW index path (insert, move, update)."),
-        .optional(
-            "object", .ref("Object"), "Its values as notify chose; absent for deletes and with {objects: false}."),
-    ]
-    let controller: String
-    let type: ControllerEvent.ObjectChange
-    let id: ObjectID
-    let indexPath: IndexPath?
-    let newIndexPath: IndexPath?
-    let object: JSON?
-    public var json: JSON {
-        var params: JSONObject = [
-            "controller": .string(controller), "type": .string(type.rawValue),
-            "id": .string(id.description),
-        ]
-        if let indexPath { params["indexPath"] = ControllerWire.indexPath(indexPath) }
-        if let newIndexPath { params["newIndexPath"] = ControllerWire.indexPath(newIndexPath) }
-        if let object { params["object"] = object }
-        return .object(params)
-    }
-}
-
 extension Outbox {
     /// Queues one cycle of a controller: a notification per event (mode "rows"), or one
     /// `controller/didChange` (mode "difference"). An empty cycle sends nothing either way.
@@ -118,13 +90,18 @@ extension Outbox {
             send(ControllerNotifications.didChange, ControllerDifference(fill, of: entry, values: values))
         case (_, .difference):
             send(ControllerNotifications.didChange, ControllerDifference(cycle.events, of: entry, values: values))
-        case (_, .rows): for event in cycle.events { send(event, of: entry, values: values) }
+        case (_, .rows):
+            let label = ControllerLabel(name: entry.controller.name, entity: entry.controller.entity)
+            for event in cycle.events { send(event, of: entry, labeled: label, values: values) }
         }
     }
 
-    /// Queues one controller event as its notification.
-    func send(_ event: ControllerEvent, of entry: ControllersState.Entry, values: CycleValues) {
-        let name = entry.controller.name
+    /// Queues one controller event as its notification; `label` is the controller's, encoded
+    /// once for the cycle.
+    func send(
+        _ event: ControllerEvent, of entry: ControllersState.Entry, labeled label: ControllerLabel, values: CycleValues
+    ) {
+        let name = label.name
         switch event {
         case .willChangeContent:
             send(ControllerNotifications.willChangeContent, ControllerName(controller: name))
@@ -138,7 +115,7 @@ extension Outbox {
             let object = type == .delete ? nil : values.object(id, for: entry)
             send(
                 ControllerNotifications.didChangeObject,
-                ObjectChange(controller: name, type: type, id: id, indexPath: old, newIndexPath: new, object: object))
+                ObjectChange(controller: label, type: type, id: id, indexPath: old, newIndexPath: new, object: object))
         }
     }
 }

@@ -9,7 +9,7 @@ import Model
 final class CycleValues {
     let context: Context
     private var snapshots: [ObjectID: Snapshot?] = [:]
-    private var objects: [ControllersState.Projection: [ObjectID: JSON?]] = [:]
+    private var objects: [ControllersState.Projection: [ObjectID: EncodedObject?]] = [:]
 
     init(_ context: Context) { self.context = context }
 
@@ -20,15 +20,15 @@ final class CycleValues {
         return values
     }
 
-    /// The object as a notification carries it under `entry`'s projection; nil for ids only
-    /// or an object the context no longer has.
-    func object(_ id: ObjectID, for entry: ControllersState.Entry) -> JSON? {
+    /// The object as a notification carries it under `entry`'s projection, with its bytes;
+    /// nil for ids only or an object the context no longer has.
+    func object(_ id: ObjectID, for entry: ControllersState.Entry) -> EncodedObject? {
         if let known = objects[entry.projection]?[id] { return known }
-        var object: JSON?
+        var object: EncodedObject?
         if let values = snapshot(id) {
             switch entry.projection {
-            case .allValues: object = WireObject.json(id, values, entity: entry.entity)
-            case .keys(let keys): object = WireObject.json(id, values, entity: entry.entity, keys: keys)
+            case .allValues: object = EncodedObject(WireObject.json(id, values, entity: entry.entity))
+            case .keys(let keys): object = EncodedObject(WireObject.json(id, values, entity: entry.entity, keys: keys))
             case .idsOnly: break
             }
         }

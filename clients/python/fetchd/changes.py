@@ -19,6 +19,10 @@ UPDATE = "update"
 # The change types the document lists (the generated Literals), checked on every notification.
 OBJECT_CHANGE_TYPES: Tuple[str, ...] = get_args(ObjectChangeType)
 SECTION_CHANGE_TYPES: Tuple[str, ...] = get_args(SectionChangeType)
+# Per change type: whether it carries an old index path, and a new one.
+_PATHS_NEEDED: Dict[str, Tuple[bool, bool]] = {
+    t: (t in (DELETE, MOVE, UPDATE), t in (INSERT, MOVE, UPDATE)) for t in OBJECT_CHANGE_TYPES
+}
 
 
 @dataclass(frozen=True)
@@ -71,22 +75,26 @@ class ObjectChange:
 
     @classmethod
     def from_wire(cls, params: Dict[str, Any]) -> "ObjectChange":
+        # Once per row of every controller's cycle: one lookup checks the type and says
+        # which index paths it carries.
         change_type = params.get("type")
         object_id = params.get("id")
-        if change_type not in OBJECT_CHANGE_TYPES or not isinstance(object_id, str):
+        needs = _PATHS_NEEDED.get(change_type) if type(change_type) is str else None
+        if needs is None or not isinstance(object_id, str):
             raise ProtocolViolation(f"malformed didChangeObject: {params!r}")
-        change = cls(
-            cast(ObjectChangeType, change_type),
-            object_id,
-            _index_path(params.get("indexPath"), params),
-            _index_path(params.get("newIndexPath"), params),
-            params.get("object"),
-        )
-        needs_old = change_type in (DELETE, MOVE, UPDATE)
-        needs_new = change_type in (INSERT, MOVE, UPDATE)
-        if (change.index_path is None) == needs_old or (change.new_index_path is None) == needs_new:
+        old, new = params.get("indexPath"), params.get("newIndexPath")
+        # `_index_path` inline for the usual two ints; it decides every other value.
+        if type(old) is list and len(old) == 2 and type(old[0]) is int and type(old[1]) is int:
+            index_path: Optional[IndexPath] = (old[0], old[1])
+        else:
+            index_path = _index_path(old, params)
+        if type(new) is list and len(new) == 2 and type(new[0]) is int and type(new[1]) is int:
+            new_index_path: Optional[IndexPath] = (new[0], new[1])
+        else:
+            new_index_path = _index_path(new, params)
+        if (index_path is None) == needs[0] or (new_index_path is None) == needs[1]:
             raise ProtocolViolation(f"didChangeObject {change_type} with the wrong index paths: {params!r}")
-        return change
+        return cls(cast(ObjectChangeType, change_type), object_id, index_path, new_index_path, params.get("object"))
 
     @property
     def row(self) -> WireObject:

@@ -417,12 +417,13 @@ class Client(SyncMethods):
         the stream stays in step."""
         pending, self._backlog = self._backlog, []
         index = 0
+        is_answered, receive = self.core.is_answered, self.core.receive_body
         for request_id in ids:
-            while not self.core.is_answered(request_id):
+            while not is_answered(request_id):
                 if index == len(pending):
                     pending, index = self.core.bodies(self._read()), 0
                     continue
-                self.core.receive_bodies(pending[index : index + 1])
+                receive(pending[index])
                 index += 1
         self._backlog = pending[index:]
         responses = [self.core.take(i) for i in ids]

@@ -78,7 +78,15 @@ class ControllerCore(NotificationTarget):
         return self._batch is not None
 
     def handle_notification(self, method: str, params: Dict[str, Any]) -> None:
-        if method == WILL_CHANGE_CONTENT:
+        # The row notifications first: a cycle has one per changed row.
+        if method == DID_CHANGE_OBJECT:
+            obj_change = ObjectChange.from_wire(params)
+            (self._batch or self._open_batch(method)).objects.append(obj_change)
+            # Looked up first: the row (a copy of the values) is built only for a delegate.
+            handler = getattr(self.delegate, "did_change_object", None)
+            if handler is not None:
+                handler(self, obj_change.row, obj_change.index_path, obj_change.type, obj_change.new_index_path)
+        elif method == WILL_CHANGE_CONTENT:
             if self._batch is not None:
                 raise ProtocolViolation(f"{self.name}: willChangeContent inside an open cycle")
             self._batch = ChangeBatch()
@@ -87,13 +95,6 @@ class ControllerCore(NotificationTarget):
             change = SectionChange.from_wire(params)
             self._open_batch(method).sections.append(change)
             self._call("did_change_section", self, change.section, change.section_index, change.type)
-        elif method == DID_CHANGE_OBJECT:
-            obj_change = ObjectChange.from_wire(params)
-            self._open_batch(method).objects.append(obj_change)
-            # Looked up first: the row (a copy of the values) is built only for a delegate.
-            handler = self._handler("did_change_object")
-            if handler is not None:
-                handler(self, obj_change.row, obj_change.index_path, obj_change.type, obj_change.new_index_path)
         elif method == DID_CHANGE_CONTENT:
             batch = self._open_batch(method)
             self._batch = None

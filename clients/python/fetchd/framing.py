@@ -8,7 +8,7 @@ incremental: feed them whatever a read returned, they hand back every complete m
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from .errors import FetchdError, ProtocolViolation
 
@@ -84,19 +84,20 @@ class NDJSONDecoder:
         self._buffer = bytearray()
 
     def feed(self, data: bytes) -> List[bytes]:
+        # The complete lines split in one call: a big cycle is 100,000 lines in a few reads.
         self._buffer += data
-        buffer, pos = self._buffer, 0
-        out: List[bytes] = []
-        while True:
-            end = buffer.find(b"\n", pos)
-            if end < 0:
-                break
-            line = bytes(buffer[pos:end]).rstrip(b"\r")
-            pos = end + 1
-            if line and not line.isspace():
-                out.append(line)
-        del buffer[:pos]
-        return out
+        end = self._buffer.rfind(b"\n")
+        if end < 0:
+            return []
+        # One copy (a bytearray slice and then bytes would be two); both views released
+        # before the buffer is resized.
+        with memoryview(self._buffer) as view, view[:end] as head:
+            chunk = bytes(head)
+        del self._buffer[: end + 1]
+        lines = chunk.split(b"\n")
+        if b"\r" in chunk:
+            lines = [line.rstrip(b"\r") for line in lines]
+        return [line for line in lines if line and not line.isspace()]
 
     @property
     def pending(self) -> int:
@@ -112,7 +113,11 @@ def decoder(framing: str) -> "LSPDecoder | NDJSONDecoder":
 
 
 # -- messages ----------------------------------------------------------------------------------
-_decode = json.JSONDecoder().decode
+_decoder = json.JSONDecoder()
+_decode = _decoder.decode
+# What `decode` runs after skipping leading whitespace: a body that starts and ends with its
+# value (fetchd writes no whitespace around one) needs nothing else.
+_scan: Callable[[str, int], Tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
 
 Params = Optional[Dict[str, Any]]
 
@@ -143,13 +148,13 @@ def frame_message(message: Any, framing: str) -> bytes:
 
 def parse(bodies: Iterable[bytes]) -> List[Incoming]:
     """The responses and notifications in message bodies, in order (a batch's in its order)."""
+    return parse_values(decode_body(body) for body in bodies)
+
+
+def parse_values(values: Iterable[Any]) -> List[Incoming]:
+    """``parse`` for bodies already decoded."""
     out: List[Incoming] = []
-    for body in bodies:
-        try:
-            # fetchd writes UTF-8: decoded directly, not through json.loads' sniffing.
-            message = _decode(body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as error:
-            raise ProtocolViolation(f"server sent invalid JSON: {error}: {body[:200]!r}") from None
+    for message in values:
         if isinstance(message, list):
             if not message:
                 raise ProtocolViolation("server sent an empty batch")
@@ -158,6 +163,23 @@ def parse(bodies: Iterable[bytes]) -> List[Incoming]:
         else:
             out.append(classify(message))
     return out
+
+
+def decode_body(body: bytes) -> Any:
+    """One message body's JSON value (ProtocolViolation if it is not JSON)."""
+    try:
+        # fetchd writes UTF-8: decoded directly, not through json.loads' sniffing.
+        text = body.decode("utf-8")
+        try:
+            value, end = _scan(text, 0)
+            if end == len(text):
+                return value
+        except StopIteration:
+            pass
+        # Whitespace around the value, or not JSON: the full decoder accepts or says why.
+        return _decode(text)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ProtocolViolation(f"server sent invalid JSON: {error}: {body[:200]!r}") from None
 
 
 def classify(message: Any) -> Incoming:

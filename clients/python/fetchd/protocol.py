@@ -102,8 +102,11 @@ class ProtocolCore:
 
     def receive_bodies(self, bodies: Iterable[bytes]) -> List[Any]:
         """``receive`` for bodies already split from the stream (``bodies``)."""
+        return self._receive_messages(self.decode(bodies))
+
+    def _receive_messages(self, messages: List[Incoming]) -> List[Any]:
         answered: List[Any] = []
-        for message in self.decode(bodies):
+        for message in messages:
             if isinstance(message, Notification):
                 try:
                     self.dispatch(message)
@@ -115,6 +118,22 @@ class ProtocolCore:
                 answered.append(message.id)
             # A response nobody waits for (an id-null error) has no caller to go to.
         return answered
+
+    def receive_body(self, body: bytes) -> None:
+        """``receive_bodies`` for one body: a notification, the usual case, goes straight to
+        its listeners and controller, with no message object or list in between."""
+        message = framing_mod.decode_body(body)
+        if type(message) is dict and "method" in message and "id" not in message and message.get("jsonrpc") == "2.0":
+            params = message.get("params")
+            if params is None:
+                params = {}
+            if type(params) is dict:
+                try:
+                    self._dispatch(message["method"], params)
+                except Exception as error:  # noqa: BLE001 - as receive_bodies
+                    self._handler_error = self._handler_error or error
+                return
+        self._receive_messages(framing_mod.parse_values([message]))
 
     def is_answered(self, request_id: Any) -> bool:
         return request_id in self._answered
@@ -161,10 +180,14 @@ class ProtocolCore:
 
     def dispatch(self, notification: Notification) -> None:
         """Listeners first (they see the raw stream), then the controller it belongs to."""
-        for listener in list(self._listeners):
-            listener(notification.method, notification.params)
-        name = notification.params.get("controller")
-        if notification.method.startswith("controller/") and isinstance(name, str):
+        self._dispatch(notification.method, notification.params)
+
+    def _dispatch(self, method: str, params: Dict[str, Any]) -> None:
+        # A copy: a listener may add or remove listeners.
+        for listener in tuple(self._listeners):
+            listener(method, params)
+        name = params.get("controller")
+        if method.startswith("controller/") and isinstance(name, str):
             target = self._targets.get(name)
             if target is not None:
-                target.handle_notification(notification.method, notification.params)
+                target.handle_notification(method, params)

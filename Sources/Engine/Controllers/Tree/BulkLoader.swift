@@ -15,6 +15,7 @@ struct BulkLoader {
     private let leafFill: Int
     private let innerCapacity: Int
     private let compare: CountedBTree.Compare
+    private let integersFirst: Bool?
     private var leaves: [CountedBTree.Node] = []
     private var current: Entries
     /// The previous entry, copied component by component into one buffer.
@@ -30,6 +31,7 @@ struct BulkLoader {
         leafFill = Swift.max(1, tree.leafCapacity - tree.leafCapacity / 8)
         innerCapacity = tree.innerCapacity
         compare = tree.compare
+        integersFirst = tree.integersFirst
         current = Entries(width: width, capacity: leafCapacity)
         previous = SortKey(repeating: .null, count: width)
     }
@@ -53,7 +55,8 @@ struct BulkLoader {
     consuming func finish() -> CountedBTree {
         leaves.append(CountedBTree.Node(entries: current))
         var tree = CountedBTree(
-            keyWidth: width, leafCapacity: leafCapacity, innerCapacity: innerCapacity, compare: compare)
+            keyWidth: width, leafCapacity: leafCapacity, innerCapacity: innerCapacity, integersFirst: integersFirst,
+            compare: compare)
         if !inOrder {
             // Rare (a source that breaks its promise): sort the entries and load them again.
             var all: [(SortKey, Int64)] = []

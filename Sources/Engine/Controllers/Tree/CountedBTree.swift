@@ -29,14 +29,22 @@ struct CountedBTree {
     let leafCapacity: Int
     let innerCapacity: Int
     let compare: Compare
+    /// Set when `compare` orders two different integers in the first component as numbers,
+    /// ascending or not (`ObjectOrdering.keyComparison`): a search then settles most entries
+    /// from the leaf's integer column, without loading the entry's key or calling `compare`.
+    let integersFirst: Bool?
     private(set) var root: Node
     private(set) var count = 0
 
-    init(keyWidth: Int, leafCapacity: Int = 256, innerCapacity: Int = 128, compare: @escaping Compare) {
+    init(
+        keyWidth: Int, leafCapacity: Int = 256, innerCapacity: Int = 128, integersFirst: Bool? = nil,
+        compare: @escaping Compare
+    ) {
         precondition(leafCapacity >= 4 && innerCapacity >= 4)
         self.width = keyWidth
         self.leafCapacity = leafCapacity
         self.innerCapacity = innerCapacity
+        self.integersFirst = keyWidth > 0 ? integersFirst : nil
         self.compare = compare
         self.root = Node(entries: Entries(width: keyWidth, capacity: leafCapacity))
     }
@@ -44,6 +52,9 @@ struct CountedBTree {
     /// Sign of entry `i` of `node` against `(key, id)`.
     @inline(__always)
     func order(_ entries: Entries, _ i: Int, _ key: SortKey, _ id: Int64, _ scratch: inout SortKey) -> Int {
+        if let ascending = integersFirst, case .integer(let k) = key[0], let e = entries.firstInteger(at: i), e != k {
+            return (e < k) == ascending ? -1 : 1
+        }
         entries.load(i, into: &scratch)
         let c = compare(scratch, key)
         if c != 0 { return c }

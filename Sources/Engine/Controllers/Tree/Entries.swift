@@ -34,6 +34,10 @@ struct Entries {
         return k
     }
 
+    /// Entry `i`'s first component while that column holds only integers; nil otherwise.
+    @inline(__always)
+    func firstInteger(at i: Int) -> Int64? { first.integer(at: i) }
+
     /// Writes entry `i`'s key into `key` (which has `width` components) in place, so a
     /// search reuses one buffer instead of allocating a key per comparison.
     @inline(__always)

@@ -25,6 +25,10 @@ struct KeyColumn {
         }
     }
 
+    /// Value `i` when the column holds only integers; nil otherwise.
+    @inline(__always)
+    func integer(at i: Int) -> Int64? { kind == .integer ? bits[i] : nil }
+
     mutating func reserve(_ n: Int) {
         if kind == .mixed { values.reserveCapacity(n) } else { bits.reserveCapacity(n) }
     }

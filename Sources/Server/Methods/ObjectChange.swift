@@ -1,0 +1,114 @@
+import Controllers
+import JSON
+import JSONRPC
+import Model
+
+/// `controller/didChangeObject`'s params. In rows mode a cycle sends one per controller per
+/// changed row (100,000 for 1000 controllers and 100 changes), so they write their own bytes:
+/// what a controller's messages share and each object's JSON are encoded once per cycle and
+/// spliced in, and no JSON tree is built per message.
+public struct ObjectChange: NotificationPayload, EncodedParams {
+    public static let params: [ParamSpec] = [
+        controllerParam.spec,
+        .required("type", .ref("ObjectChangeType")),
+        idParam.spec,
+        .optional("indexPath", .ref("IndexPath"), "OLD index path (delete, move, update)."),
+        .optional("newIndexPath", .ref("IndexPath"), "NEW index path (insert, move, update)."),
+        .optional(
+            "object", .ref("Object"), "Its values as notify chose; absent for deletes and with {objects: false}."),
+    ]
+    let controller: ControllerLabel
+    let type: ControllerEvent.ObjectChange
+    let id: ObjectID
+    let indexPath: IndexPath?
+    let newIndexPath: IndexPath?
+    let object: EncodedObject?
+
+    public var json: JSON {
+        var params: JSONObject = [
+            "controller": .string(controller.name), "type": .string(type.rawValue),
+            "id": .string(id.description),
+        ]
+        if let indexPath { params["indexPath"] = ControllerWire.indexPath(indexPath) }
+        if let newIndexPath { params["newIndexPath"] = ControllerWire.indexPath(newIndexPath) }
+        if let object { params["object"] = object.json }
+        return .object(params)
+    }
+
+    /// The bytes of `json`, member for member.
+    public func write(to writer: inout JSONWriter) {
+        writer.bytes += controller.head
+        switch type {
+        case .insert: writer.writeRaw("insert\",\"id\":")
+        case .delete: writer.writeRaw("delete\",\"id\":")
+        case .move: writer.writeRaw("move\",\"id\":")
+        case .update: writer.writeRaw("update\",\"id\":")
+        }
+        if id.entity == controller.entity {
+            writer.bytes += controller.idPrefix
+            writer.write(integer: id.number)
+            writer.writeRaw("\"")
+        } else {
+            writer.write(string: id.description)
+        }
+        if let indexPath {
+            writer.writeRaw(",\"indexPath\":[")
+            Self.write(indexPath, to: &writer)
+        }
+        if let newIndexPath {
+            writer.writeRaw(",\"newIndexPath\":[")
+            Self.write(newIndexPath, to: &writer)
+        }
+        if let object { writer.bytes += object.member } else { writer.writeRaw("}") }
+    }
+
+    /// `ControllerWire.indexPath`'s bytes after its `[`.
+    private static func write(_ path: IndexPath, to writer: inout JSONWriter) {
+        writer.write(integer: Int64(path.section))
+        writer.writeRaw(",")
+        writer.write(integer: Int64(path.row))
+        writer.writeRaw("]")
+    }
+}
+
+/// What a controller's `controller/didChangeObject` messages share in a cycle, encoded once.
+final class ControllerLabel: Sendable {
+    let name: String
+    let entity: String
+    /// `{"controller":<name>,"type":"`
+    let head: [UInt8]
+    /// `"<entity>/`: an id of the controller's entity is this, its number and `"`.
+    let idPrefix: [UInt8]
+
+    init(name: String, entity: String) {
+        self.name = name
+        self.entity = entity
+        var writer = JSONWriter(capacity: name.utf8.count + 32)
+        writer.writeRaw("{\"controller\":")
+        writer.write(string: name)
+        writer.writeRaw(",\"type\":\"")
+        head = writer.bytes
+        // Escaping goes byte by byte, so the id's text escaped whole is its parts escaped.
+        writer = JSONWriter(capacity: entity.utf8.count + 4)
+        writer.write(string: entity + "/")
+        writer.bytes.removeLast()
+        idPrefix = writer.bytes
+    }
+}
+
+/// An object's JSON under one projection, as a value and as its bytes: made once per cycle,
+/// shared by every notification that carries the object.
+final class EncodedObject: Sendable {
+    let json: JSON
+    /// `,"object":<json>}`: the last member of `ObjectChange` and the end of it.
+    let member: [UInt8]
+
+    init(_ json: JSON) {
+        self.json = json
+        var writer = JSONWriter(capacity: 256)
+        writer.writeRaw(",\"object\":")
+        writer.write(json)
+        writer.writeRaw("}")
+        member = writer.bytes
+    }
+}

@@ -1,0 +1,63 @@
+import JSON
+import JSONRPC
+import Model
+import Testing
+
+@testable import Controllers
+@testable import Server
+
+/// `controller/didChangeObject` writes its own bytes (names and objects encoded once per
+/// cycle): they must be those of its JSON value, whatever the names and values hold.
+@Suite struct ObjectChangeEncodingTests {
+    static let names = ["c1", "", "a \"quoted\" name", "back\\slash", "tab\there\nnewline", "Zoë ☃ 𝄞", "\u{01}\u{1F}"]
+    static let objects: [JSON?] = [
+        nil, ["id": "Item/7"],
+        [
+            "id": "Item/7", "title": "he said \"hi\"\n", "n": -9_223_372_036_854_775_808, "x": 0.1, "ok": true,
+            "none": nil,
+        ],
+        ["id": "Item/7", "tags": ["a", 1, [2.5, false]], "nested": ["k": "v\u{7}"]],
+    ]
+    static let paths: [IndexPath?] = [nil, IndexPath(section: 0, row: 0), IndexPath(section: 3, row: 123_456)]
+
+    @Test(arguments: ["Item", "It\"em\\/\u{1}é"])
+    func writesTheBytesOfItsValue(entity: String) {
+        let ids = [
+            ObjectID(entity: entity, number: 42), ObjectID(entity: entity, number: -7),
+            ObjectID(entity: "Other", number: 0),
+        ]
+        for name in Self.names {
+            let label = ControllerLabel(name: name, entity: entity)
+            for object in Self.objects {
+                for type in [ControllerEvent.ObjectChange.insert, .delete, .move, .update] {
+                    for ((old, new), id) in zip(zip(Self.paths, Self.paths.reversed()), ids) {
+                        let change = ObjectChange(
+                            controller: label, type: type, id: id, indexPath: old, newIndexPath: new,
+                            object: object.map(EncodedObject.init))
+                        var writer = JSONWriter()
+                        change.write(to: &writer)
+                        #expect(writer.bytes == change.json.serialized, "\(name) \(type) \(String(describing: object))")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aNotificationWritesItsParamsEitherWay() {
+        let change = ObjectChange(
+            controller: ControllerLabel(name: "c", entity: "Item"), type: .update,
+            id: ObjectID(entity: "Item", number: 1),
+            indexPath: IndexPath(section: 0, row: 1), newIndexPath: IndexPath(section: 0, row: 2),
+            object: EncodedObject(["id": "Item/1", "v": 3]))
+        let encoded = ControllerNotifications.didChangeObject.message(change)
+        let plain = OutgoingNotification(method: encoded.method, params: change.json)
+        #expect(encoded == plain)
+        #expect(encoded.params == change.json)
+        let bytes = { (n: OutgoingNotification) -> [UInt8] in
+            var w = JSONWriter()
+            w.write(Outgoing.notification(n))
+            return w.bytes
+        }
+        #expect(bytes(encoded) == bytes(plain))
+    }
+}
