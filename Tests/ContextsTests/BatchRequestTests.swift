@@ -236,6 +236,75 @@ import Testing
         #expect(try main.object(notes[0])?["text"] == .string("a"))
     }
 
+    /// A predicate batch whose rows an index hands out in another order than their numbers
+    /// (read by number from the index's list, `readMatching`) changes the rows the predicate
+    /// matched, even when it reads the column the update sets, and records what saves of the
+    /// same changes record, in ascending numbers. A row that keeps its values is not written.
+    @Test func aPredicateBatchRecordsWhatSavesRecordInNumberOrder() throws {
+        let dir = TempDir()
+        let texts = ["f", "e", "d", "c", "b", "a", "z"]
+        // The same notes in two files: one changed by batches, one by saves.
+        var graphs: [(ObjectGraph, Connection, [ObjectID])] = []
+        for name in ["batch", "save"] {
+            let file = dir.file("\(name).sqlite")
+            let (graph, _) = try Fixture.graph(path: file)
+            let main = try graph.context(ObjectGraph.mainContext)
+            let notes = try texts.map { try main.insert("Note", ["text": .string($0)]) }
+            try main.save()
+            let raw = try Connection(path: file)
+            // By text, the matching rows come out in the reverse of their numbers.
+            try raw.execute("PRAGMA busy_timeout=2000; CREATE INDEX note_text ON \"Note\"(text)")
+            graphs.append((graph, raw, notes))
+        }
+        let compiler = RequestCompiler(model: Fixture.model)
+        let below = { (text: String) in
+            try compiler.compile(FetchRequest(entity: "Note", predicate: "text >= 'a' AND text < '\(text)'")).filter
+        }
+        /// The last transaction's history rows, in the order they were recorded.
+        func lastHistory(_ raw: Connection) throws -> [String] {
+            let s = try raw.prepare(
+                "SELECT pk, op, keys, version, old FROM \"_fetchd_history\" WHERE txn = "
+                    + "(SELECT max(txn) FROM \"_fetchd_history\") ORDER BY seq")
+            var out: [String] = []
+            // pk|op|keys|version|old, NULL as "-".
+            while try s.step() {
+                out.append((Int32(0)..<5).map { s.isNull($0) ? "-" : s.text($0) }.joined(separator: "|"))
+            }
+            return out
+        }
+        let (batch, batchRaw, notes) = graphs[0]
+        let (saved, savedRaw, _) = graphs[1]
+        let main = try saved.context(ObjectGraph.mainContext)
+        // The index hands the matches out in another order: read by number from its list.
+        var byList = 0
+        try (batch.store as! SQLiteStore).connection.observeStatements { sql in
+            if sql.contains(" IN (SELECT t.") { byList += 1 }
+        }
+        // Every match changes, and leaves the predicate.
+        #expect(try batch.batchUpdate("Note", filter: below("d"), values: ["text": .string("y")]) == 3)
+        #expect(byList == 1)
+        for id in notes[3...5] { try main.update(id, ["text": .string("y")]) }
+        try main.save()
+        let updated = try lastHistory(batchRaw)
+        #expect(updated.map { String($0.prefix(2)) } == ["4|", "5|", "6|"])
+        #expect(updated == (try lastHistory(savedRaw)).sorted())
+        let textsIn = { (g: ObjectGraph) in try notes.map { try g.store.read($0)?.values["text"] } }
+        #expect(try textsIn(batch) == textsIn(saved))
+        #expect(try notes.map { try batch.store.version(of: $0) } == [1, 1, 1, 2, 2, 2, 1])
+        // "z" keeps its value.
+        #expect(try batch.batchUpdate("Note", filter: below("zz"), values: ["text": .string("z")]) == 7)
+        for id in notes.dropLast() { try main.update(id, ["text": .string("z")]) }
+        try main.save()
+        #expect(try lastHistory(batchRaw) == (try lastHistory(savedRaw)).sorted())
+        #expect(try lastHistory(batchRaw).count == 6)
+        #expect(try batch.batchDelete("Note", filter: below("zz"), ids: nil) == 7)
+        for id in notes { try main.delete(id) }
+        try main.save()
+        let deleted = try lastHistory(batchRaw)
+        #expect(deleted.map { String($0.prefix(2)) } == (1...7).map { "\($0)|" })
+        #expect(deleted == (try lastHistory(savedRaw)).sorted())
+    }
+
     /// `ids` with a predicate: those of the ids the predicate matches, and only they count.
     @Test func idsWithAPredicateDeleteTheMatchingOnes() throws {
         let (graph, _) = try Fixture.graph()

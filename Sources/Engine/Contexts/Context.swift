@@ -232,9 +232,11 @@ public final class Context {
     /// them (index by index; nil: deleted): noted as `noteCurrent` notes each one, where that is what
     /// this view shows, that is when nothing of the entity is pending here or above and
     /// nothing of it is read backwards; otherwise (and for a second run) object by object.
-    /// Called before the batch writes (the fallback reads the rows as they were).
+    /// Called before the batch writes (the fallback reads the rows as they were). `keys`: the
+    /// only keys a row's values can change by (`NotedRun.changed`), nil when any can.
     func noteChanged(
-        before: [(ObjectID, StoredObject?)], after: [(ObjectID, StoredObject?)], entity: String
+        before: [(ObjectID, StoredObject?)], after: [(ObjectID, StoredObject?)], entity: String,
+        keys: [String]? = nil
     ) throws(EngineError) {
         if isBatch || before.isEmpty { return }
         assert(before.count == after.count && zip(before, after).allSatisfy { $0.0 == $1.0 }, "row by row")
@@ -243,8 +245,8 @@ public final class Context {
             for (id, _) in before { try noteCurrent(id) }
             return
         }
-        cycleRun = .changed(before: before, after: after)
-        for child in children { try child.noteChanged(before: before, after: after, entity: entity) }
+        cycleRun = .changed(before: before, after: after, keys: keys)
+        for child in children { try child.noteChanged(before: before, after: after, entity: entity, keys: keys) }
     }
 
     /// A batch that noted its rows and then failed wrote nothing: its run is no change.

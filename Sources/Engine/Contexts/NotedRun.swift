@@ -12,13 +12,14 @@ enum NotedRun {
     case inserted([(ObjectID, Snapshot)], keys: Set<String>)
     /// Saved objects as the batch read them and as it wrote them (nil: deleted), index by
     /// index: the same lists the store answers reads from (`JustWritten`), not a copy.
-    case changed(before: [(ObjectID, StoredObject?)], after: [(ObjectID, StoredObject?)])
+    /// `keys`: the only keys whose values a row can change (a batch update's), compared alone.
+    case changed(before: [(ObjectID, StoredObject?)], after: [(ObjectID, StoredObject?)], keys: [String]?)
 
     var count: Int {
         switch self {
         case .none: 0
         case .inserted(let run, _): run.count
-        case .changed(let before, _): before.count
+        case .changed(let before, _, _): before.count
         }
     }
 
@@ -26,7 +27,7 @@ enum NotedRun {
         switch self {
         case .none: preconditionFailure("an empty run has no ids")
         case .inserted(let run, _): run[i].0
-        case .changed(let before, _): before[i].0
+        case .changed(let before, _, _): before[i].0
         }
     }
 
@@ -36,10 +37,15 @@ enum NotedRun {
         case .none: preconditionFailure("an empty run has no changes")
         case .inserted(let run, let keys):
             return ChangeSet.Change(id: run[i].0, before: nil, after: run[i].1, changedKeys: keys)
-        case .changed(let before, let after):
+        case .changed(let before, let after, let only):
             let (id, old) = before[i]
             let new = after[i].1
-            let keys = differing(old?.values, new?.values)
+            let keys: Set<String>
+            if let only, let o = old?.values, let n = new?.values {
+                keys = differing(o, n, among: only)
+            } else {
+                keys = differing(old?.values, new?.values)
+            }
             if new != nil && keys.isEmpty { return nil }
             return ChangeSet.Change(id: id, before: old?.values, after: new?.values, changedKeys: keys)
         }

@@ -186,7 +186,8 @@ extension ObjectGraph {
         throws(EngineError) -> Int?
     {
         guard store.isSingleRow(entity.name), setsOwnColumns([values], of: entity) else { return nil }
-        return try writeMatching(entity) { () throws(EngineError) in
+        // A row changes by the keys set alone (`setting`).
+        return try writeMatching(entity, changing: Array(values.keys)) { () throws(EngineError) in
             try store.readMatching(entity: entity.name, filter: filter)
         } next: { _, prior in
             Self.setting(values, on: prior)
@@ -229,9 +230,9 @@ extension ObjectGraph {
     /// (reading them from what was read) with what `next` makes of each (given its index;
     /// nil: unchanged; `.some(nil)`: deleted), runs `write` on the rows that change as they
     /// become (ascending), commits, and lets the roots take them as one cycle. Returns how
-    /// many rows were read.
+    /// many rows were read. `changing`: the only keys `next` sets, nil when it may set any.
     func writeMatching(
-        _ entity: Entity, read: () throws(EngineError) -> [(ObjectID, StoredObject)],
+        _ entity: Entity, changing keys: [String]? = nil, read: () throws(EngineError) -> [(ObjectID, StoredObject)],
         next: (Int, StoredObject) -> StoredObject??,
         write: ([(ObjectID, StoredObject?)]) throws(EngineError) -> Void
     ) throws(EngineError) -> Int {
@@ -262,7 +263,7 @@ extension ObjectGraph {
                     r.reserveNotes(changed.count)
                     for (id, n) in after { try r.noteCurrent(id, next: n?.values) }
                 } else {
-                    try r.noteChanged(before: before, after: after, entity: entity.name)
+                    try r.noteChanged(before: before, after: after, entity: entity.name, keys: keys)
                 }
             }
             try write(after)

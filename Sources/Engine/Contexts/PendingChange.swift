@@ -56,6 +56,14 @@ struct DifferingKeys {
         }
     }
 
+    /// The keys of `candidates` whose values differ, where no other key can (a row and its
+    /// copy with those keys set): a look-up per candidate instead of a walk of both rows.
+    mutating func callAsFunction(_ a: Snapshot, _ b: Snapshot, among candidates: [String]) -> Set<String> {
+        var keys: [String] = []
+        for k in candidates where a[k] != b[k] { keys.append(k) }
+        return shared(keys, count: keys.count)
+    }
+
     private func sameKeyOrder(_ x: Snapshot, _ y: Snapshot) -> Bool {
         zip(x.keys, y.keys).allSatisfy { $0 == $1 }
     }

@@ -11,6 +11,13 @@ final class EntityTable {
     let toOne: [Relationship]
     let toMany: [Relationship]
     let manyToMany: [(relationship: Relationship, table: String, selfColumn: String, otherColumn: String)]
+    /// The attribute and to-one keys of a row read, each with a null, laid out once, with room
+    /// for the to-many keys: a row's dictionary starts as a copy of it and gets its values by
+    /// position (`rowSlots`), with no key hashed per row. Every row read then lists its keys
+    /// in one order, so comparing two rows walks both in step (`DifferingKeys`).
+    let rowTemplate: Snapshot
+    /// The template's entries of the attribute columns, then of the to-one columns.
+    let rowSlots: [Snapshot.Index]
 
     init(_ e: Entity, in model: ObjectModel) {
         entity = e
@@ -21,6 +28,11 @@ final class EntityTable {
             let j = SchemaNaming.joinTable(entity: e.name, relationship: r)
             return (relationship: r, table: j.table, selfColumn: j.selfColumn, otherColumn: j.otherColumn)
         }
+        var template = Snapshot(minimumCapacity: e.attributes.count + e.relationships.count)
+        let keys = attributes.map(\.name) + toOne.map(\.name)
+        for key in keys { template[key] = .null }
+        rowTemplate = template
+        rowSlots = keys.map { template.index(forKey: $0)! }
     }
 
     /// Whether the entity keeps everything in its own row (no to-many relationship): set-based

@@ -22,8 +22,41 @@ extension SQLiteStore {
     public func readMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) -> [(
         ObjectID, StoredObject
     )] {
-        let (whereSQL, bindings) = Self.whereClause(filter)
-        return try readRows(entity, whereSQL, bindings.map(ValueEncoding.sql))
+        let (whereSQL, values) = Self.whereClause(filter)
+        let bindings = values.map(ValueEncoding.sql)
+        guard !whereSQL.isEmpty, try sortsRows(entity, whereSQL, bindings) else {
+            return try readRows(entity, whereSQL, bindings)
+        }
+        // The filter finds its rows by an index in another order (a range of a sort key):
+        // their numbers alone from the index, then the rows looked up in number order, instead
+        // of every matched row's columns sorted by number and the table read out of order.
+        // The same rows: the filter runs as it is, inside.
+        let q = SchemaNaming.quoted
+        let pk = q(SchemaNaming.primaryKey)
+        return try readRows(entity, " WHERE t.\(pk) IN (SELECT t.\(pk) FROM \(q(entity)) AS t\(whereSQL))", bindings)
+    }
+
+    /// Whether SQLite would sort the rows `whereSQL` chooses to read them by number.
+    private func sortsRows(_ entity: String, _ whereSQL: String, _ bindings: [SQLValue]) throws(EngineError) -> Bool {
+        let t = try singleRowTable(entity)
+        do {
+            let s = try connection.prepare("EXPLAIN QUERY PLAN " + rowsQuery(t, whereSQL))
+            defer { s.reset() }
+            try s.bind(bindings)
+            while try s.step() {
+                if s.text(3).hasPrefix("USE TEMP B-TREE FOR ORDER BY") { return true }
+            }
+        } catch { throw Self.storeError(error, "query failed") }
+        return false
+    }
+
+    /// Every column of the rows `whereSQL` chooses (the table named `t`), by number.
+    private func rowsQuery(_ t: EntityTable, _ whereSQL: String) -> String {
+        let q = SchemaNaming.quoted
+        let columns =
+            ([SchemaNaming.primaryKey, SchemaNaming.version] + t.attributes.map(\.name) + t.toOne.map(\.name))
+            .map { "t.\(q($0))" }.joined(separator: ", ")
+        return "SELECT \(columns) FROM \(q(t.entity.name)) AS t\(whereSQL) ORDER BY t.\(q(SchemaNaming.primaryKey))"
     }
 
     /// The saved rows of a single-row entity numbered `numbers` that exist, by id number.
@@ -40,14 +73,9 @@ extension SQLiteStore {
         ObjectID, StoredObject
     )] {
         let t = try singleRowTable(entity)
-        let q = SchemaNaming.quoted
-        let columns =
-            ([SchemaNaming.primaryKey, SchemaNaming.version] + t.attributes.map(\.name) + t.toOne.map(\.name))
-            .map { "t.\(q($0))" }.joined(separator: ", ")
         var out: [(ObjectID, StoredObject)] = []
         do {
-            let s = try connection.prepare(
-                "SELECT \(columns) FROM \(q(entity)) AS t\(whereSQL) ORDER BY t.\(q(SchemaNaming.primaryKey))")
+            let s = try connection.prepare(rowsQuery(t, whereSQL))
             defer { s.reset() }
             try s.bind(bindings)
             while try s.step() {
@@ -119,13 +147,23 @@ extension SQLiteStore {
     /// A `WHERE` clause choosing rows by number from one bound JSON array (the last binding):
     /// SQLite looks each up by its key, in the array's (ascending) order.
     private static func numbered(_ numbers: [Int64]) -> (sql: String, list: SQLValue) {
-        var list = "["
-        list.reserveCapacity(numbers.count * 8 + 2)
+        // The digits go straight into one buffer: no String made per number.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(numbers.count * 8 + 2)
+        bytes.append(UInt8(ascii: "["))
         for (i, n) in numbers.enumerated() {
-            if i > 0 { list += "," }
-            list += String(n)
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            if n < 0 { bytes.append(UInt8(ascii: "-")) }
+            var m = n.magnitude
+            let first = bytes.count
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(m % 10))
+                m /= 10
+            } while m > 0
+            bytes[first...].reverse()
         }
-        list += "]"
+        bytes.append(UInt8(ascii: "]"))
+        let list = String(decoding: bytes, as: UTF8.self)
         return (
             " WHERE t.\(SchemaNaming.quoted(SchemaNaming.primaryKey)) IN (SELECT value FROM json_each(?))",
             .text(list)

@@ -148,15 +148,20 @@ public final class SQLiteStore: Store {
     public func read(_ id: ObjectID) throws(EngineError) -> StoredObject? { try readObject(id) }
 
     /// The attribute and to-one columns of a row (in `EntityTable` order), from `column` on.
+    /// A copy of the table's template filled by position (`EntityTable.rowTemplate`): a copy
+    /// keeps the template's layout, so its slots stay valid in it.
     static func rowValues(_ s: Statement, _ t: EntityTable, from column: Int32) -> Snapshot {
-        var values: Snapshot = Dictionary(minimumCapacity: t.entity.attributes.count + t.entity.relationships.count)
+        var values = t.rowTemplate
+        var slot = 0
         var column = column
         for a in t.attributes {
-            values[a.name] = ValueEncoding.value(s.value(column), as: a.type)
+            values.values[t.rowSlots[slot]] = ValueEncoding.value(s.value(column), as: a.type)
+            slot += 1
             column += 1
         }
         for r in t.toOne {
-            values[r.name] = ValueEncoding.reference(s.value(column), to: r.destination)
+            values.values[t.rowSlots[slot]] = ValueEncoding.reference(s.value(column), to: r.destination)
+            slot += 1
             column += 1
         }
         return values
