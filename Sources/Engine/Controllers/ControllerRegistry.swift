@@ -68,7 +68,8 @@ public final class ControllerRegistry: GraphObserver {
         // A context's name is unique while it is open, and a closed one left no controllers.
         let serving = registrations.filter { $0.context.name == changeSet.context }
         guard let context = serving.first?.context else { return }
-        let keys = CycleKeys()
+        // Sharing pays only between controllers: alone, one would hash its request for nothing.
+        let keys = serving.count > 1 ? CycleKeys() : nil
         let cycle = ControllerCycle(
             context: context, changeSet: changeSet,
             outcomes: serving.map { ($0.controller, $0.controller.applyCycle(changeSet, sharing: keys)) })
