@@ -12,7 +12,13 @@ targets=("$@")
 cd "$(dirname "$0")/.."
 work=.build/fuzz
 mkdir -p "$work"
-(cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -v "Cannot export local symbol" | tail -1)
+# The whole build log is kept: a failed build shows its errors, not only its last line.
+if ! (cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address) >"$work/build.log" 2>&1; then
+  echo "fuzz: the build failed ($work/build.log):" >&2
+  grep -E "error:|Error|crash|Stack dump" -A3 "$work/build.log" | head -60 >&2 || tail -40 "$work/build.log" >&2
+  exit 1
+fi
+grep -v "Cannot export local symbol" "$work/build.log" | tail -1
 python3 Fuzz/seed-corpus.py "$work/corpus"
 failed=0
 for target in "${targets[@]}"; do
