@@ -64,6 +64,32 @@ import Testing
         #expect(try graph.mergeExternalChanges().isEmpty)
     }
 
+    /// A script deletes objects this context was about to update and delete: the save merges
+    /// that first, drops both changes (the objects are gone either way) and writes and counts
+    /// only its insert, under the default `error` policy with no conflict. (With read
+    /// snapshots off, as in a bare engine, the save does not merge: `mergeConflict`.)
+    @Test func changesToObjectsAScriptDeletedAreDroppedAndNotCounted() throws {
+        let (graph, _) = try Fixture.graph(path: dir.file("d.sqlite"))
+        graph.store.readSnapshots = .held
+        let main = try graph.context("main")
+        let c = try main.insert("Contact", ["name": .string("Ana"), "age": .integer(3)])
+        let d = try main.insert("Contact", ["name": .string("Bo"), "age": .integer(4)])
+        try main.save()
+        try main.delete(c)
+        try main.update(d, ["age": .integer(40)])
+        let e = try main.insert("Contact", ["name": .string("Cy"), "age": .integer(5)])
+        let raw = try Connection(path: dir.file("d.sqlite"))
+        try raw.execute("DELETE FROM \"Contact\" WHERE _pk IN (\(c.number), \(d.number))")
+        let before = try graph.store.currentToken
+
+        #expect(try main.save() == SaveCounts(inserted: 1, updated: 0, deleted: 0))
+        let own = try graph.store.history(after: before).filter { $0.origin == graph.store.origin }
+        #expect(own.map { $0.changes.map(\.id) } == [[e]])
+        #expect(own.first?.changes.map(\.operation) == [.insert])
+        #expect(try main.object(c) == nil && main.object(d) == nil)
+        #expect(!main.hasChanges)
+    }
+
     @Test func rolledBackScriptAndOwnSavesMergeNothing() throws {
         let (graph, rec) = try Fixture.graph(path: dir.file("r.sqlite"))
         let main = try graph.context("main")

@@ -40,6 +40,7 @@ import faults_harness as h
 KILLS = int(os.environ.get("FAULTS_KILLS", "20"))
 SEED = int(os.environ.get("FAULTS_SEED", "1"))
 TYPES = {"I": "insert", "U": "update", "D": "delete"}
+ANSWER_KEYS = {"insert": "inserted", "update": "updated", "delete": "deleted"}  # context/save's answer
 # What a writer's save or batch may meet from the others, and then rolls back and goes on.
 EXPECTED_WRITE_ERRORS = {"mergeConflict", "unknownObject", "storeBusy", "validation"}
 
@@ -256,7 +257,8 @@ class Life:
         self.announced: List[Dict[str, Any]] = []
         self.gaps = 0
         self.origin: Optional[str] = None
-        self.acked: List[Counter] = []
+        self.acked: List[Any] = []
+        self.answers: List[Optional[Dict[str, Any]]] = []  # a save's {inserted, updated, deleted}
         self.inflight: Optional[Any] = None  # what a write in flight at the kill would write
         self.inflight_id: Optional[int] = None
         self.inflight_method = ""
@@ -306,6 +308,9 @@ class KillNineTests(unittest.TestCase):
 
     def own_transactions(self, origin: Optional[str], after: int = 0) -> List[Counter]:
         """The writes of one store (its origin) after token ``after``, each as its changes."""
+        return [changes for _, changes in self.own_transactions_with_tokens(origin, after)]
+
+    def own_transactions_with_tokens(self, origin: Optional[str], after: int = 0) -> List[Tuple[int, Counter]]:
         if origin is None:
             return []
         db = h.connect(self.path)
@@ -316,14 +321,27 @@ class KillNineTests(unittest.TestCase):
                 (after, origin)).fetchall()
         finally:
             db.close()
-        out: List[Counter] = []
-        current = None
+        out: List[Tuple[int, Counter]] = []
         for txn, entity, pk, op, other in rows:
-            if txn != current:
-                out.append(Counter())
-                current = txn
-            out[-1].update(expand(entity, pk, op, other))
+            if not out or out[-1][0] != txn:
+                out.append((txn, Counter()))
+            out[-1][1].update(expand(entity, pk, op, other))
         return out
+
+    def deleted_by_others_before(self, object_id: str, origin: Optional[str], token: int) -> bool:
+        """Whether another writer (another fetchd or the plain one) deleted the object before
+        transaction ``token``: a save that was going to update or delete it then drops that
+        change when it merges the delete (protocol.md §5, merges), and its answer counts so."""
+        entity, pk = object_id.split("/")
+        db = h.connect(self.path)
+        try:
+            return db.execute(
+                "SELECT 1 FROM _fetchd_history h LEFT JOIN _fetchd_transactions t ON t.token = h.txn "
+                "WHERE h.entity = ? AND h.pk = ? AND h.op = 'D' AND h.txn < ? "
+                "AND (t.origin IS NULL OR t.origin != ?) LIMIT 1",
+                (entity, int(pk), token, origin or "")).fetchone() is not None
+        finally:
+            db.close()
 
     def origin_of(self, pid: int) -> Optional[str]:
         db = h.connect(self.path)
@@ -376,25 +394,26 @@ class KillNineTests(unittest.TestCase):
             self.problems.append(f"{what}: store/didChangeExternally said gap: true (nothing was purged)")
 
     def check_acknowledged(self, life: Life, what: str) -> None:
-        """Each acknowledged save is in the file as sent; the one in flight whole or not at all."""
-        txns = self.own_transactions(life.origin, life.open_token)
+        """Each acknowledged save is in the file as sent (less the changes to objects another
+        writer deleted first, as its answer counts); the one in flight whole or not at all."""
+        txns = self.own_transactions_with_tokens(life.origin, life.open_token)
         lost = 0
         for k, expected in enumerate(life.acked):
             if k >= len(txns):
                 lost += 1
                 self.problems.append(f"{what}: acknowledged write {k + 1} of {len(life.acked)} is not in the file")
-            elif not self.matches(txns[k], expected):
+            elif not self.matches(txns[k], expected, life.origin, life.answers[k]):
                 lost += 1
-                self.problems.append(f"{what}: acknowledged write {k + 1}: sent {expected}, the file holds "
-                                     f"{dict(txns[k])}")
+                self.problems.append(f"{what}: acknowledged write {k + 1}: sent {expected} (answer "
+                                     f"{life.answers[k]}), the file holds {dict(txns[k][1])}")
         extra = txns[len(life.acked):]
         if extra:
             inflight = life.inflight
-            ok = len(extra) == 1 and inflight is not None and self.matches(extra[0], inflight)
+            ok = len(extra) == 1 and inflight is not None and self.matches(extra[0], inflight, life.origin, None)
             if ok:
                 self.figures["in-flight writes committed whole"] += 1
             else:
-                self.problems.append(f"{what}: unacknowledged writes in the file {[dict(e) for e in extra]}, "
+                self.problems.append(f"{what}: unacknowledged writes in the file {[dict(e) for _, e in extra]}, "
                                      f"in flight: {inflight}")
         elif life.inflight is not None:
             self.figures["in-flight writes rolled back whole"] += 1
@@ -437,7 +456,7 @@ class KillNineTests(unittest.TestCase):
         for k, (sent, answer, is_save) in enumerate(w.log):
             txn = written[at] if at < len(written) else None
             if is_save:
-                counts = {"insert": answer["inserted"], "update": answer["updated"], "delete": answer["deleted"]}
+                counts = {kind: answer[counted] for kind, counted in ANSWER_KEYS.items()}
                 if not any(counts.values()):
                     self.figures["writer saves that wrote nothing"] += 1  # objectTrump: a delete already done
                     continue
@@ -569,6 +588,7 @@ class KillNineTests(unittest.TestCase):
                 if not expected[1]:
                     return  # nothing matched: nothing written
             life.acked.append(expected)
+            life.answers.append(response.result if method == "context/save" else None)
             if isinstance(expected, Counter) and method == "context/save":  # the others leave batch rows be
                 self.shared.add([pk_of(i) for (_, i, t) in expected if t == "insert"])
         else:
@@ -578,10 +598,26 @@ class KillNineTests(unittest.TestCase):
             if method == "context/save" and alive:
                 life.f.client.context_rollback("edit")
 
-    def matches(self, written: Counter, expected: Any) -> bool:
-        """Whether one transaction in the file is exactly the write that was sent."""
+    def matches(self, txn: Tuple[int, Counter], expected: Any, origin: Optional[str],
+                answer: Optional[Dict[str, Any]]) -> bool:
+        """Whether one transaction in the file is exactly the write that was sent. A save may
+        leave out an update or delete of an object another writer deleted before it (the
+        merge dropped that change); then its answer, when there is one, counts what it wrote."""
+        token, written = txn
         if isinstance(expected, Counter):
-            return written == expected
+            if written == expected:
+                return True
+            if any(written[c] > n for c, n in expected.items()) or any(c not in expected for c in written):
+                return False
+            missing = [c for c, n in expected.items() if written[c] < n]
+            if any(kind == "insert" or not self.deleted_by_others_before(i, origin, token)
+                   for _, i, kind in missing):
+                return False
+            self.figures["victim changes dropped (deleted by another writer first)"] += len(missing)
+            if answer is None:
+                return True
+            kinds = Counter(kind for (_, _, kind), n in written.items() for _ in range(n))
+            return all(kinds[k] == answer[counted] for k, counted in ANSWER_KEYS.items())
         kind, n = expected
         if kind == "trim":  # whole: not one of the victim's batch rows is left (no one else makes them)
             db = h.connect(self.path)
@@ -776,6 +812,7 @@ class KillNineTests(unittest.TestCase):
                   inflight_rolled_back=f["in-flight writes rolled back whole"],
                   inflight_answered=f["in-flight writes answered before the kill"],
                   quiescent_checks=f["quiescent checks within lives"], trims=f["victim trims (batch deletes)"],
+                  dropped_as_deleted_by_others=f["victim changes dropped (deleted by another writer first)"],
                   writers="/".join(f"{w.name}:{w.acked}" for w in self.writers),
                   writer_saves_that_wrote_nothing=f["writer saves that wrote nothing"],
                   writer_errors=dict(sum((w.errors for w in self.writers), Counter())),
