@@ -163,6 +163,15 @@ if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
     "$PY" "$BENCH_PY/bulk_bench.py" --fetchd "$FETCHD" --rows "${BENCH_BULK_ROWS:-$BULK_ROWS}" --dir "$SCRATCH" \
       >"$SCRATCH/bulk.results" || { log "bulk bench failed"; STATUS=1; }
     "$PY" "$BENCH_PY/report.py" --bulk "$SCRATCH/bulk.results" || STATUS=1
+    # The floor under those figures: plain SQLite writing the history rows fetchd's layout
+    # requires, against the raw statement alone (history_floor.py; instructions too when
+    # valgrind is there).
+    echo
+    FLOOR_ARGS=(--rows "${BENCH_BULK_ROWS:-$BULK_ROWS}" --dir "$SCRATCH")
+    command -v valgrind >/dev/null && FLOOR_ARGS+=(--callgrind)
+    "$PY" "$BENCH_PY/history_floor.py" "${FLOOR_ARGS[@]}" >"$SCRATCH/history-floor.results" \
+      || { log "history floor failed"; STATUS=1; }
+    grep '^#' "$SCRATCH/history-floor.results"
   fi
   # The work of one change: syscalls (strace -c) and instructions (callgrind) per update + save
   # on a 10k-row store with a live controller, against bare SQLite's UPDATE + COMMIT
