@@ -58,21 +58,37 @@ class TableMirror:
     @staticmethod
     def _apply(work: "_Undoable", batch: ChangeBatch) -> None:
         sections = work.sections
-        removals = [c for c in batch.objects if c.type in (DELETE, MOVE)]
-        for change in sorted(removals, key=lambda c: c.index_path or (0, 0), reverse=True):
-            section, row = _checked(change.index_path, sections, allow_end=False)
-            _expect_id(sections, section, row, change.id, "removes")
-            work.delete_row(section, row)
+        # Removals name OLD positions: each is checked against the row it names, then a
+        # section's rows go in runs (one pass over a section that loses many, not a shift
+        # of its tail per row).
+        removals: Dict[int, List[int]] = {}
+        for change in batch.objects:
+            if change.type in (DELETE, MOVE):
+                section, row = _checked(change.index_path, sections, allow_end=False)
+                _expect_id(sections, section, row, change.id, "removes")
+                removals.setdefault(section, []).append(row)
+        for section in sorted(removals):
+            work.remove_runs(section, _removal_runs(section, removals[section]))
         deleted = [c for c in batch.sections if c.type == DELETE]
         for gone in sorted(deleted, key=lambda c: c.section_index, reverse=True):
             work.delete_section(gone.section_index)
         inserted = [c for c in batch.sections if c.type == INSERT]
         for new in sorted(inserted, key=lambda c: c.section_index):
             work.insert_section(new.section_index, MirrorSection(new.section.name, new.section.index_title))
-        additions = [c for c in batch.objects if c.type in (INSERT, MOVE)]
-        for change in sorted(additions, key=lambda c: c.new_index_path or (0, 0)):
-            section, row = _checked(change.new_index_path, sections, allow_end=True)
-            work.insert_row(section, row, change.row)
+        # Additions name NEW positions, inserted as if one after another from the lowest:
+        # consecutive ones are one run, and a section's runs go in one pass.
+        additions: Dict[int, List[Tuple[int, List[WireObject]]]] = {}
+        for change in sorted((c for c in batch.objects if c.type in (INSERT, MOVE)),
+                             key=lambda c: c.new_index_path or (0, 0)):
+            section, row = _section_of(change.new_index_path, sections)
+            runs = additions.setdefault(section, [])
+            last = runs[-1] if runs else None
+            if last is not None and last[0] + len(last[1]) == row:
+                last[1].append(change.row)
+            else:
+                runs.append((row, [change.row]))
+        for section in sorted(additions):
+            work.insert_runs(section, additions[section])
         for change in batch.objects:
             if change.type == UPDATE:
                 section, row = _checked(change.new_index_path, sections, allow_end=False)
@@ -191,16 +207,6 @@ class _Undoable:
     def __init__(self, sections: List[MirrorSection]) -> None:
         self.sections = sections
         self._log: List[Callable[[], object]] = []
-
-    def delete_row(self, section: int, row: int) -> None:
-        rows = self.sections[section].rows
-        value = rows.pop(row)
-        self._log.append(lambda: rows.insert(row, value))
-
-    def insert_row(self, section: int, row: int, value: WireObject) -> None:
-        rows = self.sections[section].rows
-        rows.insert(row, value)
-        self._log.append(lambda: rows.pop(row))
 
     def replace_row(self, section: int, row: int, value: WireObject) -> None:
         rows = self.sections[section].rows
@@ -358,6 +364,29 @@ def _expect_id(sections: Sequence[MirrorSection], section: int, row: int, object
     found = sections[section].rows[row].get("id")
     if found != object_id:
         raise MirrorError(f"row {[section, row]} holds {found!r}, the batch {verb} {object_id!r}")
+
+
+def _removal_runs(section: int, rows: List[int]) -> List[Tuple[int, int]]:
+    """Old rows (checked, any order) as sorted ``(row, count)`` runs of consecutive rows."""
+    runs: List[Tuple[int, int]] = []
+    for row in sorted(rows):
+        if runs and runs[-1][0] + runs[-1][1] > row:
+            raise MirrorError(f"row {[section, row]} is removed twice in one cycle")
+        if runs and runs[-1][0] + runs[-1][1] == row:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((row, 1))
+    return runs
+
+
+def _section_of(path: Optional[IndexPath], work: Sequence[MirrorSection]) -> Tuple[int, int]:
+    """An insertion's new index path, its section checked (its row is checked as it goes in)."""
+    if path is None:
+        raise MirrorError("missing index path")
+    section, row = path
+    if not 0 <= section < len(work):
+        raise MirrorError(f"index path {list(path)}: no section {section} (there are {len(work)})")
+    return section, row
 
 
 def _checked(path: Optional[IndexPath], work: Sequence[MirrorSection], allow_end: bool) -> Tuple[int, int]:

@@ -159,6 +159,45 @@ def test_reference_cycles_rebuild_new_from_old_over_random_runs():
             old = new
 
 
+def test_large_cycles_of_rows_mode_rebuild_sections_in_runs():
+    """Cycles that remove, insert and move hundreds of rows of a few big sections (runs of
+    consecutive rows, and more runs than are spliced one at a time): the mirror fed the
+    cycle's notifications equals the NEW table, section changes included."""
+    rng = random.Random(20261128)
+    for run in range(30):
+        objects = {}
+        for n in range(1, rng.randint(100, 400)):
+            objects[n] = {"id": f"Contact/{n}", "initial": rng.choice("ABC"), "rank": rng.randint(0, 50)}
+        next_id = len(objects) + 1
+        mirror = TableMirror()
+        old = table_of(list(objects.values()), "initial", "rank")
+        load(mirror, old)
+        for _ in range(4):
+            changed = set()
+            for n in rng.sample(sorted(objects), len(objects) // rng.choice([2, 3, 10])):
+                roll = rng.random()
+                if roll < 0.4:
+                    del objects[n]
+                elif roll < 0.8:
+                    objects[n] = {**objects[n], "rank": rng.randint(0, 50), "initial": rng.choice("ABCD")}
+                    changed.add(objects[n]["id"])
+            for _ in range(rng.randint(0, 150)):
+                objects[next_id] = {"id": f"Contact/{next_id}", "initial": rng.choice("ABCD"), "rank": rng.randint(0, 50)}
+                next_id += 1
+            new = table_of(list(objects.values()), "initial", "rank")
+            apply(mirror, cycle("c", old, new, changed & {o["id"] for o in objects.values()}))
+            assert as_table(mirror) == new, f"run {run}"
+            old = new
+
+
+def test_a_row_removed_twice_in_one_cycle_is_refused_whole():
+    mirror = TableMirror()
+    load(mirror, [("", [obj(1), obj(2), obj(3)])])
+    with pytest.raises(MirrorError, match="removed twice"):
+        mirror.apply(ChangeBatch(objects=[change("delete", 2, (0, 1)), change("move", 2, (0, 1), (0, 0))]))
+    assert mirror.ids() == [["Contact/1", "Contact/2", "Contact/3"]]
+
+
 def test_many_moves_in_one_section_rebuild_it_once_as_removes_then_inserts_would():
     """A cycle of many moves within its sections (no section added or removed) rebuilds each
     section in one pass; over random runs it must leave exactly what removing the old runs
