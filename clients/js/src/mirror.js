@@ -80,22 +80,17 @@ export class TableMirror {
 }
 
 function applyInPlace(work, batch, undo) {
-  const deleteRow = (s, r) => {
-    const rows = work[s].rows;
-    const [value] = rows.splice(r, 1);
-    undo.push(() => rows.splice(r, 0, value));
-  };
-  const insertRow = (s, r, value) => {
-    const rows = work[s].rows;
-    rows.splice(r, 0, value);
-    undo.push(() => rows.splice(r, 1));
-  };
-  const removals = batch.objects.filter((c) => c.type === DELETE || c.type === MOVE);
-  for (const c of removals.sort((a, b) => comparePaths(b.indexPath, a.indexPath))) {
+  // Removals name OLD positions: each is checked against the row it names, then a section's
+  // rows go in runs (one pass over a section that loses many, not a shift of its tail per row).
+  const removals = new Map();
+  for (const c of batch.objects) {
+    if (c.type !== DELETE && c.type !== MOVE) continue;
     const [s, r] = checked(c.indexPath, work, false);
     expectId(work, s, r, c.id, 'removes');
-    deleteRow(s, r);
+    if (!removals.has(s)) removals.set(s, []);
+    removals.get(s).push(r);
   }
+  for (const s of [...removals.keys()].sort((a, b) => a - b)) removeRuns(work, s, removalRuns(s, removals.get(s)), undo);
   const deleted = batch.sections.filter((c) => c.type === DELETE).sort((a, b) => b.sectionIndex - a.sectionIndex);
   for (const c of deleted) {
     const index = c.sectionIndex;
@@ -112,11 +107,20 @@ function applyInPlace(work, batch, undo) {
     work.splice(index, 0, { name: c.section.name, indexTitle: c.section.indexTitle, rows: [] });
     undo.push(() => work.splice(index, 1));
   }
-  const additions = batch.objects.filter((c) => c.type === INSERT || c.type === MOVE);
-  for (const c of additions.sort((a, b) => comparePaths(a.newIndexPath, b.newIndexPath))) {
-    const [s, r] = checked(c.newIndexPath, work, true);
-    insertRow(s, r, { ...c.row });
+  // Additions name NEW positions, inserted as if one after another from the lowest:
+  // consecutive ones are one run, and a section's runs go in one pass.
+  const additions = new Map();
+  const added = batch.objects.filter((c) => c.type === INSERT || c.type === MOVE);
+  for (const c of added.sort((a, b) => comparePaths(a.newIndexPath, b.newIndexPath))) {
+    const [s, r] = sectionOf(c.newIndexPath, work);
+    let entry = additions.get(s);
+    if (!entry) additions.set(s, (entry = { objects: [], runs: [] }));
+    const last = entry.runs[entry.runs.length - 1];
+    entry.objects.push({ ...c.row });
+    if (last && last.row + last.count === r) last.count++;
+    else entry.runs.push({ row: r, count: 1, objects: entry.objects, start: entry.objects.length - 1 });
   }
+  for (const s of [...additions.keys()].sort((a, b) => a - b)) insertRuns(work, s, additions.get(s).runs, undo);
   for (const c of batch.objects.filter((o) => o.type === UPDATE)) {
     const [s, r] = checked(c.newIndexPath, work, false);
     expectId(work, s, r, c.id, 'updates');
@@ -312,6 +316,26 @@ function applyDifferenceInPlace(work, diff, undo) {
 function expectId(work, s, r, id, verb) {
   const found = work[s].rows[r].id;
   if (found !== id) throw new MirrorError(`row [${s},${r}] holds ${JSON.stringify(found)}, the batch ${verb} ${JSON.stringify(id)}`);
+}
+
+/** Old rows (checked, any order) as sorted {row, count} runs of consecutive rows. */
+function removalRuns(s, rows) {
+  const runs = [];
+  for (const r of rows.sort((a, b) => a - b)) {
+    const last = runs[runs.length - 1];
+    if (last && last.row + last.count > r) throw new MirrorError(`row [${s},${r}] is removed twice in one cycle`);
+    if (last && last.row + last.count === r) last.count++;
+    else runs.push({ row: r, count: 1 });
+  }
+  return runs;
+}
+
+/** An insertion's new index path, its section checked (its row is checked as it goes in). */
+function sectionOf(path, work) {
+  if (!path) throw new MirrorError('missing index path');
+  const [s, r] = path;
+  if (!(s >= 0 && s < work.length)) throw new MirrorError(`index path [${s},${r}]: no section ${s} (there are ${work.length})`);
+  return [s, r];
 }
 
 function checked(path, work, allowEnd) {

@@ -113,3 +113,45 @@ test('random reference cycles rebuild NEW from OLD', () => {
     }
   }
 });
+
+test('large rows-mode cycles rebuild sections in runs', () => {
+  // Hundreds of rows removed, inserted and moved in a few big sections: runs of consecutive
+  // rows, and more runs than are spliced one at a time, section changes included.
+  const r = rng(20261128);
+  for (let run = 0; run < 30; run++) {
+    const objects = new Map();
+    let next = 1;
+    for (let i = r.int(100, 400); i > 0; i--, next++) objects.set(next, { id: `Contact/${next}`, initial: r.pick(['A', 'B', 'C']), rank: r.int(0, 50) });
+    const mirror = new TableMirror();
+    let old = tableOf([...objects.values()], 'initial', 'rank');
+    load(mirror, old);
+    const core = new ControllerCore('c', { mirror });
+    for (let step = 0; step < 4; step++) {
+      const changed = new Set();
+      const share = r.pick([2, 3, 10]);
+      for (const n of [...objects.keys()]) {
+        if (r.next() >= 1 / share) continue;
+        const roll = r.next();
+        if (roll < 0.4) objects.delete(n);
+        else if (roll < 0.8) {
+          objects.set(n, { ...objects.get(n), rank: r.int(0, 50), initial: r.pick(['A', 'B', 'C', 'D']) });
+          changed.add(`Contact/${n}`);
+        }
+      }
+      for (let i = r.int(0, 150); i > 0; i--, next++) objects.set(next, { id: `Contact/${next}`, initial: r.pick(['A', 'B', 'C', 'D']), rank: r.int(0, 50) });
+      const neu = tableOf([...objects.values()], 'initial', 'rank');
+      const live = new Set([...objects.values()].map((o) => o.id));
+      for (const [m, p] of cycle('c', old, neu, new Set([...changed].filter((id) => live.has(id))))) core.handleNotification(m, p);
+      assert.deepEqual(asTable(mirror), neu, `run ${run}`);
+      old = neu;
+    }
+  }
+});
+
+test('a row removed twice in one cycle is refused whole', () => {
+  const mirror = new TableMirror();
+  load(mirror, [['', [obj(1), obj(2), obj(3)]]]);
+  const batch = new ChangeBatch([], [change('delete', 2, [0, 1]), change('move', 2, [0, 1], [0, 0])]);
+  assert.throws(() => mirror.apply(batch), (e) => e instanceof MirrorError && /removed twice/.test(e.message));
+  assert.deepEqual(mirror.ids(), [['Contact/1', 'Contact/2', 'Contact/3']]);
+});
