@@ -268,6 +268,22 @@ local function run()
     vim.inspect(notified))
   notified = {}
 
+  -- Batch requests around the plugin: a cycle of 120 rows inserted into several sections,
+  -- then one deleting every other of them; the buffer follows each in one pass.
+  local rows = {}
+  for i = 1, 120 do
+    rows[i] = { string.format('Batch %03d', i), string.char(65 + i % 4), i }
+  end
+  local ids = fetch(view, 'store/batchInsert',
+    { entity = 'Contact', keys = { 'name', 'initial', 'age' }, rows = rows, returnIds = true }).ids
+  check(view, 'a batch insert of 120 rows in one cycle')
+  local every_other = {}
+  for i = 1, #ids, 2 do
+    every_other[#every_other + 1] = ids[i]
+  end
+  fetch(view, 'store/batchDelete', { entity = 'Contact', ids = every_other })
+  check(view, 'a batch delete of every other one in one cycle')
+
   sort_keys()
   models()
 

@@ -93,13 +93,26 @@ function Mirror:apply_batch()
   local b = assert(self.batch, 'didChangeContent without willChangeContent')
   self.batch = nil
   local secs = self.sections
-  -- 1. rows of deletes and moves, highest index path first
-  table.sort(b.removals, function(x, y) return path_less(y.indexPath, x.indexPath) end)
+  -- 1. rows of deletes and moves (old index paths), each checked against the row it names;
+  -- a section that loses many is rebuilt in one pass, not shifted once per row
+  local gone = {}
   for _, change in ipairs(b.removals) do
     local section = secs[change.indexPath[1] + 1]
-    local row = section and section.rows[change.indexPath[2] + 1]
+    local at = change.indexPath[2] + 1
+    local row = section and section.rows[at]
     assert(row and row.id == change.id, 'no row ' .. change.id .. ' at ' .. vim.inspect(change.indexPath))
-    table.remove(section.rows, change.indexPath[2] + 1)
+    gone[section] = gone[section] or {}
+    assert(not gone[section][at], 'row ' .. change.id .. ' removed twice')
+    gone[section][at] = true
+  end
+  for section, rows in pairs(gone) do
+    local kept = {}
+    for i, row in ipairs(section.rows) do
+      if not rows[i] then
+        kept[#kept + 1] = row
+      end
+    end
+    section.rows = kept
   end
   -- 2. deleted sections, highest first (empty by now)
   table.sort(b.section_deletes, function(x, y) return x.sectionIndex > y.sectionIndex end)
@@ -115,12 +128,31 @@ function Mirror:apply_batch()
     assert(change.sectionIndex <= #secs, 'section insert past the end: ' .. change.sectionIndex)
     table.insert(secs, change.sectionIndex + 1, { name = change.section.name, rows = {} })
   end
-  -- 4. objects of inserts and moves, lowest new index path first
+  -- 4. objects of inserts and moves, lowest new index path first, as if one after another:
+  -- each section's new rows are merged with its kept ones in one pass
   table.sort(b.insertions, function(x, y) return path_less(x.newIndexPath, y.newIndexPath) end)
+  local added = {}
   for _, change in ipairs(b.insertions) do
     local section = secs[change.newIndexPath[1] + 1]
-    assert(section and change.newIndexPath[2] <= #section.rows, 'insert out of range: ' .. change.id)
-    table.insert(section.rows, change.newIndexPath[2] + 1, change.object or { id = change.id })
+    assert(section, 'insert out of range: ' .. change.id)
+    added[section] = added[section] or {}
+    table.insert(added[section], change)
+  end
+  for section, changes in pairs(added) do
+    local out, taken = {}, 0
+    for _, change in ipairs(changes) do
+      local take = change.newIndexPath[2] - #out
+      assert(take >= 0 and taken + take <= #section.rows, 'insert out of range: ' .. change.id)
+      for i = taken + 1, taken + take do
+        out[#out + 1] = section.rows[i]
+      end
+      taken = taken + take
+      out[#out + 1] = change.object or { id = change.id }
+    end
+    for i = taken + 1, #section.rows do
+      out[#out + 1] = section.rows[i]
+    end
+    section.rows = out
   end
   for _, change in ipairs(b.section_inserts) do
     assert(#secs[change.sectionIndex + 1].rows == change.section.numberOfObjects,
