@@ -279,6 +279,42 @@ class Life:
         return [dict(r) for s in self.controller.mirror.sections for r in s.rows]
 
 
+class AcknowledgedCheckTests(unittest.TestCase):
+    """The check of an acknowledged save on a history made by hand: a change left out is
+    accepted only when another writer (here a plain client, whose rows have no txn) deleted
+    that object before the save, and only as the save's answer counts it."""
+
+    def setUp(self) -> None:
+        self.test = KillNineTests("test_kill_nine_while_others_write")
+        self.test.setUp()
+        self.test.path = os.path.join(self.test.dir, "check.sqlite")
+        db = h.connect(self.test.path)
+        db.executescript(
+            "CREATE TABLE _fetchd_transactions (token INTEGER PRIMARY KEY, author TEXT, origin TEXT, time REAL);"
+            "CREATE TABLE _fetchd_history (seq INTEGER PRIMARY KEY, txn INTEGER, time REAL, entity TEXT NOT NULL,"
+            " pk INTEGER NOT NULL, op TEXT NOT NULL, keys TEXT, version INTEGER, old TEXT, other INTEGER);"
+            "INSERT INTO _fetchd_history (seq, txn, entity, pk, op) VALUES (3, NULL, 'Note', 5, 'D');"
+            "INSERT INTO _fetchd_transactions VALUES (4, 'victim', 'me', 0);"
+            "INSERT INTO _fetchd_history (seq, txn, entity, pk, op) VALUES (4, 4, 'Note', 9, 'I');")
+        db.commit()
+        db.close()
+
+    def tearDown(self) -> None:
+        os.remove(self.test.path)
+
+    def test_a_delete_another_writer_made_first_is_not_lost(self) -> None:
+        ((first, written),) = self.test.own_transactions_with_tokens("me")
+        sent = Counter({("Note", "Note/9", "insert"): 1, ("Note", "Note/5", "delete"): 1})
+        answer = {"inserted": 1, "updated": 0, "deleted": 0}
+        self.assertTrue(self.test.matches((first, written), sent, "me", answer))
+        self.assertFalse(self.test.matches((first, written), sent, "me", dict(answer, deleted=1)))
+        # Not deleted by anyone else: lost. Nor a dropped insert.
+        other = Counter({("Note", "Note/9", "insert"): 1, ("Note", "Note/6", "delete"): 1})
+        self.assertFalse(self.test.matches((first, written), other, "me", answer))
+        self.assertFalse(self.test.matches((first, Counter()), sent, "me", {"inserted": 0, "updated": 0,
+                                                                             "deleted": 0}))
+
+
 class KillNineTests(unittest.TestCase):
     def setUp(self) -> None:
         self.dir = os.path.join(h.WORKDIR, "kill9")
@@ -316,30 +352,34 @@ class KillNineTests(unittest.TestCase):
         db = h.connect(self.path)
         try:
             rows = db.execute(
-                "SELECT h.txn, h.entity, h.pk, h.op, h.other FROM _fetchd_history h "
+                "SELECT h.seq, h.txn, h.entity, h.pk, h.op, h.other FROM _fetchd_history h "
                 "JOIN _fetchd_transactions t ON t.token = h.txn WHERE h.seq > ? AND t.origin = ? ORDER BY h.seq",
                 (after, origin)).fetchall()
         finally:
             db.close()
+        # Each transaction by its first row's seq (its place in commit order) and its changes.
         out: List[Tuple[int, Counter]] = []
-        for txn, entity, pk, op, other in rows:
-            if not out or out[-1][0] != txn:
-                out.append((txn, Counter()))
+        current = None
+        for seq, txn, entity, pk, op, other in rows:
+            if txn != current:
+                out.append((seq, Counter()))
+                current = txn
             out[-1][1].update(expand(entity, pk, op, other))
         return out
 
-    def deleted_by_others_before(self, object_id: str, origin: Optional[str], token: int) -> bool:
-        """Whether another writer (another fetchd or the plain one) deleted the object before
-        transaction ``token``: a save that was going to update or delete it then drops that
-        change when it merges the delete (protocol.md §5, merges), and its answer counts so."""
+    def deleted_by_others_before(self, object_id: str, origin: Optional[str], seq: int) -> bool:
+        """Whether another writer (another fetchd, or the plain one, whose rows have no txn)
+        deleted the object before the history row ``seq``: a save that was going to update or
+        delete it then drops that change when it merges the delete (protocol.md §5,
+        merging), and its answer counts so."""
         entity, pk = object_id.split("/")
         db = h.connect(self.path)
         try:
             return db.execute(
                 "SELECT 1 FROM _fetchd_history h LEFT JOIN _fetchd_transactions t ON t.token = h.txn "
-                "WHERE h.entity = ? AND h.pk = ? AND h.op = 'D' AND h.txn < ? "
+                "WHERE h.entity = ? AND h.pk = ? AND h.op = 'D' AND h.seq < ? "
                 "AND (t.origin IS NULL OR t.origin != ?) LIMIT 1",
-                (entity, int(pk), token, origin or "")).fetchone() is not None
+                (entity, int(pk), seq, origin or "")).fetchone() is not None
         finally:
             db.close()
 
@@ -587,6 +627,10 @@ class KillNineTests(unittest.TestCase):
                 self.figures["victim trims (batch deletes)"] += 1
                 if not expected[1]:
                     return  # nothing matched: nothing written
+            if method == "context/save" and not any(response.result[k] for k in ANSWER_KEYS.values()):
+                # Every change it held was to objects others deleted first: it wrote nothing.
+                self.figures["victim saves that wrote nothing"] += 1
+                return
             life.acked.append(expected)
             life.answers.append(response.result if method == "context/save" else None)
             if isinstance(expected, Counter) and method == "context/save":  # the others leave batch rows be
@@ -603,14 +647,14 @@ class KillNineTests(unittest.TestCase):
         """Whether one transaction in the file is exactly the write that was sent. A save may
         leave out an update or delete of an object another writer deleted before it (the
         merge dropped that change); then its answer, when there is one, counts what it wrote."""
-        token, written = txn
+        first_seq, written = txn
         if isinstance(expected, Counter):
             if written == expected:
                 return True
             if any(written[c] > n for c, n in expected.items()) or any(c not in expected for c in written):
                 return False
             missing = [c for c, n in expected.items() if written[c] < n]
-            if any(kind == "insert" or not self.deleted_by_others_before(i, origin, token)
+            if any(kind == "insert" or not self.deleted_by_others_before(i, origin, first_seq)
                    for _, i, kind in missing):
                 return False
             self.figures["victim changes dropped (deleted by another writer first)"] += len(missing)
