@@ -1,12 +1,15 @@
 import Controllers
 import JSON
+import JSONRPC
 import Model
 
 /// `controller/didChange`: a whole change cycle of a controller created with
 /// `notify: {mode: "difference"}`, in one message (protocol.md §10.8). It carries what the
 /// per-row stream carries, with the same OLD/NEW positions, but consecutive rows as runs and
 /// object values as columns, so a cycle of a million inserts is one run and a column of ids.
-public struct ControllerDifference: NotificationPayload {
+/// It writes its own bytes (`EncodedParams`): a JSON tree of a million ids and value rows
+/// cost more to build, walk and free than the rows cost to write.
+public struct ControllerDifference: NotificationPayload, EncodedParams {
     static let run = Schema.array(.integer).describe(
         "[section, row, count]: count consecutive rows from [section, row].")
     public static let params: [ParamSpec] = [
@@ -39,7 +42,13 @@ public struct ControllerDifference: NotificationPayload {
             "One array per id: its values for keys, in that order (absent with {objects: false})."),
     ]
 
-    public let json: JSON
+    private let label: ControllerLabel
+    private let parts: Parts
+    private let ids: [ObjectID]
+    /// The value columns and each id's values (nil: the context no longer has it), read
+    /// when the cycle is sent; nil with `objects: false`.
+    private let columns: [(name: String, absent: Value)]?
+    private let rows: [Snapshot?]
 
     /// Groups the cycle's events (wire order, §10.6) and reads each reported object once.
     init(_ events: [ControllerEvent], of entry: ControllersState.Entry, values shared: CycleValues) {
@@ -96,6 +105,10 @@ public struct ControllerDifference: NotificationPayload {
         var updated = Runs()
         var moved: [JSON] = []
 
+        var sectionsJSON: JSON {
+            .object(["deleted": .array(sectionsDeleted), "inserted": .array(sectionsInserted)])
+        }
+
         mutating func insertSection(_ index: Int, _ info: SectionInfo) {
             sectionsInserted.append(
                 .object(["index": .integer(Int64(index)), "section": ControllerWire.section(info)]))
@@ -103,26 +116,90 @@ public struct ControllerDifference: NotificationPayload {
     }
 
     private init(_ parts: Parts, ids: [ObjectID], of entry: ControllersState.Entry, values shared: CycleValues) {
+        label = ControllerLabel(name: entry.controller.name, entity: entry.controller.entity)
+        self.parts = parts
+        self.ids = ids
+        columns = Self.columns(entry)
+        rows = columns == nil ? [] : ids.map { shared.snapshot($0) }
+    }
+
+    public var json: JSON {
         var o: JSONObject = [
-            "controller": .string(entry.controller.name),
-            "sections": .object(["deleted": .array(parts.sectionsDeleted), "inserted": .array(parts.sectionsInserted)]),
+            "controller": .string(label.name), "sections": parts.sectionsJSON,
             "deleted": parts.deleted.json, "inserted": parts.inserted.json, "moved": .array(parts.moved),
             "updated": parts.updated.json, "ids": .array(ids.map { .string($0.description) }),
         ]
-        if let columns = Self.columns(entry) {
+        if let columns {
             o["keys"] = .array(columns.map { .string($0.name) })
-            var rows: [JSON] = []
-            rows.reserveCapacity(ids.count)
-            for id in ids {
-                guard let values = shared.snapshot(id) else {
-                    rows.append(.null)
+            o["values"] = .array(
+                rows.map { values in
+                    guard let values else { return .null }
+                    return .array(columns.map { WireValue.json(values[$0.name] ?? $0.absent) })
+                })
+        }
+        return .object(o)
+    }
+
+    /// The bytes of `json`, member for member: ids of the controller's entity from its
+    /// encoded prefix, integers and strings without a JSON value in between.
+    public func write(to writer: inout JSONWriter) {
+        writer.writeRaw("{\"controller\":")
+        writer.write(string: label.name)
+        writer.writeRaw(",\"sections\":")
+        writer.write(parts.sectionsJSON)
+        writer.writeRaw(",\"deleted\":")
+        writer.write(parts.deleted.json)
+        writer.writeRaw(",\"inserted\":")
+        writer.write(parts.inserted.json)
+        writer.writeRaw(",\"moved\":")
+        writer.write(.array(parts.moved))
+        writer.writeRaw(",\"updated\":")
+        writer.write(parts.updated.json)
+        // Bytes one at a time per row: a buffer append costs more than the byte.
+        let comma = UInt8(ascii: ",")
+        writer.bytes.reserveCapacity(writer.bytes.count + ids.count * (label.idPrefix.count + 24))
+        writer.writeRaw(",\"ids\":[")
+        for (i, id) in ids.enumerated() {
+            if i > 0 { writer.bytes.append(comma) }
+            if id.entity == label.entity {
+                writer.bytes += label.idPrefix
+                writer.write(integer: id.number)
+                writer.bytes.append(UInt8(ascii: "\""))
+            } else {
+                writer.write(string: id.description)
+            }
+        }
+        writer.writeRaw("]")
+        if let columns {
+            writer.writeRaw(",\"keys\":")
+            writer.write(.array(columns.map { .string($0.name) }))
+            writer.writeRaw(",\"values\":[")
+            for (i, values) in rows.enumerated() {
+                if i > 0 { writer.bytes.append(comma) }
+                guard let values else {
+                    writer.writeRaw("null")
                     continue
                 }
-                rows.append(.array(columns.map { WireValue.json(values[$0.name] ?? $0.absent) }))
+                writer.bytes.append(UInt8(ascii: "["))
+                for (j, column) in columns.enumerated() {
+                    if j > 0 { writer.bytes.append(comma) }
+                    Self.write(values[column.name] ?? column.absent, to: &writer)
+                }
+                writer.bytes.append(UInt8(ascii: "]"))
             }
-            o["values"] = .array(rows)
+            writer.writeRaw("]")
         }
-        json = .object(o)
+        writer.writeRaw("}")
+    }
+
+    /// `WireValue.json(value)`'s bytes; the common scalars straight from the value.
+    private static func write(_ value: Value, to writer: inout JSONWriter) {
+        switch value {
+        case .null: writer.writeRaw("null")
+        case .integer(let i): writer.write(integer: i)
+        case .string(let s): writer.write(string: s)
+        default: writer.write(WireValue.json(value))
+        }
     }
 
     /// The keys the projection carries, in model order (as WireObject writes them), and what

@@ -66,7 +66,7 @@ public final class ControllersState: ControllerObserver, StoreOpenObserver {
             if case .failed(let error) = notifications {
                 logger.warning("controller \(controller.name) could not fetch; it fetches at its next cycle: \(error)")
             }
-            if shared == nil { shared = CycleValues(cycle.context) }
+            if shared == nil { shared = CycleValues(cycle.context, shared: cycle.outcomes.count > 1) }
             outbox.send(notifications, of: entry, values: shared!)
         }
     }

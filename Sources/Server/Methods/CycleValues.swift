@@ -8,12 +8,19 @@ import Model
 /// Lives for one delivery: the context does not change while its controllers are notified.
 final class CycleValues {
     let context: Context
+    /// Whether more than one controller reads: alone, a controller reads each object once,
+    /// and remembering 200,000 snapshots by id cost more than reading them.
+    private let shared: Bool
     private var snapshots: [ObjectID: Snapshot?] = [:]
     private var objects: [ControllersState.Projection: [ObjectID: EncodedObject?]] = [:]
 
-    init(_ context: Context) { self.context = context }
+    init(_ context: Context, shared: Bool = true) {
+        self.context = context
+        self.shared = shared
+    }
 
     func snapshot(_ id: ObjectID) -> Snapshot? {
+        guard shared else { return context.snapshot(of: id) }
         if let known = snapshots[id] { return known }
         let values = context.snapshot(of: id)
         snapshots[id] = values
