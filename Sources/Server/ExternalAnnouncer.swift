@@ -12,6 +12,9 @@ final class ExternalAnnouncer: StoreOpenObserver, GraphObserver {
 
     func storeDidOpen(_ graph: ObjectGraph) { graph.addObserver(self) }
 
+    /// It announces other processes' commits only: no change set of a batch reaches it.
+    func graph(_ graph: ObjectGraph, needsBatchValuesOf entity: String) -> Bool { false }
+
     func graph(_ graph: ObjectGraph, didMergeExternally merge: ObjectGraph.ExternalMerge) {
         let logger = server.logger
         if merge.gap { logger.warning("history not yet merged here was pruned: every controller fetched again") }

@@ -95,6 +95,9 @@ public final class Context {
         return ids
     }
 
+    /// Whether this context holds a pending change (effective or not) of `entity`.
+    func hasPending(of entity: String) -> Bool { pendingCount[entity, default: 0] > 0 }
+
     private func chainHasPending(_ entity: String) -> Bool {
         var c: Context? = self
         while let context = c {

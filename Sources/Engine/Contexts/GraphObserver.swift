@@ -12,12 +12,18 @@ public protocol GraphObserver: AnyObject {
     func graph(_ graph: ObjectGraph, didMergeExternally merge: ObjectGraph.ExternalMerge)
     /// `closeContext` or `close` closed `context` (its descendants are announced first).
     func graph(_ graph: ObjectGraph, didClose context: Context)
+    /// Whether this observer needs a predicate batch on `entity` noted row by row (its
+    /// change set, with every row's values before and after). False lets the batch run as
+    /// SQL alone, with no change set for anyone (ObjectGraph+BatchInSQL.swift); the default
+    /// says yes, so an observer that does not answer keeps every change set.
+    func graph(_ graph: ObjectGraph, needsBatchValuesOf entity: String) -> Bool
 }
 
 extension GraphObserver {
     public func graph(_ graph: ObjectGraph, didChange changeSet: ChangeSet) {}
     public func graph(_ graph: ObjectGraph, didMergeExternally merge: ObjectGraph.ExternalMerge) {}
     public func graph(_ graph: ObjectGraph, didClose context: Context) {}
+    public func graph(_ graph: ObjectGraph, needsBatchValuesOf entity: String) -> Bool { true }
 }
 
 /// An observer that hands each change set to a closure: for a caller that wants change sets

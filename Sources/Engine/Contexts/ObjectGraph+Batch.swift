@@ -186,6 +186,7 @@ extension ObjectGraph {
         throws(EngineError) -> Int?
     {
         guard store.isSingleRow(entity.name), setsOwnColumns([values], of: entity) else { return nil }
+        if let n = try updateInSQL(entity, filter, values) { return n }
         // A row changes by the keys set alone (`setting`).
         return try writeMatching(entity, changing: Array(values.keys)) { () throws(EngineError) in
             try store.readMatching(entity: entity.name, filter: filter)
@@ -217,6 +218,7 @@ extension ObjectGraph {
                 simple.contains($0.name) && $0.deleteRule != .cascade && $0.deleteRule != .deny
             })
         else { return nil }
+        if let n = try deleteInSQL(entity, filter) { return n }
         return try writeMatching(entity) { () throws(EngineError) in
             try store.readMatching(entity: entity.name, filter: filter)
         } next: { _, _ in

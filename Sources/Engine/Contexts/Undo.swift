@@ -72,6 +72,15 @@ final class UndoStack {
         pruneAt = max(1024, 2 * kept.count)
     }
 
+    /// Whether an undo or redo group, the open group or this cycle's capture names an
+    /// object of `entity`.
+    func names(_ entity: String) -> Bool {
+        if capture.keys.contains(where: { $0.entity == entity }) { return true }
+        return (undo + redo + (open.map { [$0] } ?? [])).contains { g in
+            g.objects.keys.contains { $0.entity == entity }
+        }
+    }
+
     func clear() {
         undo.removeAll()
         redo.removeAll()

@@ -76,6 +76,16 @@ public final class ControllerRegistry: GraphObserver {
         observers.notify { $0.controllersDidApply(cycle) }
     }
 
+    /// Whether some controller may show `entity`'s values: one on the entity itself, or on
+    /// any entity connected to it through relationships (a filter, ordering, section key
+    /// or carried key can read it through a key path such as `group.title`, or a to-many
+    /// such as `items.@count`). Conservative: the key paths themselves are not examined.
+    public func graph(_ graph: ObjectGraph, needsBatchValuesOf entity: String) -> Bool {
+        guard !registrations.isEmpty else { return false }
+        let reach = graph.store.model.connectedEntities(entity)
+        return registrations.contains { reach.contains($0.controller.entity) }
+    }
+
     public func graph(_ graph: ObjectGraph, didClose context: Context) {
         let gone = registrations.filter { $0.context === context }
         guard !gone.isEmpty else { return }

@@ -107,6 +107,24 @@ public struct ObjectModel: Sendable, Equatable {
     /// Whether the model has the entity, without copying it out (a read per object asks).
     public func hasEntity(_ name: String) -> Bool { byName[name] != nil }
 
+    /// `entity` and every entity a chain of relationships joins it to, followed either way
+    /// (a relationship without an inverse still joins its two ends).
+    public func connectedEntities(_ entity: String) -> Set<String> {
+        var edges: [String: [String]] = [:]
+        for e in entities {
+            for r in e.relationships {
+                edges[e.name, default: []].append(r.destination)
+                edges[r.destination, default: []].append(e.name)
+            }
+        }
+        var found: Set<String> = [entity]
+        var next = [entity]
+        while let e = next.popLast() {
+            for d in edges[e] ?? [] where found.insert(d).inserted { next.append(d) }
+        }
+        return found
+    }
+
     /// The relationship on the other side of `relationship` of `entity`.
     public func inverse(of relationship: Relationship) -> Relationship? {
         entity(relationship.destination)?.relationship(relationship.inverse)

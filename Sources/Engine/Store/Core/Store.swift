@@ -97,6 +97,15 @@ public protocol Store: AnyObject {
     func updateMatching(entity: String, numbers: [Int64], values: Snapshot) throws(EngineError)
     /// Inside the open write transaction: deletes the rows numbered `numbers` (ascending).
     func deleteMatching(entity: String, numbers: [Int64]) throws(EngineError)
+    /// Inside the open write transaction, with no row read: `values` on the rows `filter`
+    /// matches (all without one) where some value differs from the row's (as the row read
+    /// back would compare), each recorded in the history exactly as `updateMatching` records
+    /// it. Answers how many rows `filter` matched, changed or not; nil (nothing written) when
+    /// the store does not do this, or not for these values.
+    func updateWhere(entity: String, filter: (any ObjectFilter)?, values: Snapshot) throws(EngineError) -> Int?
+    /// Inside the open write transaction, with no row read: deletes the rows `filter`
+    /// matches, recorded as `deleteMatching` records them; how many; nil as for `updateWhere`.
+    func deleteWhere(entity: String, filter: (any ObjectFilter)?) throws(EngineError) -> Int?
 
     // MARK: The history of commits
 

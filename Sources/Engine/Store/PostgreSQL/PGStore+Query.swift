@@ -271,6 +271,14 @@ extension PGStore {
         try runInWrite { c in try c.exec(query, [.ints(numbers)]) }
     }
 
+    /// Not on PostgreSQL: its triggers record the history, and predicate batches there keep
+    /// reading their rows (`updateMatching`, `deleteMatching`).
+    public func updateWhere(entity: String, filter: (any ObjectFilter)?, values: Snapshot) throws(EngineError)
+        -> Int?
+    { nil }
+
+    public func deleteWhere(entity: String, filter: (any ObjectFilter)?) throws(EngineError) -> Int? { nil }
+
     private func requireWrite() throws(EngineError) {
         guard isWriting else { throw EngineError(.storeError, "no write transaction is open", []) }
     }

@@ -93,29 +93,15 @@ extension SQLiteStore {
     /// By number, not by the filter again: the rows are visited in table order, once each.
     public func updateMatching(entity: String, numbers: [Int64], values: Snapshot) throws(EngineError) {
         let t = try singleRowTable(entity)
-        let q = SchemaNaming.quoted
         let set = (t.attributes.map(\.name) + t.toOne.map(\.name)).filter { values[$0] != nil }
         guard !set.isEmpty, !numbers.isEmpty else { return }
         let setValues = set.map { ValueEncoding.sql(values[$0]!) }
         let rows = Self.numbered(numbers)
         do {
             let db = try connection
-            do {
-                let keys =
-                    "rtrim("
-                    + set.map { "iif(t.\(q($0)) IS NOT ?, \(HistorySchema.literal($0 + ",")), '')" }
-                    .joined(separator: " || ") + ", ',')"
-                try db.prepare(
-                    "INSERT OR FAIL INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, keys, version, old) "
-                        + "SELECT ?, \(HistorySchema.literal(entity)), t.\(q(SchemaNaming.primaryKey)), 'U', \(keys), "
-                        + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(entity)) AS t\(rows.sql)"
-                )
-                .run([.integer(try writingToken())] + setValues + [rows.list])
-            }
-            let assignments =
-                set.map { "\(q($0)) = ?" } + ["\(q(SchemaNaming.version)) = t.\(q(SchemaNaming.version)) + 1"]
-            try db.prepare("UPDATE OR FAIL \(q(entity)) AS t SET \(assignments.joined(separator: ", "))\(rows.sql)")
-                .run(setValues + [rows.list])
+            try db.prepare(Self.recordUpdates(t, set) + rows.sql).run(
+                [.integer(try writingToken())] + setValues + [rows.list])
+            try db.prepare(Self.updateRows(t, set) + rows.sql).run(setValues + [rows.list])
         } catch let e as EngineError {
             throw e
         } catch { throw Self.storeError(error, "the batch was not written") }
@@ -126,23 +112,46 @@ extension SQLiteStore {
     public func deleteMatching(entity: String, numbers: [Int64]) throws(EngineError) {
         let t = try singleRowTable(entity)
         guard !numbers.isEmpty else { return }
-        let q = SchemaNaming.quoted
         let rows = Self.numbered(numbers)
         do {
             let db = try connection
-            do {
-                try db.prepare(
-                    "INSERT OR FAIL INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, version, old) "
-                        + "SELECT ?, \(HistorySchema.literal(entity)), t.\(q(SchemaNaming.primaryKey)), 'D', "
-                        + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(entity)) AS t\(rows.sql)"
-                )
-                .run([.integer(try writingToken()), rows.list])
-            }
-            try db.prepare("DELETE FROM \(q(entity)) AS t\(rows.sql)").run([rows.list])
+            try db.prepare(Self.recordDeletes(t) + rows.sql).run([.integer(try writingToken()), rows.list])
+            try db.prepare(Self.deleteRows(t) + rows.sql).run([rows.list])
         } catch let e as EngineError {
             throw e
         } catch { throw Self.storeError(error, "the batch was not written") }
     }
+
+    /// The history rows of an update of `set` (binds: the token, then `set`'s values), up to
+    /// the rows' `WHERE` clause. `keys` lists the columns whose value differs.
+    static func recordUpdates(_ t: EntityTable, _ set: [String]) -> String {
+        let q = SchemaNaming.quoted
+        let keys =
+            "rtrim("
+            + set.map { "iif(t.\(q($0)) IS NOT ?, \(HistorySchema.literal($0 + ",")), '')" }
+            .joined(separator: " || ") + ", ',')"
+        return "INSERT OR FAIL INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, keys, version, old) "
+            + "SELECT ?, \(HistorySchema.literal(t.entity.name)), t.\(q(SchemaNaming.primaryKey)), 'U', \(keys), "
+            + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(t.entity.name)) AS t"
+    }
+
+    /// The update of `set` (binds: `set`'s values), version up by one, up to the `WHERE` clause.
+    static func updateRows(_ t: EntityTable, _ set: [String]) -> String {
+        let q = SchemaNaming.quoted
+        let assignments =
+            set.map { "\(q($0)) = ?" } + ["\(q(SchemaNaming.version)) = t.\(q(SchemaNaming.version)) + 1"]
+        return "UPDATE OR FAIL \(q(t.entity.name)) AS t SET \(assignments.joined(separator: ", "))"
+    }
+
+    /// The history rows of a delete (binds: the token), up to the `WHERE` clause.
+    static func recordDeletes(_ t: EntityTable) -> String {
+        let q = SchemaNaming.quoted
+        return "INSERT OR FAIL INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, version, old) "
+            + "SELECT ?, \(HistorySchema.literal(t.entity.name)), t.\(q(SchemaNaming.primaryKey)), 'D', "
+            + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(t.entity.name)) AS t"
+    }
+
+    static func deleteRows(_ t: EntityTable) -> String { "DELETE FROM \(SchemaNaming.quoted(t.entity.name)) AS t" }
 
     /// A `WHERE` clause choosing rows by number from one bound JSON array (the last binding):
     /// SQLite looks each up by its key, in the array's (ascending) order.
@@ -170,7 +179,7 @@ extension SQLiteStore {
         )
     }
 
-    private func singleRowTable(_ entity: String) throws(EngineError) -> EntityTable {
+    func singleRowTable(_ entity: String) throws(EngineError) -> EntityTable {
         guard let t = tables[entity] else {
             throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
         }
@@ -180,7 +189,7 @@ extension SQLiteStore {
         return t
     }
 
-    private func writingToken() throws(EngineError) -> Int64 {
+    func writingToken() throws(EngineError) -> Int64 {
         guard let token = writeToken else {
             throw EngineError(.storeError, "no write transaction is open", [])
         }
