@@ -14,7 +14,8 @@ fetchd's store file:
   predicate batches, as Sources/Engine/Store/SQLite/SQLiteStore+BulkWrite.swift; per row for
   updates by id, as a save): a `_fetchd_transactions` row, an `INSERT ... SELECT` of the
   history rows with `json_array` old values, then the statement (changed rows only, the
-  version up by one) + COMMIT.
+  version up by one) + COMMIT. The history rows come in the order SQLite reads them
+  (fetchd sorts them by number, which costs more; the layout does not ask for it).
 
 Each side runs in its own process on a fresh copy of one file: the wall time of the write
 (median of --repeats), and with --callgrind the instructions SQLite executes for it

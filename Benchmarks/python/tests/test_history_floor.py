@@ -1,5 +1,6 @@
 """history_floor.py does the work fetchd does: on the same rows, its history side leaves the
-same `_fetchd_history` rows (entity, pk, op, keys, version, old values) and the same table as
+same `_fetchd_history` rows (entity, pk, op, keys, version, old values; compared by number,
+since the floor leaves their order within the transaction to SQLite) and the same table as
 the real (debug) fetchd's batchUpdate, batchDelete and batchUpdateObjects; the raw side
 changes the same rows and records nothing."""
 import argparse
