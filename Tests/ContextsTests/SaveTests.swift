@@ -107,7 +107,7 @@ import Testing
         let main = try graph.context("main")
         let other = try graph.createContext("other")
         let deaf = try graph.createContext("deaf", mergesChangesFromParent: false)
-        let otherChild = try graph.createContext("otherChild", parent: "other")
+        _ = try graph.createContext("otherChild", parent: "other")
         let c = try main.insert("Contact", ["name": .string("Ana")])
         try main.save()
         let sets = rec.take()
