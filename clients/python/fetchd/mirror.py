@@ -89,11 +89,26 @@ class TableMirror:
                 runs.append((row, [change.row]))
         for section in sorted(additions):
             work.insert_runs(section, additions[section])
+        # Updates replace their rows in place; one undo entry puts back all that were
+        # replaced (a closure per row cost more than the replacement).
+        replaced: List[Tuple[List[WireObject], int, WireObject]] = []
+        work.log(lambda: _put_back_replaced(replaced))
+        count = len(sections)
         for change in batch.objects:
-            if change.type == UPDATE:
-                section, row = _checked(change.new_index_path, sections, allow_end=False)
+            if change.type != UPDATE:
+                continue
+            path = change.new_index_path
+            if path is None:
+                raise MirrorError("missing index path")
+            section, row = path
+            if not 0 <= section < count or not 0 <= row < len(sections[section].rows):
+                _checked(path, sections, allow_end=False)  # raises, saying what is wrong
+            rows = sections[section].rows
+            old = rows[row]
+            if old.get("id") != change.id:
                 _expect_id(sections, section, row, change.id, "updates")
-                work.replace_row(section, row, change.row)
+            replaced.append((rows, row, old))
+            rows[row] = change.row
 
     # -- one message per cycle (protocol.md §10.8, §11.4) -------------------------------------
     def apply_difference(self, diff: Difference) -> None:
@@ -208,11 +223,9 @@ class _Undoable:
         self.sections = sections
         self._log: List[Callable[[], object]] = []
 
-    def replace_row(self, section: int, row: int, value: WireObject) -> None:
-        rows = self.sections[section].rows
-        old = rows[row]
-        rows[row] = value
-        self._log.append(lambda: rows.__setitem__(row, old))
+    def log(self, undo: Callable[[], object]) -> None:
+        """An undo step made by the caller."""
+        self._log.append(undo)
 
     # A section that many runs touch is rebuilt from slices in one pass (each splice would
     # shift the whole tail); a few runs are spliced in place.
@@ -350,6 +363,11 @@ class _Undoable:
     def undo(self) -> None:
         while self._log:
             self._log.pop()()
+
+
+def _put_back_replaced(replaced: List[Tuple[List[WireObject], int, WireObject]]) -> None:
+    for rows, row, old in reversed(replaced):
+        rows[row] = old
 
 
 def _put_back(rows: List[WireObject], row: int, removed: List[WireObject]) -> Callable[[], object]:
