@@ -27,6 +27,17 @@ import Testing
     ])
 
     /// Hears change sets but needs no batch noted: it hears one only when the batch was noted.
+    /// A graph over a fresh store with a `Probe` that hears every change set and needs no
+    /// batch's rows; the directory lives as long as the caller keeps it.
+    static func probedGraph() throws -> (TempDir, ObjectGraph, Probe) {
+        let dir = TempDir()
+        try makeStore(dir.file("s.sqlite"))
+        let graph = ObjectGraph(store: try open(dir.file("s.sqlite")))
+        let probe = Probe()
+        graph.addObserver(probe)
+        return (dir, graph, probe)
+    }
+
     final class Probe: GraphObserver {
         var sets: [ChangeSet] = []
         func graph(_ graph: ObjectGraph, didChange changeSet: ChangeSet) { sets.append(changeSet) }
@@ -149,12 +160,8 @@ import Testing
     /// Each reason to note the rows keeps the noted path: the probe hears the batch.
     @Test(arguments: Reason.allCases)
     func anythingUsingTheRowsKeepsTheNotedPath(_ reason: Reason) throws {
-        let dir = TempDir()
-        try Self.makeStore(dir.file("s.sqlite"))
-        let graph = ObjectGraph(store: try Self.open(dir.file("s.sqlite")))
-        defer { graph.close() }
-        let probe = Probe()
-        graph.addObserver(probe)
+        let (dir, graph, probe) = try Self.probedGraph()
+        defer { withExtendedLifetime(dir) { graph.close() } }
         let main = try graph.context(ObjectGraph.mainContext)
         let msg = ObjectID(entity: "Msg", number: 2)
         var handled: [ChangeSet] = []
@@ -187,12 +194,8 @@ import Testing
 
     /// Unsaved changes of another entity need nothing of these rows.
     @Test func unsavedChangesOfAnotherEntityLeaveSQLAlone() throws {
-        let dir = TempDir()
-        try Self.makeStore(dir.file("s.sqlite"))
-        let graph = ObjectGraph(store: try Self.open(dir.file("s.sqlite")))
-        defer { graph.close() }
-        let probe = Probe()
-        graph.addObserver(probe)
+        let (dir, graph, probe) = try Self.probedGraph()
+        defer { withExtendedLifetime(dir) { graph.close() } }
         let main = try graph.context(ObjectGraph.mainContext)
         try main.update(ObjectID(entity: "Team", number: 1), ["title": .string("renamed")])
         graph.processPendingChanges()
