@@ -62,10 +62,13 @@ public struct StdioTransport {
             emit(frame)
             flush()
         }
+        // A big cycle goes out as it is made, in MiB writes, while later controllers work.
+        session.streamOutput = emit
         defer {
             flush()
             session.onFlush = nil
             session.directOutput = nil
+            session.streamOutput = nil
         }
         while true {
             if let wait = session.handler.idleIntervalMilliseconds,
