@@ -60,19 +60,29 @@ public final class Outbox {
     /// (protocol.md §2, "Progress"), or the stream refused once (no transport, or a later
     /// request of the batch reports progress).
     var holdsStream = false
-    /// How many queued notifications `streamIfMany` hands over at once: a few hundred KiB,
-    /// so a small cycle never pays for streaming and a big one starts going out early.
+    /// How many queued notifications start a stream (a few hundred KiB): a small cycle never
+    /// pays for streaming, and a big one starts going out early.
     static let streamThreshold = 4096
+    /// Whether the message under way has streamed: from then on each step's notifications
+    /// follow at once, so the client always has something to read while the next is made.
+    private var streaming = false
 
     /// Hands what is queued to the stream once it holds `streamThreshold` messages (a big
-    /// cycle while later controllers still work): what is written stays a prefix of what
-    /// `take` would have returned, so the bytes and their order are the same.
+    /// cycle while later controllers still work), and then whatever each later step queued:
+    /// what is written stays a prefix of what `take` would have returned, so the bytes and
+    /// their order are the same.
     func streamIfMany() {
-        guard queued.count >= Self.streamThreshold, !holdsStream, let stream else { return }
-        if stream(queued) { queued.removeAll(keepingCapacity: true) } else { holdsStream = true }
+        guard queued.count >= (streaming ? 1 : Self.streamThreshold), !holdsStream, let stream else { return }
+        if stream(queued) {
+            queued.removeAll(keepingCapacity: true)
+            streaming = true
+        } else {
+            holdsStream = true
+        }
     }
 
     func take() -> [OutgoingNotification] {
+        streaming = false
         guard !queued.isEmpty else { return [] }
         defer { queued = [] }
         return queued

@@ -1,3 +1,4 @@
+import Controllers
 import JSON
 import JSONRPC
 import Testing
@@ -9,16 +10,29 @@ import Testing
 /// same session without streaming. A small cycle, or one whose message reports `$/progress`,
 /// waits for the message's end as before.
 @Suite struct StreamingTests {
-    /// Every byte written, and how many frames went through the stream sink, how many of them
-    /// before the first frame emitted at the message's end.
+    /// Counts the controllers' steps of the cycle under way (told after the server's state,
+    /// which streams: registered after it).
+    final class Steps: ControllerObserver {
+        var count = 0
+        func controllerDidApply(_ step: ControllerCycle.Step) { count = step.index + 1 }
+        func controllersDidApply(_ cycle: ControllerCycle) { count = 0 }
+    }
+
+    /// Every byte written, how many frames went through the stream sink, and how many
+    /// controllers had applied the cycle when the first did.
     final class Wire {
-        let session = Session(handler: Server(), mode: .auto, limits: FramingLimits())
+        let server = Server()
+        let session: Session
+        let steps = Steps()
         var output: [UInt8] = []
         var streamed = 0
+        var stepsAtFirstStream: Int?
         var direct = 0
         init(streaming: Bool) {
+            session = Session(handler: server, mode: .auto, limits: FramingLimits())
             if streaming {
                 session.streamOutput = { [unowned self] frame in
+                    if streamed == 0 { stepsAtFirstStream = steps.count }
                     streamed += 1
                     output += frame.contents
                 }
@@ -57,6 +71,7 @@ import Testing
         let wire = Wire(streaming: streaming)
         wire.send(#"{"jsonrpc":"2.0","id":1,"method":"store/open","params":{"model":\#(model)}}"#)
         wire.send(insert(2, 50, from: 0))
+        wire.server.controllers.registry?.addObserver(wire.steps)
         for i in 0..<controllers {
             wire.send(
                 #"{"jsonrpc":"2.0","id":\#(10 + i),"method":"controller/create","params":{"context":"main","name":"c\#(i)","request":{"entity":"N","sortDescriptors":[{"key":"r"}]}}}"#
@@ -72,8 +87,9 @@ import Testing
         // 40 controllers x (200 inserts + will/did) = 8,080 notifications: streamed in part.
         for wire in [on, off] { wire.send(Self.insert(3, 200, from: 1000)) }
         #expect(Self.same(on.output, off.output))
-        #expect(on.streamed >= Outbox.streamThreshold)
-        #expect(on.streamed < 40 * 202)
+        // The first part went out once 4096 were queued: while the 21st controller worked.
+        #expect(on.stepsAtFirstStream == Outbox.streamThreshold / 202)
+        #expect(on.streamed == 40 * 202)
         #expect(off.streamed == 0)
         let messages = Harness.messages(on.output, framing: .ndjson)
         #expect(messages.count == 40 * 202 + 1)
@@ -94,7 +110,10 @@ import Testing
         let batch = "[" + Self.insert(3, 150, from: 1000) + "," + Self.insert(4, 150, from: 2000) + "]"
         for wire in [on, off] { wire.send(batch) }
         #expect(Self.same(on.output, off.output))
-        #expect(on.streamed > 0)
+        // The first cycle (30 x 152 notifications) streams from its 27th controller on, and
+        // the message keeps streaming: the second cycle goes out step by step.
+        #expect(on.stepsAtFirstStream == Outbox.streamThreshold / 152)
+        #expect(on.streamed == 2 * 30 * 152)
         let messages = Harness.messages(on.output, framing: .ndjson)
         #expect(messages.count == 2 * 30 * 152 + 1)
     }
