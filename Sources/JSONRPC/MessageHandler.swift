@@ -27,6 +27,16 @@ public protocol MessageHandler: AnyObject {
     /// the sink writes it at once and says whether it could (no transport to write to: false,
     /// and the handler queues it as usual). Set by the Session once.
     func setImmediateOutput(_ sink: @escaping (OutgoingNotification) -> Bool)
+    /// Where queued notifications may go before the message's handling ends (a big change
+    /// cycle, while later controllers still work): the sink writes them, in order, into the
+    /// transport's buffer without flushing each, and says whether it could (no transport:
+    /// false, and they stay queued). What it took must be what `takeNotifications` would
+    /// have returned first. Set by the Session once.
+    func setStreamOutput(_ sink: @escaping ([OutgoingNotification]) -> Bool)
+    /// Asked before notifications are streamed: whether they may go out now, given the
+    /// requests the message still holds (a batch's later elements). False when one of those
+    /// will write something at once that must precede every notification queued before it.
+    func mayStream(before later: [Request]) -> Bool
     /// Whether the request just handled opened a stream that stays open until the client
     /// cancels it (MCP's `subscriptions/listen`): no response is written for it now.
     func answersLater(_ id: RequestID) -> Bool
@@ -38,5 +48,7 @@ extension MessageHandler {
     public var wakeDescriptor: Int32? { nil }
     public func afterOutput() {}
     public func setImmediateOutput(_ sink: @escaping (OutgoingNotification) -> Bool) {}
+    public func setStreamOutput(_ sink: @escaping ([OutgoingNotification]) -> Bool) {}
+    public func mayStream(before later: [Request]) -> Bool { true }
     public func answersLater(_ id: RequestID) -> Bool { false }
 }

@@ -28,12 +28,44 @@ public final class Session {
             direct(frame)
             return true
         }
+        handler.setStreamOutput { [unowned self] notifications in
+            guard let stream = streamOutput, handler.mayStream(before: laterRequests()) else { return false }
+            let encoder = FrameEncoder(framing: decoder.framing ?? .ndjson)
+            for notification in notifications {
+                let frame = encoder.frame { $0.write(Outgoing.notification(notification)) }
+                onWrite?(frame, encoder.framing)
+                streamed += frame.contents.count
+                stream(frame)
+            }
+            return true
+        }
     }
 
     /// Where a transport takes frames that go out at once, in the middle of a message's
     /// handling (`$/progress`), written and flushed before anything the message still causes.
     /// Without one, such notifications are written with the message's other output.
     public var directOutput: ((Frame) -> Void)?
+
+    /// Where a transport takes the notifications of a big change cycle while the message is
+    /// still being handled (`MessageHandler.setStreamOutput`): into the buffer it gathers
+    /// frames in, without a flush each, ahead of the message's later output. The bytes are
+    /// those the message's output would have started with. Without one, they wait.
+    public var streamOutput: ((Frame) -> Void)?
+    /// The bytes streamed during the message being handled (for its debug line).
+    private var streamed = 0
+    /// The batch being handled, and the element being dispatched: what streaming asks about
+    /// (`MessageHandler.mayStream`), read only then.
+    private var batch: [JSON] = []
+    private var batchIndex = 0
+
+    /// The requests of the batch under way that are still to be dispatched.
+    private func laterRequests() -> [Request] {
+        guard batchIndex + 1 < batch.count else { return [] }
+        return batch[(batchIndex + 1)...].compactMap {
+            guard case .request(let request) = IncomingMessage($0) else { return nil }
+            return request
+        }
+    }
 
     /// Sees every event the decoder produces (a message's bytes, or a framing error) before it
     /// is handled, and every frame written: how `--record` captures a session.
@@ -102,9 +134,10 @@ public final class Session {
         let outgoing: [Outgoing]
         switch event {
         case .message(let bytes):
+            streamed = 0
             outgoing = bytes.withUnsafeBytes { process(message: $0) }
             let written = write(outgoing, emit: emit)
-            if !handled.isEmpty { logHandled(bytesIn: bytes.count, bytesOut: written) }
+            if !handled.isEmpty { logHandled(bytesIn: bytes.count, bytesOut: streamed + written) }
         case .error(let error):
             logger.debug("framing error: \(error)")
             outgoing = [.response(Response(id: .null, outcome: .failure(RPCError(error))))]
@@ -175,7 +208,10 @@ public final class Session {
             }
             var responses: [Response] = []
             var dispatched = false
-            for element in elements {
+            batch = elements
+            defer { batch = [] }
+            for (index, element) in elements.enumerated() {
+                batchIndex = index
                 if let response = dispatch(IncomingMessage(element), dispatched: &dispatched) {
                     responses.append(response)
                 }

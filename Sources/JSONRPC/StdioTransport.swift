@@ -62,10 +62,18 @@ public struct StdioTransport {
             emit(frame)
             flush()
         }
+        // A big cycle goes out as it is made, while later controllers work, in writes small
+        // enough (64 KiB, a pipe's default capacity) that making the next takes less time than
+        // the client needs to read the last: a MiB write would leave it waiting.
+        session.streamOutput = { frame in
+            pending.append(contentsOf: frame.contents)
+            if pending.count >= 1 << 16 { flush() }
+        }
         defer {
             flush()
             session.onFlush = nil
             session.directOutput = nil
+            session.streamOutput = nil
         }
         while true {
             if let wait = session.handler.idleIntervalMilliseconds,

@@ -51,7 +51,38 @@ public final class Outbox {
 
     var immediate: ((OutgoingNotification) -> Bool)?
 
+    /// Where a big cycle's queued notifications go before the message's handling ends
+    /// (`MessageHandler.setStreamOutput`): into the transport's buffer, ahead of everything
+    /// queued later. Nil: everything waits for `take`.
+    var stream: (([OutgoingNotification]) -> Bool)?
+    /// While set, nothing is streamed, until the message's cycle ends (`Server.endOfCycle`):
+    /// the message reports `$/progress`, whose `end` precedes the notifications of its cycle
+    /// (protocol.md §2, "Progress"), or the stream refused once (no transport, or a later
+    /// request of the batch reports progress).
+    var holdsStream = false
+    /// How many queued notifications start a stream (a few hundred KiB): a small cycle never
+    /// pays for streaming, and a big one starts going out early.
+    static let streamThreshold = 4096
+    /// Whether the message under way has streamed: from then on each step's notifications
+    /// follow at once, so the client always has something to read while the next is made.
+    private var streaming = false
+
+    /// Hands what is queued to the stream once it holds `streamThreshold` messages (a big
+    /// cycle while later controllers still work), and then whatever each later step queued:
+    /// what is written stays a prefix of what `take` would have returned, so the bytes and
+    /// their order are the same.
+    func streamIfMany() {
+        guard queued.count >= (streaming ? 1 : Self.streamThreshold), !holdsStream, let stream else { return }
+        if stream(queued) {
+            queued.removeAll(keepingCapacity: true)
+            streaming = true
+        } else {
+            holdsStream = true
+        }
+    }
+
     func take() -> [OutgoingNotification] {
+        streaming = false
         guard !queued.isEmpty else { return [] }
         defer { queued = [] }
         return queued

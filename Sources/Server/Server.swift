@@ -113,9 +113,23 @@ public final class Server: MessageHandler {
         for observer in observers { observer.serverWillEndCycle(self) }
         for progress in progressing { progress.end(failed: false) }
         progressing.removeAll()
+        outbox.holdsStream = false
     }
 
     public func setImmediateOutput(_ sink: @escaping (OutgoingNotification) -> Bool) { outbox.immediate = sink }
+
+    public func setStreamOutput(_ sink: @escaping ([OutgoingNotification]) -> Bool) { outbox.stream = sink }
+
+    /// Not before a request of the batch that reports `$/progress`: the progress is written at
+    /// once, ahead of every notification still queued, earlier requests' included.
+    public func mayStream(before later: [Request]) -> Bool {
+        !later.contains { request in
+            guard !request.isNotification, methods.handler(for: request.method)?.reportsProgress == true else {
+                return false
+            }
+            return (try? RequestProgress.token(request.params)) != nil
+        }
+    }
 
     public func takeNotifications() -> [OutgoingNotification] { outbox.take() }
 
@@ -142,6 +156,7 @@ public final class Server: MessageHandler {
         do {
             if handler.reportsProgress && !isNotification {
                 if let token = try RequestProgress.token(params) {
+                    outbox.holdsStream = true
                     progress = RequestProgress(token: token, method: method) { [outbox] in
                         outbox.sendNow(ProgressDeclarations.progress, $0)
                     }

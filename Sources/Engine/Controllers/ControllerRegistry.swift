@@ -4,8 +4,9 @@ import Model
 /// The controllers of one object graph, each registered with its context, in registration
 /// order. The registry observes the graph: each change set of a context goes to that
 /// context's controllers in registration order, and what they made of it goes, as one
-/// `ControllerCycle`, to the registry's observers. A closed context takes its controllers
-/// with it.
+/// `ControllerCycle`, to the registry's observers (told of each controller's part as it is
+/// made, when several serve the context: `ControllerObserver.controllerDidApply`). A closed
+/// context takes its controllers with it.
 public final class ControllerRegistry: GraphObserver {
     public struct Registration {
         public let controller: FetchedResultsController
@@ -69,10 +70,27 @@ public final class ControllerRegistry: GraphObserver {
         let serving = registrations.filter { $0.context.name == changeSet.context }
         guard let context = serving.first?.context else { return }
         // Sharing pays only between controllers: alone, one would hash its request for nothing.
-        let keys = serving.count > 1 ? CycleKeys() : nil
-        let cycle = ControllerCycle(
-            context: context, changeSet: changeSet,
-            outcomes: serving.map { ($0.controller, $0.controller.applyCycle(changeSet, sharing: keys)) })
+        guard serving.count > 1 else {
+            let controller = serving[0].controller
+            let cycle = ControllerCycle(
+                context: context, changeSet: changeSet,
+                outcomes: [(controller, controller.applyCycle(changeSet, sharing: nil))])
+            observers.notify { $0.controllersDidApply(cycle) }
+            return
+        }
+        let keys = CycleKeys()
+        var outcomes: [(controller: FetchedResultsController, notifications: CycleNotifications)] = []
+        outcomes.reserveCapacity(serving.count)
+        for (index, registration) in serving.enumerated() {
+            let controller = registration.controller
+            let notifications = controller.applyCycle(changeSet, sharing: keys)
+            outcomes.append((controller, notifications))
+            let step = ControllerCycle.Step(
+                context: context, controller: controller, notifications: notifications, index: index,
+                count: serving.count)
+            observers.notify { $0.controllerDidApply(step) }
+        }
+        let cycle = ControllerCycle(context: context, changeSet: changeSet, outcomes: outcomes)
         observers.notify { $0.controllersDidApply(cycle) }
     }
 
@@ -101,6 +119,17 @@ public struct ControllerCycle {
     /// One per controller on the context, in registration order; a controller the cycle
     /// left as it was has no events.
     public let outcomes: [(controller: FetchedResultsController, notifications: CycleNotifications)]
+
+    /// One controller of a cycle that several serve, as it took the change set, before the
+    /// next one takes it (`ControllerObserver.controllerDidApply`).
+    public struct Step {
+        public let context: Context
+        public let controller: FetchedResultsController
+        public let notifications: CycleNotifications
+        /// The controller's place among those the cycle serves, from 0, and their number.
+        public let index: Int
+        public let count: Int
+    }
 }
 
 /// What a `ControllerRegistry` tells the observers on its list, synchronously, in
@@ -109,10 +138,17 @@ public protocol ControllerObserver: AnyObject {
     /// The controllers on `cycle.context` applied one of its change sets (only contexts that
     /// have controllers are reported).
     func controllersDidApply(_ cycle: ControllerCycle)
+    /// In a cycle that several controllers serve, one of them applied it: told after each,
+    /// in registration order, before the next applies it and before `controllersDidApply`
+    /// reports the whole cycle (with the same outcomes). An observer that passes outcomes
+    /// on as they come (fetchd streams a big cycle's notifications) starts here; a cycle of
+    /// one controller has no steps.
+    func controllerDidApply(_ step: ControllerCycle.Step)
     /// `controller` left the registry: unregistered, or its context closed.
     func controllerWasRemoved(_ controller: FetchedResultsController)
 }
 
 extension ControllerObserver {
+    public func controllerDidApply(_ step: ControllerCycle.Step) {}
     public func controllerWasRemoved(_ controller: FetchedResultsController) {}
 }

@@ -57,18 +57,42 @@ public final class ControllersState: ControllerObserver, StoreOpenObserver {
     /// In creation order (the order their notifications go out).
     public var entries: [Entry] { registry?.controllers.compactMap { byName[$0.name] } ?? [] }
 
+    /// The values the controllers of the cycle under way share, once its first step is queued
+    /// (a cycle that several controllers serve goes out step by step).
+    private var stepValues: CycleValues?
+
+    /// One controller of a cycle that several serve: its notifications are queued at once,
+    /// and the outbox may hand a big cycle's first part to the transport while the next
+    /// controllers work (`Outbox.streamIfMany`).
+    public func controllerDidApply(_ step: ControllerCycle.Step) {
+        if step.index == 0 { stepValues = CycleValues(step.context, shared: true) }
+        queue(step.notifications, of: step.controller, values: stepValues!)
+        outbox.streamIfMany()
+    }
+
     /// One cycle of a context, as its controllers took it: their notifications, each
-    /// controller's whole before the next's.
+    /// controller's whole before the next's (already queued step by step when several
+    /// controllers serve it).
     public func controllersDidApply(_ cycle: ControllerCycle) {
+        guard stepValues == nil else {
+            stepValues = nil
+            return
+        }
         var shared: CycleValues?
         for (controller, notifications) in cycle.outcomes {
-            guard let entry = byName[controller.name] else { continue }
-            if case .failed(let error) = notifications {
-                logger.warning("controller \(controller.name) could not fetch; it fetches at its next cycle: \(error)")
-            }
             if shared == nil { shared = CycleValues(cycle.context, shared: cycle.outcomes.count > 1) }
-            outbox.send(notifications, of: entry, values: shared!)
+            queue(notifications, of: controller, values: shared!)
         }
+    }
+
+    private func queue(
+        _ notifications: CycleNotifications, of controller: FetchedResultsController, values: CycleValues
+    ) {
+        guard let entry = byName[controller.name] else { return }
+        if case .failed(let error) = notifications {
+            logger.warning("controller \(controller.name) could not fetch; it fetches at its next cycle: \(error)")
+        }
+        outbox.send(notifications, of: entry, values: values)
     }
 
     public func controllerWasRemoved(_ controller: FetchedResultsController) {
