@@ -91,12 +91,14 @@ class LinesAndMergeTests(unittest.TestCase):
              "mode": "difference"},
             {"suite": "grdb", "metric": "change_latency", "n": 10, "p50": 1.0},
         ], "today"))
-        self.assertEqual(sorted(got), ["batch_delete", "batch_insert", "many_controllers"])
+        self.assertEqual(sorted(got), ["batch_delete", "batch_insert", "many_controllers", "many_controllers_rows"])
         self.assertAlmostEqual(got["batch_insert"]["ratio"], 0.75)  # rows/s: 3 s over 4 s
         self.assertTrue(chart.met(got["batch_insert"]))
         self.assertAlmostEqual(got["batch_delete"]["ratio"], 1.5)
         self.assertTrue(chart.met(got["batch_delete"]))  # on the goal is met
         self.assertEqual(got["many_controllers"]["ratio"], 0.7)
+        self.assertEqual(got["many_controllers_rows"]["ratio"], 1.2)
+        self.assertFalse(chart.met(got["many_controllers_rows"]))
 
     def test_lines_that_name_their_variant(self):
         def bulk(metric, variant, fetchd, baseline, fraction=None, **extra):
