@@ -29,7 +29,9 @@ public final class Session {
             return true
         }
         handler.setStreamOutput { [unowned self] notifications in
-            guard let stream = streamOutput, handler.mayStream(before: laterRequests()) else { return false }
+            // `self.handler`: the init parameter of that name would be captured strongly, and the
+            // server keeps this sink (a cycle that kept every server alive).
+            guard let stream = streamOutput, self.handler.mayStream(before: laterRequests()) else { return false }
             let encoder = FrameEncoder(framing: decoder.framing ?? .ndjson)
             for notification in notifications {
                 let frame = encoder.frame { $0.write(Outgoing.notification(notification)) }
