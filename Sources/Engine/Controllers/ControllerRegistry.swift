@@ -69,25 +69,18 @@ public final class ControllerRegistry: GraphObserver {
         // A context's name is unique while it is open, and a closed one left no controllers.
         let serving = registrations.filter { $0.context.name == changeSet.context }
         guard let context = serving.first?.context else { return }
-        // Sharing pays only between controllers: alone, one would hash its request for nothing.
-        guard serving.count > 1 else {
-            let controller = serving[0].controller
-            let cycle = ControllerCycle(
-                context: context, changeSet: changeSet,
-                outcomes: [(controller, controller.applyCycle(changeSet, sharing: nil))])
-            observers.notify { $0.controllersDidApply(cycle) }
-            return
-        }
-        let keys = CycleKeys()
+        // Sharing pays only between controllers: alone, one would hash its request for nothing,
+        // and its one step would be the whole cycle.
+        let keys = serving.count > 1 ? CycleKeys() : nil
         var outcomes: [(controller: FetchedResultsController, notifications: CycleNotifications)] = []
         outcomes.reserveCapacity(serving.count)
         for (index, registration) in serving.enumerated() {
             let controller = registration.controller
             let notifications = controller.applyCycle(changeSet, sharing: keys)
             outcomes.append((controller, notifications))
+            guard keys != nil else { continue }
             let step = ControllerCycle.Step(
-                context: context, controller: controller, notifications: notifications, index: index,
-                count: serving.count)
+                context: context, controller: controller, notifications: notifications, index: index)
             observers.notify { $0.controllerDidApply(step) }
         }
         let cycle = ControllerCycle(context: context, changeSet: changeSet, outcomes: outcomes)
@@ -126,9 +119,8 @@ public struct ControllerCycle {
         public let context: Context
         public let controller: FetchedResultsController
         public let notifications: CycleNotifications
-        /// The controller's place among those the cycle serves, from 0, and their number.
+        /// The controller's place among those the cycle serves, from 0.
         public let index: Int
-        public let count: Int
     }
 }
 

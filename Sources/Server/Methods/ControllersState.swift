@@ -78,11 +78,9 @@ public final class ControllersState: ControllerObserver, StoreOpenObserver {
             stepValues = nil
             return
         }
-        var shared: CycleValues?
-        for (controller, notifications) in cycle.outcomes {
-            if shared == nil { shared = CycleValues(cycle.context, shared: cycle.outcomes.count > 1) }
-            queue(notifications, of: controller, values: shared!)
-        }
+        // One controller (several go step by step): each object it reports is read once.
+        let values = CycleValues(cycle.context, shared: false)
+        for (controller, notifications) in cycle.outcomes { queue(notifications, of: controller, values: values) }
     }
 
     private func queue(
