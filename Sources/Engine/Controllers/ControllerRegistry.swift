@@ -69,16 +69,24 @@ public final class ControllerRegistry: GraphObserver {
         // A context's name is unique while it is open, and a closed one left no controllers.
         let serving = registrations.filter { $0.context.name == changeSet.context }
         guard let context = serving.first?.context else { return }
-        // Sharing pays only between controllers: alone, one would hash its request for nothing,
-        // and its one step would be the whole cycle.
-        let keys = serving.count > 1 ? CycleKeys() : nil
+        // Alone, a controller's one step would be the whole cycle, and sharing keys would only
+        // hash its request: the cycle goes out as it is (about 400 instructions a change fewer
+        // than the loop below, measure-change-cost.py).
+        guard serving.count > 1 else {
+            let controller = serving[0].controller
+            let cycle = ControllerCycle(
+                context: context, changeSet: changeSet,
+                outcomes: [(controller, controller.applyCycle(changeSet, sharing: nil))])
+            observers.notify { $0.controllersDidApply(cycle) }
+            return
+        }
+        let keys = CycleKeys()
         var outcomes: [(controller: FetchedResultsController, notifications: CycleNotifications)] = []
         outcomes.reserveCapacity(serving.count)
         for (index, registration) in serving.enumerated() {
             let controller = registration.controller
             let notifications = controller.applyCycle(changeSet, sharing: keys)
             outcomes.append((controller, notifications))
-            guard keys != nil else { continue }
             let step = ControllerCycle.Step(
                 context: context, controller: controller, notifications: notifications, index: index)
             observers.notify { $0.controllerDidApply(step) }
