@@ -242,6 +242,10 @@ static int vfs_current_time_int64(sqlite3_vfs *vfs, sqlite3_int64 *out) {
 static const char *registered;
 
 static void register_vfs(void) {
+    // First, before anything initializes SQLite (sqlite3_vfs_find does): no memory
+    // statistics, which fetchd never reads and which take a global mutex around every
+    // allocation SQLite makes. Later it is refused (SQLITE_MISUSE) and changes nothing.
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     real_vfs = sqlite3_vfs_find(NULL);
     if (!real_vfs || real_vfs->iVersion < 2 || !real_vfs->xCurrentTimeInt64) return;
     wal_vfs.iVersion = 2;

@@ -95,6 +95,9 @@ extension Context {
         var counts = SaveCounts()
         // Objects the merge policy settled otherwise than this context showed them.
         var settled: [(ObjectID, Snapshot?)] = []
+        // What the updates change: an unconflicted one only the keys this context changed
+        // (the stored row is still its base); a settled one may change any.
+        var changing: Set<String>? = []
         for (i, (id, write)) in resolved.enumerated() {
             let ours = entries[i].value.values
             // Without a conflict the write is this context's own value: no need to compare.
@@ -107,7 +110,12 @@ extension Context {
             case .update(let v):
                 batch.updates.append((id, v))
                 counts.updated += 1
-                if conflicted && v != ours { settled.append((id, v)) }
+                if conflicted {
+                    changing = nil
+                    if v != ours { settled.append((id, v)) }
+                } else {
+                    changing?.formUnion(entries[i].value.changedKeys)
+                }
             case .delete:
                 batch.deletes.append(id)
                 counts.deleted += 1
@@ -116,6 +124,7 @@ extension Context {
                 settled.append((id, try store.read(id)?.values))
             }
         }
+        batch.updatedKeys = changing?.sorted()
         let mergers = (graph?.roots ?? []).filter { $0 !== self && $0.mergesChangesFromParent }
         var written: [ObjectID] = []
         if !mergers.isEmpty {

@@ -58,8 +58,17 @@ extension ObjectGraph {
             } next: { i, row in
                 Self.setting(values[i], on: row)
             } write: { (changed) throws(EngineError) in
-                try store.write(StoreBatch(updates: changed.map { ($0.0, $0.1!.values) }))
+                var batch = StoreBatch(updates: changed.map { ($0.0, $0.1!.values) })
+                batch.updatedKeys = Self.givenKeys(rows)
+                try store.write(batch)
             }
         }
+    }
+
+    /// Every key the rows give, sorted: the only ones the update can change.
+    static func givenKeys(_ rows: [Snapshot]) -> [String] {
+        var keys = Set<String>()
+        for row in rows { keys.formUnion(row.keys) }
+        return keys.sorted()
     }
 }

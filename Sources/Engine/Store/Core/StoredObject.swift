@@ -24,6 +24,9 @@ public struct StoreBatch: Sendable {
     /// Full snapshots of changed objects; each row's version goes up by one.
     public var updates: [(ObjectID, Snapshot)] = []
     public var deletes: [ObjectID] = []
+    /// The only keys the updates change (each update's other values are the stored ones),
+    /// when the writer knows them: a store may then write just those. Nil: any key.
+    public var updatedKeys: [String]? = nil
     /// Recorded with the transaction in the history (a context's `transactionAuthor`).
     public var author: String? = nil
 

@@ -294,18 +294,28 @@ public final class SQLiteStore: Store {
                     progress?.phase("rebuilding indexes")
                     try rebuildIndexes(db, rebuilt)
                 }
+                // The partial statements of the entity last seen (`StoreBatch.updatedKeys`).
+                var partial: (entity: String, update: SQLiteTable.PartialUpdate?)? = nil
                 for (n, (id, values)) in batch.updates.enumerated() {
                     if let progress, n & 4095 == 0 { progress.step("updating rows", done: n, of: batch.updates.count) }
                     let t = try table(id)
-                    let s = try db.prepare(t.update)
-                    var bound = t.columnValues(values)
-                    try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound)
+                    if let keys = batch.updatedKeys, partial?.entity != id.entity {
+                        partial = (id.entity, t.partialUpdate(keys))
+                    }
+                    let only = partial?.entity == id.entity ? partial?.update : nil
+                    var bound: [SQLValue]
+                    if let only {
+                        bound = only.columns.map { ValueEncoding.sql(values[$0] ?? .null) }
+                    } else {
+                        bound = t.columnValues(values)
+                    }
+                    try db.prepare(only?.record ?? t.recordUpdate).run([txn, .integer(id.number)] + bound)
                     bound.append(.integer(id.number))
-                    try s.run(bound)
+                    try db.prepare(only?.update ?? t.update).run(bound)
                     guard db.changes == 1 else {
                         throw EngineError(.storeError, "\(id) is not in the store", [("id", .string(id.description))])
                     }
-                    try writeJoins(db, t, id, values, replacing: true)
+                    if only?.joins ?? true { try writeJoins(db, t, id, values, replacing: true) }
                 }
                 for (n, id) in batch.deletes.enumerated() {
                     if let progress, n & 4095 == 0 { progress.step("deleting rows", done: n, of: batch.deletes.count) }
