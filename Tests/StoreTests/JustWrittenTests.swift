@@ -4,7 +4,8 @@ import Testing
 @testable import Store
 
 /// What a batch hands its merging roots: its rows first, then a run of new rows, each found
-/// by a binary search; anything else is not the batch's to answer.
+/// where its number puts it in a run, else by a binary search; anything else is not the
+/// batch's to answer.
 @Suite struct JustWrittenTests {
     static func id(_ n: Int64, _ entity: String = "Tag") -> ObjectID { ObjectID(entity: entity, number: n) }
 
@@ -51,5 +52,22 @@ import Testing
             }
         }
         #expect(written.lookup(Self.id(3, "Group")) == nil)
+    }
+
+    @Test func entitiesSharingNumbersAreFoundEachInItsPlace() {
+        // Group/1...Group/500, then Tag/1...Tag/500: a number's place in the run is right
+        // for one entity only.
+        let inserted = (["Group", "Tag"] as [String]).flatMap { entity in
+            (Int64(1)...500).map { (Self.id($0, entity), ["n": Value.integer($0)] as Snapshot) }
+        }
+        let written = JustWritten(inserted: inserted)
+        for entity in ["Group", "Tag"] {
+            for n in Int64(1)...500 {
+                #expect(
+                    written.lookup(Self.id(n, entity)) == .some(StoredObject(values: ["n": .integer(n)], version: 1)))
+            }
+            #expect(written.lookup(Self.id(501, entity)) == nil)
+        }
+        #expect(written.lookup(Self.id(7, "Note")) == nil)
     }
 }
