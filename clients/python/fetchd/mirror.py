@@ -6,10 +6,14 @@ A UI renders straight from ``mirror.sections``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from .changes import DELETE, INSERT, MOVE, UPDATE, ChangeBatch, Difference, IndexPath, SectionInfo, WireObject
 from .errors import MirrorError
+
+# The row of a (row, ...) run: what runs are sorted by.
+_first = itemgetter(0)
 
 _C = TypeVar("_C")  # what one cycle's step applies: a ChangeBatch or a Difference
 
@@ -138,17 +142,25 @@ class TableMirror:
         for section, row, count in diff.deleted:
             removals.setdefault(section, []).append((row, count))
         # The moved rows' objects made in one call, not one call each.
-        for (old_section, old_row, new_section, new_row), obj in zip(diff.moved, diff.rows(at, len(diff.moved))):
-            removals.setdefault(old_section, []).append((old_row, 1))
-            additions.setdefault(new_section, []).append((new_row, [obj]))
-        at += len(diff.moved)
+        moved, objects = diff.moved, diff.rows(at, len(diff.moved))
+        within = {m[0] for m in moved} | {m[2] for m in moved}
+        if len(within) == 1:
+            # All in one section (a table without sections): two lists, no look-up per move.
+            (only,) = within
+            removals.setdefault(only, []).extend([(m[1], 1) for m in moved])
+            additions.setdefault(only, []).extend([(m[3], [obj]) for m, obj in zip(moved, objects)])
+        else:
+            for (old_section, old_row, new_section, new_row), obj in zip(moved, objects):
+                removals.setdefault(old_section, []).append((old_row, 1))
+                additions.setdefault(new_section, []).append((new_row, [obj]))
+        at += len(moved)
         if not diff.sections_deleted and not diff.sections_inserted:
             # Sections keep their indexes: each one's rows are rebuilt once, not twice.
             for section in sorted(set(removals) | set(additions)):
                 if not 0 <= section < len(sections):
                     raise MirrorError(f"rows changed in section {section}, but there are {len(sections)} sections")
                 work.replace_runs(
-                    section, sorted(removals.get(section, [])), sorted(additions.get(section, []), key=lambda a: a[0]))
+                    section, sorted(removals.get(section, [])), sorted(additions.get(section, []), key=_first))
             removals, additions = {}, {}
         for section in sorted(removals, reverse=True):
             if not 0 <= section < len(sections):
@@ -161,7 +173,7 @@ class TableMirror:
         for section in sorted(additions):
             if not 0 <= section < len(sections):
                 raise MirrorError(f"rows inserted into section {section}, but there are {len(sections)} sections")
-            work.insert_runs(section, sorted(additions[section], key=lambda a: a[0]))
+            work.insert_runs(section, sorted(additions[section], key=_first))
         for section, row, count in diff.updated:
             ids = diff.ids[at:at + count]
             if not 0 <= section < len(sections) or not 0 <= row or row + count > len(sections[section].rows):
@@ -216,6 +228,32 @@ class TableMirror:
         return iter(self.sections)
 
 
+def _kept(rows: List[WireObject], removed: List[Tuple[int, int]]) -> List[WireObject]:
+    """A new list of ``rows`` without the ``(row, count)`` runs (sorted, checked), by slices."""
+    kept: List[WireObject] = []
+    start = 0
+    for row, count in removed:
+        kept += rows[start:row]
+        start = row + count
+    kept += rows[start:]
+    return kept
+
+
+def _inserted(section: int, rows: List[WireObject], runs: List[Tuple[int, List[WireObject]]]) -> List[WireObject]:
+    """A new list of ``rows`` with the ``(row, objects)`` runs at NEW positions (sorted by row)."""
+    out: List[WireObject] = []
+    taken = 0
+    for row, objects in runs:
+        take = row - len(out)
+        if take < 0 or taken + take > len(rows):
+            raise MirrorError(f"insert at {[section, row]}: section {section} has {len(rows)} rows")
+        out += rows[taken : taken + take]
+        taken += take
+        out += objects
+    out += rows[taken:]
+    return out
+
+
 class _Undoable:
     """In-place edits of a mirror's sections with a log to undo them in reverse order."""
 
@@ -242,13 +280,7 @@ class _Undoable:
                 del rows[row : row + count]
                 self._log.append(_put_back(rows, row, removed))
             return
-        kept: List[WireObject] = []
-        start = 0
-        for row, count in runs:
-            kept.extend(rows[start:row])
-            start = row + count
-        kept.extend(rows[start:])
-        self._swap(target, kept)
+        self._swap(target, _kept(rows, runs))
 
     @staticmethod
     def _check_removed(section: int, rows: List[WireObject], runs: List[Tuple[int, int]]) -> None:
@@ -262,8 +294,8 @@ class _Undoable:
     def replace_runs(
         self, section: int, removed: List[Tuple[int, int]], added: List[Tuple[int, List[WireObject]]]
     ) -> None:
-        """``remove_runs`` then ``insert_runs``; with many runs of both, one new list is built
-        from the kept rows and the inserted ones, so each row is copied once, not twice."""
+        """``remove_runs`` then ``insert_runs``; with many runs of both, the new list is made
+        from the kept rows in one more pass of slices and swapped in once."""
         if len(removed) <= self.SPLICE_LIMIT or len(added) <= self.SPLICE_LIMIT:
             if removed:
                 self.remove_runs(section, removed)
@@ -271,42 +303,8 @@ class _Undoable:
                 self.insert_runs(section, added)
             return
         target = self.sections[section]
-        rows = target.rows
-        self._check_removed(section, rows, removed)
-        left = len(rows) - sum(count for _, count in removed)
-        # The kept rows as [start, stop) spans of the old list, taken in order.
-        spans: List[Tuple[int, int]] = []
-        start = 0
-        for row, count in removed:
-            if row > start:
-                spans.append((start, row))
-            start = row + count
-        if start < len(rows):
-            spans.append((start, len(rows)))
-        out: List[WireObject] = []
-        span, at = 0, spans[0][0] if spans else 0
-        taken = 0
-        for row, objects in added:
-            take = row - len(out)
-            if take < 0 or taken + take > left:
-                raise MirrorError(f"insert at {[section, row]}: section {section} has {left} rows")
-            taken += take
-            while take:
-                stop = spans[span][1]
-                n = min(take, stop - at)
-                out.extend(rows[at : at + n])
-                at += n
-                take -= n
-                if at == stop and span + 1 < len(spans):
-                    span += 1
-                    at = spans[span][0]
-            out.extend(objects)
-        while span < len(spans):
-            out.extend(rows[at : spans[span][1]])
-            span += 1
-            if span < len(spans):
-                at = spans[span][0]
-        self._swap(target, out)
+        self._check_removed(section, target.rows, removed)
+        self._swap(target, _inserted(section, _kept(target.rows, removed), added))
 
     def insert_runs(self, section: int, runs: List[Tuple[int, List[WireObject]]]) -> None:
         """Insert ``(row, objects)`` runs at NEW positions (sorted by row), as if one after the
@@ -321,17 +319,7 @@ class _Undoable:
                 count = len(objects)
                 self._log.append(_take_out(rows, row, count))
             return
-        out: List[WireObject] = []
-        taken = 0
-        for row, objects in runs:
-            take = row - len(out)
-            if take < 0 or taken + take > len(rows):
-                raise MirrorError(f"insert at {[section, row]}: section {section} has {len(rows)} rows")
-            out.extend(rows[taken : taken + take])
-            taken += take
-            out.extend(objects)
-        out.extend(rows[taken:])
-        self._swap(target, out)
+        self._swap(target, _inserted(section, rows, runs))
 
     def replace_rows(self, section: int, row: int, values: List[WireObject]) -> None:
         rows = self.sections[section].rows

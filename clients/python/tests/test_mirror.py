@@ -259,3 +259,19 @@ def test_a_malformed_run_is_named(entry):
         Difference.from_wire(params)
     params["deleted"] = [[0, 0, 1], [0, 3, 2]]
     assert Difference.from_wire(params).deleted == [(0, 0, 1), (0, 3, 2)]
+
+
+@pytest.mark.parametrize("keys", [["age"], ["name", "age"], []])
+def test_difference_rows_are_the_objects_rows_mode_carries(keys):
+    """One key (a dict display) or several (a zip): the same objects; a row short of its
+    values is read as far as it goes, as rows mode would have no more."""
+    from fetchd.changes import Difference
+
+    values = {"age": [[30], [41], []], "name,age": [["Ana", 30], ["Bo", 41], ["Cy"]], "": [[], [], []]}[",".join(keys)]
+    diff = Difference.from_wire({
+        "controller": "c", "sections": {"deleted": [], "inserted": []}, "deleted": [], "inserted": [[0, 0, 3]],
+        "moved": [], "updated": [], "ids": ["Contact/1", "Contact/2", "Contact/3"], "keys": keys, "values": values})
+    expected = [{"id": i, **dict(zip(keys, row))} for i, row in zip(diff.ids, values)]
+    assert diff.rows(0, 3) == expected
+    assert diff.rows(1, 2) == expected[1:]
+    assert list(diff.rows(0, 1)[0]) == ["id", *keys][:len(values[0]) + 1]
