@@ -52,7 +52,7 @@ public final class Context {
     }
 
     /// A copy made once: reading it through the store on every object costs retains.
-    let model: ObjectModel
+    public let model: ObjectModel
     public var isRoot: Bool { parent == nil }
     /// Unsaved changes exist.
     public var hasChanges: Bool { pending.values.contains { $0.isEffective } }

@@ -88,7 +88,8 @@ public final class ControllerRegistry: GraphObserver {
             let notifications = controller.applyCycle(changeSet, sharing: keys)
             outcomes.append((controller, notifications))
             let step = ControllerCycle.Step(
-                context: context, controller: controller, notifications: notifications, index: index)
+                context: context, changeSet: changeSet, controller: controller, notifications: notifications,
+                index: index)
             observers.notify { $0.controllerDidApply(step) }
         }
         let cycle = ControllerCycle(context: context, changeSet: changeSet, outcomes: outcomes)
@@ -125,6 +126,7 @@ public struct ControllerCycle {
     /// next one takes it (`ControllerObserver.controllerDidApply`).
     public struct Step {
         public let context: Context
+        public let changeSet: ChangeSet
         public let controller: FetchedResultsController
         public let notifications: CycleNotifications
         /// The controller's place among those the cycle serves, from 0.

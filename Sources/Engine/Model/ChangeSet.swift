@@ -68,4 +68,9 @@ public struct ChangeSet: Sendable {
     }
 
     public var isEmpty: Bool { changes.isEmpty && !refetch }
+
+    /// The change of `id`, if the cycle changed it (`changes` are ascending by id).
+    public func change(of id: ObjectID) -> Change? {
+        ObjectID.index(of: id, in: changes, by: \.id).map { changes[$0] }
+    }
 }

@@ -156,6 +156,24 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     public static func < (a: ObjectID, b: ObjectID) -> Bool {
         a.entity == b.entity ? a.number < b.number : a.entity < b.entity
     }
+
+    /// Where `id` is in `list`, ascending by the ids `key` reads; nil when it is not there.
+    /// An id of a run of consecutive numbers (a bulk load's new rows) is found at the place
+    /// its number gives, anything else by a binary search.
+    @inlinable
+    public static func index<T>(of id: ObjectID, in list: [T], by key: (T) -> ObjectID) -> Int? {
+        if let first = list.first.map(key), id.number >= first.number, id.number - first.number < list.count {
+            let guess = Int(id.number - first.number)
+            if key(list[guess]) == id { return guess }
+        }
+        var lo = 0
+        var hi = list.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if key(list[mid]) < id { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < list.count && key(list[lo]) == id ? lo : nil
+    }
 }
 
 /// An object's values by key: every attribute, every to-one relationship (`.object` or

@@ -65,7 +65,7 @@ public final class ControllersState: ControllerObserver, StoreOpenObserver {
     /// and the outbox may hand a big cycle's first part to the transport while the next
     /// controllers work (`Outbox.streamIfMany`).
     public func controllerDidApply(_ step: ControllerCycle.Step) {
-        if step.index == 0 { stepValues = CycleValues(step.context, shared: true) }
+        if step.index == 0 { stepValues = CycleValues(step.context, changes: step.changeSet, shared: true) }
         queue(step.notifications, of: step.controller, values: stepValues!)
         outbox.streamIfMany()
     }
@@ -79,7 +79,7 @@ public final class ControllersState: ControllerObserver, StoreOpenObserver {
             return
         }
         // One controller (several go step by step): each object it reports is read once.
-        let values = CycleValues(cycle.context, shared: false)
+        let values = CycleValues(cycle.context, changes: cycle.changeSet, shared: false)
         for (controller, notifications) in cycle.outcomes { queue(notifications, of: controller, values: values) }
     }
 

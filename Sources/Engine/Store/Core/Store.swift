@@ -162,7 +162,7 @@ extension Store {
 }
 
 /// Rows a batch request read or wrote, as a read returns them (`Store.justWritten`). Both
-/// lists are ascending by id and found by a binary search: a batch reads and writes its
+/// lists are ascending by id and found by `ObjectID.index(of:in:by:)`: a batch reads and writes its
 /// rows in id order, so no table of 100k entries is built and torn down per batch.
 public struct JustWritten: Sendable {
     /// Rows read or changed; nil: no such row (deleted).
@@ -184,17 +184,6 @@ public struct JustWritten: Sendable {
     }
 
     private static func index<T>(of id: ObjectID, in list: [(ObjectID, T)]) -> Int? {
-        // A bulk load's new ids are one run of numbers: the place is read off the number.
-        if let first = list.first?.0, id.number >= first.number, id.number - first.number < list.count {
-            let guess = Int(id.number - first.number)
-            if list[guess].0 == id { return guess }
-        }
-        var lo = 0
-        var hi = list.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if list[mid].0 < id { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < list.count && list[lo].0 == id ? lo : nil
+        ObjectID.index(of: id, in: list, by: \.0)
     }
 }
