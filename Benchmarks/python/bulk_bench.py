@@ -11,7 +11,7 @@ Each variant gets its own fetchd, store file and baseline file (written the same
 every line has its own raw baseline. The figures, in this order on one store:
 
 - batch_insert: `store/batchInsert` of N workload rows (default 200,000; columnar; sent as
-  one insert in parts of about 16 MB by the client's `batch_insert_in_parts`, or with
+  one insert in parts of about 4 MB by the client's `batch_insert_in_parts`, or with
   `--insert one` in one request, `--chunk` rows a request), until the client's mirror has
   applied every cycle, vs Python sqlite3 `executemany` + commit of the same rows into the
   same table shape (index on ts). The mirror must then equal the file's own ORDER BY.

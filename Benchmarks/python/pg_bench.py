@@ -3,7 +3,7 @@
 `pg-baseline` on the same cluster (Benchmarks/README.md, "PostgreSQL"):
 
 - batch_insert: `store/batchInsert` of N workload rows (columnar; `--insert parts`, the
-  default: the client's `batch_insert_in_parts`, one insert sent as parts of about 16 MB;
+  default: the client's `batch_insert_in_parts`, one insert sent as parts of about 4 MB;
   `--insert one`: one request) with a live controller (difference mode) on the entity, until
   the client's mirror applied the cycle, vs pg-baseline's COPY of the same rows. Goal: >= 0.3x
   COPY's rows/s.

@@ -334,15 +334,16 @@ class Client(SyncMethods):
         keys: List[str],
         rows: Sequence[List[Any]],
         *,
-        part_bytes: int = 16 << 20,
+        part_bytes: int = 4 << 20,
         return_ids: Optional[bool] = None,
         progress: ProgressArg = None,
     ) -> StoreBatchInsertResult:
         """``store/batchInsert`` of ``rows`` (columnar, in ``keys`` order) sent in parts of about
         ``part_bytes`` encoded bytes (``more``, protocol.md §5): one transaction and one change
         cycle, as a single request would be, but no message has to hold every row, and each
-        part is encoded while fetchd reads the one before. The first part (10,000 rows) sets
-        how many rows the next ones take. A part fetchd refuses raises its FetchdError, and
+        part is encoded while fetchd reads the one before (4 MiB by default: with 16 MiB a
+        200,000-row insert was one part after the first, and nothing overlapped; 0.94-0.99 s
+        -> 0.87-0.89 s). The first part (10,000 rows) sets how many rows the next ones take. A part fetchd refuses raises its FetchdError, and
         fetchd then holds nothing; any other exception may leave parts held, which
         ``store_cancel_batch_insert`` drops.
 

@@ -11,6 +11,7 @@ import json
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from .errors import FetchdError, ProtocolViolation
+from .gcpause import PAUSE_FROM_BYTES, collector_paused
 
 LSP = "lsp"
 NDJSON = "ndjson"
@@ -170,14 +171,15 @@ def decode_body(body: bytes) -> Any:
     try:
         # fetchd writes UTF-8: decoded directly, not through json.loads' sniffing.
         text = body.decode("utf-8")
-        try:
-            value, end = _scan(text, 0)
-            if end == len(text):
-                return value
-        except StopIteration:
-            pass
-        # Whitespace around the value, or not JSON: the full decoder accepts or says why.
-        return _decode(text)
+        with collector_paused(len(body) >= PAUSE_FROM_BYTES):
+            try:
+                value, end = _scan(text, 0)
+                if end == len(text):
+                    return value
+            except StopIteration:
+                pass
+            # Whitespace around the value, or not JSON: the full decoder accepts or says why.
+            return _decode(text)
     except (UnicodeDecodeError, ValueError) as error:
         raise ProtocolViolation(f"server sent invalid JSON: {error}: {body[:200]!r}") from None
 

@@ -20,7 +20,7 @@ ROOT = "__init__"  # the package itself: what `from . import name` imports when 
 # clients are the only modules that talk to fetchd (streams, processes), so the I/O modules of
 # the standard library are theirs alone.
 LAYERS = [
-    ("leaves", True, {"errors", "version", "wire_types", "locate"}),
+    ("leaves", True, {"errors", "version", "wire_types", "locate", "gcpause"}),
     ("framing: bytes <-> messages", True, {"framing"}),
     ("protocol core: ids, pending requests, notification dispatch, mirrors", True,
      {"protocol", "changes", "mirror", "delegate"}),
