@@ -29,13 +29,32 @@ extension Connection {
     @discardableResult
     public func checkpointIfDue() throws(SQLiteError) -> Bool {
         guard checkpointIsDue, let count = walPageCount else { return false }
+        try checkpointNow()
+        // Frames a reader still needs stay; the next commit reports the count again.
+        count.pages = 0
+        return true
+    }
+
+    /// `checkpointIfDue` run through `other`, a second connection to the same file: one that
+    /// holds a read transaction cannot run a checkpoint itself (SQLITE_LOCKED), but its
+    /// snapshot does not keep the other from copying every frame up to it. Nil when none was
+    /// due; else whether every frame of the WAL was copied into the file.
+    public func checkpointIfDue(through other: Connection) throws(SQLiteError) -> Bool? {
+        guard checkpointIsDue, let count = walPageCount else { return nil }
+        let all = try other.checkpointNow()
+        count.pages = 0
+        return all
+    }
+
+    /// A passive checkpoint now, due or not (nothing to copy costs next to nothing); whether
+    /// every frame of the WAL is in the file afterwards.
+    @discardableResult
+    public func checkpointNow() throws(SQLiteError) -> Bool {
         var log: Int32 = 0
         var copied: Int32 = 0
         let rc = sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
         guard rc == SQLITE_OK else { throw lastError }
-        // Frames a reader still needs stay; the next commit reports the count again.
-        count.pages = 0
-        return true
+        return copied == log
     }
 }
 

@@ -40,13 +40,12 @@ extension SQLiteStore {
         try holdSnapshot()
     }
 
-    /// After a write ended (committed or rolled back): the deferred checkpoint when no
-    /// snapshot outlives the message, then a new snapshot. `versionInWrite` is data_version
-    /// inside the write: when the new snapshot's differs, another connection committed
-    /// between the write's end and the snapshot, and that commit is owed a merge.
+    /// After a write ended (committed or rolled back): a new snapshot (the deferred
+    /// checkpoint waits until the answer is out, `checkpointIfDue`). `versionInWrite` is
+    /// data_version inside the write: when the new snapshot's differs, another connection
+    /// committed between the write's end and the snapshot, and that commit is owed a merge.
     func afterWriteEnded(versionInWrite: Int64?) {
         guard readSnapshots != .off, isOpen else { return }
-        if readSnapshots == .held { checkpointIfDue() }
         guard (try? holdSnapshot()) != nil else { return }
         if let versionInWrite, snapshotDataVersion != versionInWrite { owesMerge = true }
     }

@@ -30,6 +30,13 @@ extension SQLiteStore {
         guard writeToken == nil else { return }
         let db = try connection
         let values: [SQLValue] = [author.map(SQLValue.text) ?? .null, .text(origin)]
+        if writeBeginsAfresh {
+            writeBeginsAfresh = false
+            releaseSnapshot()
+            // What was committed since that checkpoint (an id block through the second
+            // connection, say) is copied too, so the write reads the file alone.
+            _ = try? db.checkpointNow()
+        }
         if upgradeSnapshot(db, values) { return }
         releaseSnapshot()
         do throws(EngineError) { try beginImmediate(db, "the save was not written") } catch {
@@ -91,9 +98,20 @@ extension SQLiteStore {
 
     /// The WAL checkpoint the commits made due, once checkpoints are deferred
     /// (`Connection.deferCheckpoints`); never inside a write. A failure waits for the next call.
+    /// With a snapshot held across messages (`ReadSnapshots.held`) the second connection runs
+    /// it, and once it copied every frame the next write begins on a fresh read of the file
+    /// instead of the snapshot, which lets SQLite start the WAL over (a write on a read that
+    /// began before the checkpoint appends to it).
     public func checkpointIfDue() {
-        guard !isWriting, !snapshotHeld, isOpen, let db = try? connection else { return }
-        _ = try? db.checkpointIfDue()
+        guard !isWriting, isOpen, let db = try? connection else { return }
+        guard snapshotHeld else {
+            _ = try? db.checkpointIfDue()
+            return
+        }
+        guard db.checkpointIsDue, let side = try? upkeepSession(),
+            let all = try? db.checkpointIfDue(through: side)
+        else { return }
+        if all == true { writeBeginsAfresh = true }
     }
 
     /// Rolls back the open write transaction, if any.

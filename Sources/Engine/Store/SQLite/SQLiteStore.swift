@@ -53,6 +53,9 @@ public final class SQLiteStore: Store {
     public var owesMerge = false
     /// The second connection for upkeep writes while a snapshot is held.
     var sideHandle: Connection?
+    /// A checkpoint copied every frame while the snapshot was held: the next write begins
+    /// on a fresh read, so SQLite can start the WAL over (`checkpointIfDue`).
+    var writeBeginsAfresh = false
 
     /// Opens (or creates) the store at `path` for `model`. `configure` runs on the new
     /// connection before any query: the place to register SQL functions and collations.
