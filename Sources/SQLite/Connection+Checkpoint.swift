@@ -54,7 +54,8 @@ extension Connection {
         var copied: Int32 = 0
         let rc = sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
         guard rc == SQLITE_OK else { throw lastError }
-        return copied == log
+        // -1: the connection has not read the file yet and knows of no WAL.
+        return log >= 0 && copied == log
     }
 }
 

@@ -49,6 +49,26 @@ import Testing
         #expect(try store.count(entity: "Group", filter: nil) == 1000)
     }
 
+    @Test func aSecondConnectionOpenedForTheCheckpointCopiesToo() throws {
+        let store = try SQLiteStore.open(path: file, model: Models.contacts) { $0.deferCheckpoints(atPages: 100) }
+        // Numbers reserved before the snapshot: the second connection is opened by the checkpoint.
+        var batch = StoreBatch()
+        for i in 0..<1000 {
+            batch.inserts.append(
+                (try store.reserveID(for: "Group"), ["title": .string(String(repeating: "t\(i)", count: 250))]))
+        }
+        store.readSnapshots = .held
+        try store.holdSnapshot()
+        let before = size(file)
+        try store.write(batch)
+        #expect(store.sideHandle == nil)
+        store.checkpointIfDue()
+        #expect(store.sideHandle != nil)
+        #expect(size(file) > before + 100 * 4096)
+        try insert(store, 20, from: 1000)
+        #expect(try walFrames() < 100)
+    }
+
     /// How many frames the WAL holds now (SQLite's mxFrame), read by a plain connection's
     /// passive checkpoint.
     func walFrames() throws -> Int64 {

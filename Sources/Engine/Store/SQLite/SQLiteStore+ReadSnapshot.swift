@@ -58,7 +58,9 @@ extension SQLiteStore {
         if let side = sideHandle { return side }
         do {
             let side = try Connection(path: path)
-            try side.execute("PRAGMA busy_timeout=\(max(0, busyTimeoutMilliseconds))")
+            // A first read opens the WAL: a connection that read nothing has no WAL to checkpoint.
+            try side.execute(
+                "PRAGMA busy_timeout=\(max(0, busyTimeoutMilliseconds)); SELECT 1 FROM sqlite_master LIMIT 1")
             sideHandle = side
             return side
         } catch { throw Self.storeError(error, "opening a second connection to \(path)") }
