@@ -17,6 +17,7 @@ from .context import BatchBase, ContextCalls
 from .controller import KEEP, LiveController, _Keep, with_mode
 from .errors import ConnectionClosed
 from .framing import LSP, Params, Response
+from .gcpause import PAUSE_FROM_BYTES, Pause
 from .handshake import check_initialize_result, default_client_info
 from .locate import find_fetchd
 from .progress import ProgressArg, ProgressRoute, attached
@@ -419,13 +420,21 @@ class Client(SyncMethods):
         pending, self._backlog = self._backlog, []
         index = 0
         is_answered, receive = self.core.is_answered, self.core.receive_body
-        for request_id in ids:
-            while not is_answered(request_id):
-                if index == len(pending):
-                    pending, index = self.core.bodies(self._read()), 0
-                    continue
-                receive(pending[index])
-                index += 1
+        # A big read (a cycle in rows mode: thousands of notifications) is taken in with the
+        # collector paused, as one big message is (gcpause).
+        pause = Pause()
+        try:
+            for request_id in ids:
+                while not is_answered(request_id):
+                    if index == len(pending):
+                        pause.end()
+                        pending, index = self.core.bodies(self._read()), 0
+                        pause.begin(sum(map(len, pending)) >= PAUSE_FROM_BYTES)
+                        continue
+                    receive(pending[index])
+                    index += 1
+        finally:
+            pause.end()
         self._backlog = pending[index:]
         responses = [self.core.take(i) for i in ids]
         error = self.core.take_handler_error()

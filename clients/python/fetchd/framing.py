@@ -148,8 +148,12 @@ def frame_message(message: Any, framing: str) -> bytes:
 
 
 def parse(bodies: Iterable[bytes]) -> List[Incoming]:
-    """The responses and notifications in message bodies, in order (a batch's in its order)."""
-    return parse_values(decode_body(body) for body in bodies)
+    """The responses and notifications in message bodies, in order (a batch's in its order).
+    Many small bodies of one read (a big cycle in rows mode) pause the collector as one big
+    body does."""
+    bodies = bodies if isinstance(bodies, list) else list(bodies)
+    with collector_paused(sum(map(len, bodies)) >= PAUSE_FROM_BYTES):
+        return parse_values(decode_body(body) for body in bodies)
 
 
 def parse_values(values: Iterable[Any]) -> List[Incoming]:
@@ -171,17 +175,23 @@ def decode_body(body: bytes) -> Any:
     try:
         # fetchd writes UTF-8: decoded directly, not through json.loads' sniffing.
         text = body.decode("utf-8")
-        with collector_paused(len(body) >= PAUSE_FROM_BYTES):
-            try:
-                value, end = _scan(text, 0)
-                if end == len(text):
-                    return value
-            except StopIteration:
-                pass
-            # Whitespace around the value, or not JSON: the full decoder accepts or says why.
-            return _decode(text)
+        if len(body) < PAUSE_FROM_BYTES:
+            return _decode_text(text)
+        with collector_paused():
+            return _decode_text(text)
     except (UnicodeDecodeError, ValueError) as error:
         raise ProtocolViolation(f"server sent invalid JSON: {error}: {body[:200]!r}") from None
+
+
+def _decode_text(text: str) -> Any:
+    try:
+        value, end = _scan(text, 0)
+        if end == len(text):
+            return value
+    except StopIteration:
+        pass
+    # Whitespace around the value, or not JSON: the full decoder accepts or says why.
+    return _decode(text)
 
 
 def classify(message: Any) -> Incoming:

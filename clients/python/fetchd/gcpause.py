@@ -27,3 +27,23 @@ def collector_paused(pause: bool = True) -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+class Pause:
+    """The collector off from ``begin`` to ``end``, where a ``with`` block does not fit (a
+    read loop that pauses for one big chunk of messages at a time)."""
+
+    def __init__(self) -> None:
+        self._held = False
+
+    def begin(self, pause: bool) -> None:
+        """Off, when ``pause``, it is on and this pause does not hold it already."""
+        if pause and not self._held and gc.isenabled():
+            gc.disable()
+            self._held = True
+
+    def end(self) -> None:
+        """Back on, if ``begin`` turned it off."""
+        if self._held:
+            gc.enable()
+            self._held = False

@@ -42,3 +42,40 @@ def test_a_big_body_decodes_with_the_collector_paused(monkeypatch):
     assert decode_body(big) == json.loads(big)
     assert decode_body(b'{"small": 1}') == {"small": 1}
     assert seen == [False, True] and gc.isenabled()
+
+
+def test_many_small_bodies_of_one_read_decode_with_the_collector_paused(monkeypatch):
+    import fetchd.framing as framing
+
+    seen = []
+    real = framing.decode_body
+    monkeypatch.setattr(framing, "decode_body", lambda body: (seen.append(gc.isenabled()), real(body))[1])
+    one = json.dumps({"jsonrpc": "2.0", "method": "controller/didChangeObject", "params": {"id": "x" * 100}}).encode()
+    many = [one] * (PAUSE_FROM_BYTES // len(one) + 1)
+    assert len(framing.parse(many)) == len(many)
+    assert not any(seen) and gc.isenabled()
+    seen.clear()
+    framing.parse([one, one])
+    assert seen == [True, True]
+
+
+def test_a_pause_held_across_a_loop_ends_once_and_only_if_it_began():
+    from fetchd.gcpause import Pause
+
+    pause = Pause()
+    pause.begin(False)
+    assert gc.isenabled()
+    pause.begin(True)
+    pause.begin(True)
+    assert not gc.isenabled()
+    pause.end()
+    assert gc.isenabled()
+    pause.end()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        pause.begin(True)
+        pause.end()
+        assert not gc.isenabled(), "a collector the caller turned off stays off"
+    finally:
+        gc.enable()
