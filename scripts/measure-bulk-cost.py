@@ -81,6 +81,11 @@ def measure(args, variant, rows, columns):
     store = os.path.join(args.dir, "cost-%s.sqlite" % variant)
     bulk_bench.fresh(store)
     base = os.path.join(args.dir, "callgrind.%s.out" % variant)
+    # A run before in the same --dir left dumps of these names: new ones would overwrite them
+    # and never show up as new files.
+    for name in os.listdir(args.dir):
+        if name == os.path.basename(base) or name.startswith(os.path.basename(base) + "."):
+            os.remove(os.path.join(args.dir, name))
     argv = ["valgrind", "--tool=callgrind", "--quiet", "--instr-atstart=no", "--callgrind-out-file=" + base,
             args.fetchd, "--framing", "ndjson", "--watch", "off"]
     client = Client.attach(argv, framing="ndjson", stderr=open(base + ".stderr", "wb"), timeout=3600)
