@@ -113,8 +113,10 @@ extension Context {
                 if conflicted {
                     changing = nil
                     if v != ours { settled.append((id, v)) }
-                } else {
-                    changing?.formUnion(entries[i].value.changedKeys)
+                } else if let base = entries[i].value.base {
+                    // The keys whose value differs from the base (`PendingChange.changedKeys`,
+                    // without its sort).
+                    for (key, value) in v where base[key] != value { changing?.insert(key) }
                 }
             case .delete:
                 batch.deletes.append(id)

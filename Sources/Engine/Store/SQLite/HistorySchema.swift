@@ -54,12 +54,10 @@ enum HistorySchema {
     }
 
     /// fetchd's own rows (triggers are off on its connection). Binds: ?1 the transaction
-    /// token, ?2 the primary key, then (updates) the new values of `changing` (every column
-    /// when nil), in `columns` order: only those are compared for the row's `keys`; `old`
-    /// holds every column either way.
-    static func recordUpdate(_ e: Entity, changing: [String]? = nil) -> String {
+    /// token, ?2 the primary key, then (updates) the new column values in `columns` order.
+    static func recordUpdate(_ e: Entity) -> String {
         let q = SchemaNaming.quoted
-        let names = changing ?? columns(e).map(\.name)
+        let names = columns(e).map(\.name)
         let keys =
             names.isEmpty
             ? "''"

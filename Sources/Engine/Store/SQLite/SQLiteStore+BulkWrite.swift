@@ -123,13 +123,16 @@ extension SQLiteStore {
     }
 
     /// The history rows of an update of `set` (binds: the token, then `set`'s values), up to
-    /// the rows' `WHERE` clause. `keys` lists the columns whose value differs.
+    /// the rows' `WHERE` clause. `keys` lists the columns whose value differs (none when `set`
+    /// is empty: an update of links alone).
     static func recordUpdates(_ t: EntityTable, _ set: [String]) -> String {
         let q = SchemaNaming.quoted
         let keys =
-            "rtrim("
-            + set.map { "iif(t.\(q($0)) IS NOT ?, \(HistorySchema.literal($0 + ",")), '')" }
-            .joined(separator: " || ") + ", ',')"
+            set.isEmpty
+            ? "''"
+            : "rtrim("
+                + set.map { "iif(t.\(q($0)) IS NOT ?, \(HistorySchema.literal($0 + ",")), '')" }
+                .joined(separator: " || ") + ", ',')"
         return "INSERT OR FAIL INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, keys, version, old) "
             + "SELECT ?, \(HistorySchema.literal(t.entity.name)), t.\(q(SchemaNaming.primaryKey)), 'U', \(keys), "
             + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t.")) FROM \(q(t.entity.name)) AS t"

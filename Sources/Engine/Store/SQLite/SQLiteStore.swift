@@ -306,15 +306,17 @@ public final class SQLiteStore: Store {
                         partial = (id.entity, t.partialUpdate(keys))
                     }
                     let only = partial?.entity == id.entity ? partial?.update : nil
-                    var bound: [SQLValue]
                     if let only {
-                        bound = only.columns.map { ValueEncoding.sql(values[$0] ?? .null) }
+                        var bound = only.columns.map { ValueEncoding.sql(values[$0] ?? .null) }
+                        bound.append(.integer(id.number))
+                        try db.prepare(only.record).run([txn] + bound)
+                        try db.prepare(only.update).run(bound)
                     } else {
-                        bound = t.columnValues(values)
+                        var bound = t.columnValues(values)
+                        try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound)
+                        bound.append(.integer(id.number))
+                        try db.prepare(t.update).run(bound)
                     }
-                    try db.prepare(only?.record ?? t.recordUpdate).run([txn, .integer(id.number)] + bound)
-                    bound.append(.integer(id.number))
-                    try db.prepare(only?.update ?? t.update).run(bound)
                     guard db.changes == 1 else {
                         throw EngineError(.storeError, "\(id) is not in the store", [("id", .string(id.description))])
                     }

@@ -50,7 +50,9 @@ final class SQLiteTable {
     /// `update` and `recordUpdate` for updates that change no column outside a key set: only
     /// those columns are bound and written (the row's other values, and its index entries on
     /// them, stay as they are), so updating one key of a wide row costs about what it costs
-    /// a plain client. Made once per key set.
+    /// a plain client. The statements of the predicate batches (`SQLiteStore.recordUpdates`,
+    /// `updateRows`) chosen by number; both bind the columns' values then the number, the
+    /// history row the token first. Made once per key set.
     struct PartialUpdate {
         let update: String
         let record: String
@@ -60,26 +62,25 @@ final class SQLiteTable {
         let joins: Bool
     }
 
-    private var partials: [[String]: PartialUpdate] = [:]
+    private var partials: [[String]: PartialUpdate?] = [:]
 
     /// The partial update for `keys` (the keys the updates may change); nil when it would
     /// write every column anyway, or a key is not one of the entity's.
     func partialUpdate(_ keys: [String]) -> PartialUpdate? {
-        if let p = partials[keys] { return p }
+        if let known = partials[keys] { return known }
         let names = attributes.map(\.name) + toOne.map(\.name)
         let wanted = Set(keys)
         let joined = Set(manyToMany.map(\.relationship.name))
-        guard wanted.isSubset(of: Set(names).union(joined)) else { return nil }
         let columns = names.filter(wanted.contains)
-        guard columns.count < names.count else { return nil }
-        let q = SchemaNaming.quoted
-        let sets = (columns.map { "\(q($0)) = ?" } + ["\(q(SchemaNaming.version)) = \(q(SchemaNaming.version)) + 1"])
-        let p = PartialUpdate(
-            update:
-                "UPDATE \(q(entity.name)) SET \(sets.joined(separator: ", ")) WHERE \(q(SchemaNaming.primaryKey)) = ?",
-            record: HistorySchema.recordUpdate(entity, changing: columns), columns: columns,
-            joins: !wanted.isDisjoint(with: joined))
-        partials[keys] = p
+        var p: PartialUpdate?
+        if wanted.isSubset(of: Set(names).union(joined)), columns.count < names.count {
+            let byNumber = " WHERE t.\(SchemaNaming.quoted(SchemaNaming.primaryKey)) = ?"
+            p = PartialUpdate(
+                update: SQLiteStore.updateRows(layout, columns) + byNumber,
+                record: SQLiteStore.recordUpdates(layout, columns) + byNumber, columns: columns,
+                joins: !wanted.isDisjoint(with: joined))
+        }
+        partials[keys] = .some(p)
         return p
     }
 
