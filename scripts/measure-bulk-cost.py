@@ -205,6 +205,7 @@ def main():
         raise SystemExit("measure-bulk-cost: valgrind (callgrind_control, callgrind_annotate) is not installed")
     own = args.dir is None
     args.dir = args.dir or tempfile.mkdtemp(prefix="fetchd-bulk-cost-")
+    os.makedirs(args.dir, exist_ok=True)
     rows = list(benchlib.rows(args.rows))
     columns = [[ts, sender, body] for (_, ts, sender, body) in rows]
     print("# Instructions per row touched (inclusive, self), %d rows, predicate batches on %g of them"

@@ -28,12 +28,16 @@ extension ObjectGraph {
                 }
             }
             let direct = store.isSingleRow(entity.name) && setsOwnColumns(rows, of: entity)
-            // Saved objects only, read at once where the rows are written at once.
+            let keys = Self.givenKeys(rows)
+            // Saved objects only, read at once where the rows are written at once, with what
+            // the history records of them.
             let saved: Set<ObjectID>
             var prior: [(ObjectID, StoredObject)] = []
+            var history: PriorHistory?
             if direct {
-                prior = try store.readNumbered(
-                    entity: entity.name, numbers: rowOf.keys.filter { $0.entity == entity.name }.map(\.number))
+                (prior, history) = try store.readNumbered(
+                    entity: entity.name, numbers: rowOf.keys.filter { $0.entity == entity.name }.map(\.number),
+                    keepingHistoryOf: keys)
                 saved = Set(prior.map(\.0))
             } else {
                 var found = Set<ObjectID>()
@@ -53,16 +57,29 @@ extension ObjectGraph {
             }
             // Each object's values beside its row, in the rows' (ascending) order.
             let values = prior.map { objects[rowOf[$0.0]!].1 }
-            return try writeMatching(entity) { () throws(EngineError) in
+            return try writeMatching(entity, changing: keys) { () throws(EngineError) in
                 prior
             } next: { i, row in
                 Self.setting(values[i], on: row)
             } write: { (changed) throws(EngineError) in
                 var batch = StoreBatch(updates: changed.map { ($0.0, $0.1!.values) })
-                batch.updatedKeys = Self.givenKeys(rows)
+                batch.updatedKeys = keys
+                batch.priorHistory = history.map { $0.rows(Self.positions(of: changed, in: prior)) }
                 try store.write(batch)
             }
         }
+    }
+
+    /// The index in `all` of each row of `some` (both ascending by id, `some` a part of `all`).
+    static func positions<T, U>(of some: [(ObjectID, T)], in all: [(ObjectID, U)]) -> [Int] {
+        var out: [Int] = []
+        out.reserveCapacity(some.count)
+        var i = 0
+        for (id, _) in some {
+            while all[i].0 != id { i += 1 }
+            out.append(i)
+        }
+        return out
     }
 
     /// Every key the rows give, sorted: the only ones the update can change.

@@ -42,9 +42,16 @@ extension FetchedResultsController {
         matches.reserveCapacity(changeSet.changes.count)
         ranks.reserveCapacity(changeSet.changes.count)
         var scratch = SortKey(repeating: .null, count: rows.width)
+        // Locals: the stored existentials would be copied for every change.
+        let (entity, ordering, filter) = (self.entity, self.ordering, self.filter)
+        // The changes of one batch share one set of changed keys: checked once.
+        var checked: (keys: Set<String>, disjoint: Bool)?
         for (i, change) in changeSet.changes.enumerated() where change.id.entity == entity {
-            guard let before = change.before, let after = change.after, change.changedKeys.isDisjoint(with: read)
-            else { return nil }
+            guard let before = change.before, let after = change.after else { return nil }
+            if checked?.keys != change.changedKeys {
+                checked = (change.changedKeys, change.changedKeys.isDisjoint(with: read))
+            }
+            guard checked!.disjoint else { return nil }
             // No key differs: nothing changed (compared only then).
             if change.changedKeys.isEmpty && before == after { continue }
             let key = ordering.key(of: change.id, after, in: view)

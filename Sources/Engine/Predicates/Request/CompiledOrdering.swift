@@ -48,6 +48,9 @@ struct CompiledOrdering: ObjectOrdering {
     /// the components' key paths.
     private let comparators: [Comparator]
     private let ascending: [Bool]
+    /// Each component's attribute when every one is an attribute of the object itself
+    /// (what `KeyNode` then reads), else nil.
+    private let ownAttributes: [String]?
 
     init(entity: String, components: [Component], relationshipPaths: [[String]]) {
         self.entity = entity
@@ -55,6 +58,13 @@ struct CompiledOrdering: ObjectOrdering {
         self.relationshipPaths = relationshipPaths
         comparators = components.map(\.comparator)
         ascending = components.map(\.ascending)
+        let own = components.compactMap { c -> String? in
+            guard c.key.scope == 0, c.key.hops.isEmpty, case .attribute(let name, _) = c.key.terminal else {
+                return nil
+            }
+            return name
+        }
+        ownAttributes = own.count == components.count ? own : nil
     }
 
     func orderBy(alias: String) -> SQLFragment {
@@ -83,6 +93,8 @@ struct CompiledOrdering: ObjectOrdering {
     }
 
     func key(of id: ObjectID, _ values: Snapshot, in view: ObjectView) -> SortKey {
+        // Own attributes only (the common ordering): read from the values, no evaluation.
+        if let ownAttributes { return ownAttributes.map { values[$0] ?? .null } }
         var context = EvaluationContext(view: view, id: id, values: values)
         var key: SortKey = []
         key.reserveCapacity(components.count)

@@ -92,6 +92,11 @@ public protocol Store: AnyObject {
     func readMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) -> [(ObjectID, StoredObject)]
     /// The saved rows numbered `numbers` (any order) that exist, ascending.
     func readNumbered(entity: String, numbers: [Int64]) throws(EngineError) -> [(ObjectID, StoredObject)]
+    /// `readNumbered`, and what the history records of each row when an update of `keys`
+    /// changes it (`StoreBatch.priorHistory`); nil when the store reads that itself.
+    func readNumbered(entity: String, numbers: [Int64], keepingHistoryOf keys: [String]) throws(EngineError) -> (
+        [(ObjectID, StoredObject)], PriorHistory?
+    )
     /// Inside the open write transaction: `values` on the rows numbered `numbers` (ascending;
     /// rows `readMatching` read under the same lock), each recorded as a save's update.
     func updateMatching(entity: String, numbers: [Int64], values: Snapshot) throws(EngineError)
@@ -158,6 +163,13 @@ extension Store {
 
     public func purgeHistory(before token: Int64) throws(EngineError) -> Int {
         try purgeHistory(before: token, force: false)
+    }
+
+    /// A store that reads what its history records when it writes (PostgreSQL's triggers).
+    public func readNumbered(entity: String, numbers: [Int64], keepingHistoryOf keys: [String]) throws(EngineError)
+        -> ([(ObjectID, StoredObject)], PriorHistory?)
+    {
+        (try readNumbered(entity: entity, numbers: numbers), nil)
     }
 }
 

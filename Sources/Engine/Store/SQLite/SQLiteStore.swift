@@ -308,8 +308,19 @@ public final class SQLiteStore: Store {
                     let only = partial?.entity == id.entity ? partial?.update : nil
                     if let only {
                         var bound = only.columns.map { ValueEncoding.sql(values[$0] ?? .null) }
+                        if let known = batch.priorHistory, known.entity == id.entity, known.columns == only.columns {
+                            // The history row from the row as read: no second read of it.
+                            var record = [txn, .integer(id.number), .integer(known.versions[n]), .text(known.old[n])]
+                            record.reserveCapacity(4 + 2 * bound.count)
+                            for (j, value) in bound.enumerated() {
+                                record.append(ValueEncoding.sql(known.stored(n, j)))
+                                record.append(value)
+                            }
+                            try db.prepare(only.recordKnown).run(record)
+                        } else {
+                            try db.prepare(only.record).run([txn] + bound + [.integer(id.number)])
+                        }
                         bound.append(.integer(id.number))
-                        try db.prepare(only.record).run([txn] + bound)
                         try db.prepare(only.update).run(bound)
                     } else {
                         var bound = t.columnValues(values)

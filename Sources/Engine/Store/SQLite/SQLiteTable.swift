@@ -56,6 +56,8 @@ final class SQLiteTable {
     struct PartialUpdate {
         let update: String
         let record: String
+        /// `record` from what was read of the row beforehand (`PriorHistory`).
+        let recordKnown: String
         /// The set's columns, in table order, as `attributes + toOne` list them.
         let columns: [String]
         /// Whether a to-many relationship stored in a join table is among the keys.
@@ -77,7 +79,8 @@ final class SQLiteTable {
             let byNumber = " WHERE t.\(SchemaNaming.quoted(SchemaNaming.primaryKey)) = ?"
             p = PartialUpdate(
                 update: SQLiteStore.updateRows(layout, columns) + byNumber,
-                record: SQLiteStore.recordUpdates(layout, columns) + byNumber, columns: columns,
+                record: SQLiteStore.recordUpdates(layout, columns) + byNumber,
+                recordKnown: SQLiteStore.recordKnownUpdate(layout, columns), columns: columns,
                 joins: !wanted.isDisjoint(with: joined))
         }
         partials[keys] = .some(p)
