@@ -113,6 +113,29 @@ import Testing
         #expect(e.data?["param"] == "rows[1]")
         #expect(try contacts(s)["objects"]?.arrayValue?.isEmpty == true)
     }
+
+    /// An item that fails its check deep in a list is named by its own index (the path of an
+    /// item is made only once it fails).
+    @Test func aBadItemIsNamedByItsIndex() throws {
+        let s = try server()
+        for (params, param) in [
+            (
+                [
+                    "entity": "Contact", "ids": ["Contact/1", "Contact/2", "Contact", "x"], "keys": ["name"],
+                    "rows": [["a"], ["b"], ["c"], ["d"]],
+                ] as JSON, "ids[2]"
+            ),
+            (
+                ["entity": "Contact", "objects": [["id": "Contact/1", "values": [:]], ["values": [:]]]], "objects[1].id"
+            ),
+        ] {
+            guard case .failure(let e) = s.call("store/batchUpdateObjects", params) else {
+                Issue.record("accepted: \(params)")
+                continue
+            }
+            #expect(e.code == -32602 && e.data?["param"] == .string(param), "\(e)")
+        }
+    }
 }
 
 extension BatchInsertFormsTests.Rng: RandomNumberGenerator {}

@@ -108,6 +108,8 @@ extension FetchedResultsController {
     func applyRemovals(_ changeSet: ChangeSet) -> [ControllerEvent]? {
         guard results.offset == 0, results.limit == Int.max else { return nil }
         let view: any ObjectView = source
+        // Locals: the stored existentials would be copied for every change.
+        let (entity, ordering) = (self.entity, self.ordering)
         var numbers: [Int64] = []
         var keys: [SortKey] = []
         numbers.reserveCapacity(changeSet.changes.count)
