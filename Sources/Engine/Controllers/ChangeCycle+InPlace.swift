@@ -8,6 +8,13 @@ extension FetchedResultsController {
     /// The own attributes the ordering (sections included: their key is its first
     /// component) and the filter read; nil when either reads anything else or cannot say.
     func ownReadKeys() -> Set<String>? {
+        if let known = readKeys { return known }
+        let keys = readKeysOfRequest()
+        readKeys = .some(keys)
+        return keys
+    }
+
+    private func readKeysOfRequest() -> Set<String>? {
         guard tracer.isEmpty, var keys = filter.readAttributes else { return nil }
         let attributes = ordering.keyAttributes
         // An ordering that cannot say answers no attributes for a key that has components.
@@ -27,6 +34,19 @@ extension FetchedResultsController {
     func applyInPlace(_ changeSet: ChangeSet) -> [ControllerEvent]? {
         // A test forcing rebuilds means them for every cycle.
         guard rebuildOverride != true, let read = ownReadKeys() else { return nil }
+        // Locals: the stored existentials would be copied for every change.
+        let (entity, ordering, filter) = (self.entity, self.ordering, self.filter)
+        // First whether every change is of this kind (most cycles that are not say so at their
+        // first change), before anything is allocated. The changes of one batch share one set
+        // of changed keys: checked once.
+        var checked: (keys: Set<String>, disjoint: Bool)?
+        for change in changeSet.changes where change.id.entity == entity {
+            guard change.before != nil, change.after != nil else { return nil }
+            if checked?.keys != change.changedKeys {
+                checked = (change.changedKeys, change.changedKeys.isDisjoint(with: read))
+            }
+            guard checked!.disjoint else { return nil }
+        }
         let results = self.results
         let rows = results.rows
         let view: any ObjectView = source
@@ -42,16 +62,8 @@ extension FetchedResultsController {
         matches.reserveCapacity(changeSet.changes.count)
         ranks.reserveCapacity(changeSet.changes.count)
         var scratch = SortKey(repeating: .null, count: rows.width)
-        // Locals: the stored existentials would be copied for every change.
-        let (entity, ordering, filter) = (self.entity, self.ordering, self.filter)
-        // The changes of one batch share one set of changed keys: checked once.
-        var checked: (keys: Set<String>, disjoint: Bool)?
         for (i, change) in changeSet.changes.enumerated() where change.id.entity == entity {
             guard let before = change.before, let after = change.after else { return nil }
-            if checked?.keys != change.changedKeys {
-                checked = (change.changedKeys, change.changedKeys.isDisjoint(with: read))
-            }
-            guard checked!.disjoint else { return nil }
             // No key differs: nothing changed (compared only then).
             if change.changedKeys.isEmpty && before == after { continue }
             let key = ordering.key(of: change.id, after, in: view)

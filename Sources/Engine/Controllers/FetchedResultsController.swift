@@ -20,6 +20,8 @@ public final class FetchedResultsController {
     public internal(set) var request: CompiledRequest?
     var results: Results
     var tracer: DependencyTracer
+    /// `ownReadKeys()` of the current request, once asked (`adopt` forgets it).
+    var readKeys: Set<String>??
 
     /// `ordering` must carry the section component first when `sectionNameKeyPath` is set.
     /// `model` resolves the relationship paths the filter and ordering read.

@@ -138,6 +138,7 @@ extension FetchedResultsController {
         request = nil
         tracer = DependencyTracer(
             entity: entity, paths: newFilter.relationshipPaths + newOrdering.relationshipPaths, model: model)
+        readKeys = nil
     }
 
     /// A new predicate, same order, sections and window: the rows leaving are those the old
