@@ -57,17 +57,21 @@ enum HistorySchema {
     /// token, ?2 the primary key, then (updates) the new column values in `columns` order.
     static func recordUpdate(_ e: Entity) -> String {
         let q = SchemaNaming.quoted
-        let names = columns(e).map(\.name)
-        let keys =
-            names.isEmpty
-            ? "''"
-            : "rtrim("
-                + names.enumerated().map {
-                    "iif(\(q($0.element)) IS NOT ?\($0.offset + 3), \(literal($0.element + ",")), '')"
-                }.joined(separator: " || ") + ", ',')"
+        let keys = changedKeys(columns(e).map(\.name)) { "\(q($1)) IS NOT ?\($0 + 3)" }
         return "INSERT INTO \"\(history)\" (txn, entity, pk, op, keys, version, old) SELECT ?1, \(literal(e.name)), "
             + "\(q(SchemaNaming.primaryKey)), 'U', \(keys), \(q(SchemaNaming.version)), \(oldValues(e, "")) "
             + "FROM \(q(e.name)) WHERE \(q(SchemaNaming.primaryKey)) = ?2"
+    }
+
+    /// The history's `keys` of an update: `names` (in order, comma-separated) where
+    /// `differs(i, name)`, the SQL of the `i`th name's old and new values differing, holds;
+    /// `''` for no names.
+    static func changedKeys(_ names: [String], differs: (Int, String) -> String) -> String {
+        guard !names.isEmpty else { return "''" }
+        let terms = names.enumerated().map {
+            "iif(\(differs($0.offset, $0.element)), \(literal($0.element + ",")), '')"
+        }
+        return "rtrim(" + terms.joined(separator: " || ") + ", ',')"
     }
 
     static func recordDelete(_ e: Entity) -> String {

@@ -191,12 +191,7 @@ extension SQLiteStore {
     /// is empty: an update of links alone).
     static func recordUpdates(_ t: EntityTable, _ set: [String], from rows: String? = nil) -> String {
         let q = SchemaNaming.quoted
-        let keys =
-            set.isEmpty
-            ? "''"
-            : "rtrim("
-                + set.map { "iif(t.\(q($0)) IS NOT ?, \(HistorySchema.literal($0 + ",")), '')" }
-                .joined(separator: " || ") + ", ',')"
+        let keys = HistorySchema.changedKeys(set) { "t.\(q($1)) IS NOT ?" }
         return "INSERT OR FAIL INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, keys, version, old) "
             + "SELECT ?, \(HistorySchema.literal(t.entity.name)), t.\(q(SchemaNaming.primaryKey)), 'U', \(keys), "
             + "t.\(q(SchemaNaming.version)), \(HistorySchema.oldValues(t.entity, "t."))"
@@ -208,13 +203,7 @@ extension SQLiteStore {
     /// `old` text, then per column of `set` its stored value and its new one. The same row as
     /// `recordUpdates` makes.
     static func recordKnownUpdate(_ t: EntityTable, _ set: [String]) -> String {
-        let keys =
-            set.isEmpty
-            ? "''"
-            : "rtrim("
-                + set.enumerated().map {
-                    "iif(?\(5 + 2 * $0.offset) IS NOT ?\(6 + 2 * $0.offset), \(HistorySchema.literal($0.element + ",")), '')"
-                }.joined(separator: " || ") + ", ',')"
+        let keys = HistorySchema.changedKeys(set) { i, _ in "?\(5 + 2 * i) IS NOT ?\(6 + 2 * i)" }
         return "INSERT OR FAIL INTO \"\(HistorySchema.history)\" (txn, entity, pk, op, keys, version, old) "
             + "VALUES (?1, \(HistorySchema.literal(t.entity.name)), ?2, 'U', \(keys), ?3, ?4)"
     }
