@@ -175,6 +175,11 @@ class Client(SyncMethods):
     def remove_listener(self, listener: NotificationListener) -> None:
         self.core.remove_listener(listener)
 
+    def held_back(self) -> int:
+        """How many messages ``wait`` read past the responses it waited for and keeps for the
+        next read (protocol.md §1.5); ``wait_for_notifications(0)`` dispatches just those."""
+        return len(self._backlog)
+
     def wait_for_notifications(self, timeout: float, until: str = "store/didChangeExternally") -> int:
         """Read what fetchd sends on its own (a watching fetchd merging another process's
         commits, protocol.md §1.5) for up to ``timeout`` seconds, dispatching it like any
