@@ -58,12 +58,7 @@ struct CompiledOrdering: ObjectOrdering {
         self.relationshipPaths = relationshipPaths
         comparators = components.map(\.comparator)
         ascending = components.map(\.ascending)
-        let own = components.compactMap { c -> String? in
-            guard c.key.scope == 0, c.key.hops.isEmpty, case .attribute(let name, _) = c.key.terminal else {
-                return nil
-            }
-            return name
-        }
+        let own = components.compactMap(Self.ownAttribute)
         ownAttributes = own.count == components.count ? own : nil
     }
 
@@ -77,11 +72,13 @@ struct CompiledOrdering: ObjectOrdering {
         return SQLFragment(terms.joined(separator: ", "))
     }
 
-    var keyAttributes: [String?] {
-        components.map { c in
-            if c.key.scope == 0, c.key.hops.isEmpty, case .attribute(let name, _) = c.key.terminal { return name }
-            return nil
-        }
+    var keyAttributes: [String?] { components.map(Self.ownAttribute) }
+
+    /// The attribute of the object itself a component sorts by; nil for a key path through
+    /// a relationship, or to an object.
+    private static func ownAttribute(_ c: Component) -> String? {
+        if c.key.scope == 0, c.key.hops.isEmpty, case .attribute(let name, _) = c.key.terminal { return name }
+        return nil
     }
 
     func keyColumns(alias: String) -> [SQLFragment] {

@@ -22,10 +22,11 @@ extension SQLiteStore {
     public func readMatching(entity: String, filter: (any ObjectFilter)?) throws(EngineError) -> [(
         ObjectID, StoredObject
     )] {
+        let t = try singleRowTable(entity)
         let (whereSQL, values) = Self.whereClause(filter)
         let bindings = values.map(ValueEncoding.sql)
-        guard !whereSQL.isEmpty, try sortsRows(entity, whereSQL, bindings) else {
-            return try readRows(entity, whereSQL, bindings)
+        guard !whereSQL.isEmpty, try sortsRows(t, whereSQL, bindings) else {
+            return try readRows(t, Self.matching(t, whereSQL), bindings)
         }
         // The filter finds its rows by an index in another order (a range of a sort key):
         // their numbers alone from the index, then the rows looked up in number order, instead
@@ -33,14 +34,14 @@ extension SQLiteStore {
         // The same rows: the filter runs as it is, inside.
         let q = SchemaNaming.quoted
         let pk = q(SchemaNaming.primaryKey)
-        return try readRows(entity, " WHERE t.\(pk) IN (SELECT t.\(pk) FROM \(q(entity)) AS t\(whereSQL))", bindings)
+        let inside = " WHERE t.\(pk) IN (SELECT t.\(pk) FROM \(q(entity)) AS t\(whereSQL))"
+        return try readRows(t, Self.matching(t, inside), bindings)
     }
 
     /// Whether SQLite would sort the rows `whereSQL` chooses to read them by number.
-    private func sortsRows(_ entity: String, _ whereSQL: String, _ bindings: [SQLValue]) throws(EngineError) -> Bool {
-        let t = try singleRowTable(entity)
+    private func sortsRows(_ t: EntityTable, _ whereSQL: String, _ bindings: [SQLValue]) throws(EngineError) -> Bool {
         do {
-            let s = try connection.prepare("EXPLAIN QUERY PLAN " + rowsQuery(t, whereSQL))
+            let s = try connection.prepare("EXPLAIN QUERY PLAN " + Self.rowsQuery(t, Self.matching(t, whereSQL)))
             defer { s.reset() }
             try s.bind(bindings)
             while try s.step() {
@@ -50,33 +51,27 @@ extension SQLiteStore {
         return false
     }
 
-    /// Every column of the rows `whereSQL` chooses (the table named `t`), then `extra`, by number.
-    private func rowsQuery(_ t: EntityTable, _ whereSQL: String, extra: [String] = []) -> String {
+    /// A `FROM` clause of the rows `whereSQL` chooses (the table named `t`), by number.
+    private static func matching(_ t: EntityTable, _ whereSQL: String) -> String {
         let q = SchemaNaming.quoted
-        return "SELECT \(Self.rowColumns(t, extra)) FROM \(q(t.entity.name)) AS t\(whereSQL) "
-            + "ORDER BY t.\(q(SchemaNaming.primaryKey))"
+        return " FROM \(q(t.entity.name)) AS t\(whereSQL) ORDER BY t.\(q(SchemaNaming.primaryKey))"
     }
 
-    /// `rowsQuery` for the rows of the list of numbers bound (`numbered`), in its order.
-    private func numberedRowsQuery(_ t: EntityTable, extra: [String]) -> String {
-        "SELECT \(Self.rowColumns(t, extra))" + Self.numberedRows(t)
-    }
-
-    private static func rowColumns(_ t: EntityTable, _ extra: [String]) -> String {
+    /// Every column of the rows `rows` chooses (a `FROM` clause naming the table `t`:
+    /// `matching`, `numberedRows`), then `extra`.
+    private static func rowsQuery(_ t: EntityTable, _ rows: String, extra: [String] = []) -> String {
         let q = SchemaNaming.quoted
-        return
-            (([SchemaNaming.primaryKey, SchemaNaming.version] + t.attributes.map(\.name) + t.toOne.map(\.name))
-            .map { "t.\(q($0))" } + extra).joined(separator: ", ")
+        let columns =
+            ([SchemaNaming.primaryKey, SchemaNaming.version] + t.attributes.map(\.name) + t.toOne.map(\.name))
+            .map { "t.\(q($0))" } + extra
+        return "SELECT \(columns.joined(separator: ", "))" + rows
     }
 
     /// The saved rows of a single-row entity numbered `numbers` that exist, by id number.
     public func readNumbered(entity: String, numbers: [Int64]) throws(EngineError) -> [(ObjectID, StoredObject)] {
-        guard !numbers.isEmpty else {
-            _ = try singleRowTable(entity)
-            return []
-        }
-        let rows = Self.numbered(Self.ascendingOnce(numbers))
-        return try readRows(entity, nil, [rows.list], numbered: true)
+        let t = try singleRowTable(entity)
+        guard !numbers.isEmpty else { return [] }
+        return try readRows(t, Self.numberedRows(t), [Self.numbered(Self.ascendingOnce(numbers)).list])
     }
 
     /// `readNumbered`, and for an update of `keys` that writes only its own columns
@@ -89,9 +84,19 @@ extension SQLiteStore {
         guard !numbers.isEmpty, let only = sqlTables[entity]?.partialUpdate(keys), !only.joins else {
             return (try readNumbered(entity: entity, numbers: numbers), nil)
         }
+        let t = try singleRowTable(entity)
         var kept = PriorHistory(entity: entity, columns: only.columns, capacity: numbers.count)
-        let rows = Self.numbered(Self.ascendingOnce(numbers))
-        return (try readRows(entity, [rows.list], keeping: &kept), kept)
+        let q = SchemaNaming.quoted
+        let extra = [HistorySchema.oldValues(t.entity, "t.")] + kept.columns.map { "t.\(q($0))" }
+        let first = Int32(2 + t.attributes.count + t.toOne.count)
+        let columns = Int32(kept.columns.count)
+        let list = Self.numbered(Self.ascendingOnce(numbers)).list
+        let rows = try readRows(t, Self.numberedRows(t), [list], extra: extra) { s, row in
+            kept.append(
+                version: row.version, old: s.text(first),
+                stored: (first + 1..<first + 1 + columns).lazy.map { ValueEncoding.untyped(s.value($0)) })
+        }
+        return (rows, kept)
     }
 
     /// `numbers` ascending, each once.
@@ -105,45 +110,21 @@ extension SQLiteStore {
         return sorted
     }
 
-    /// The rows numbered by the list bound, with what `kept` keeps of each.
-    private func readRows(_ entity: String, _ bindings: [SQLValue], keeping kept: inout PriorHistory)
-        throws(EngineError) -> [(ObjectID, StoredObject)]
-    {
-        let t = try singleRowTable(entity)
-        let q = SchemaNaming.quoted
-        let extra = [HistorySchema.oldValues(t.entity, "t.")] + kept.columns.map { "t.\(q($0))" }
-        let first = Int32(2 + t.attributes.count + t.toOne.count)
-        let columns = Int32(kept.columns.count)
-        return try readRows(entity, nil, bindings, numbered: true, extra: extra) { s, row in
-            kept.append(
-                version: row.version, old: s.text(first),
-                stored: (first + 1..<first + 1 + columns).lazy.map { ValueEncoding.untyped(s.value($0)) })
-        }
-    }
-
+    /// The rows `rows` chooses (`rowsQuery`), with `extra` expressions selected after their
+    /// columns for `each` to read.
     private func readRows(
-        _ entity: String, _ whereSQL: String?, _ bindings: [SQLValue], numbered: Bool = false
+        _ t: EntityTable, _ rows: String, _ bindings: [SQLValue], extra: [String] = [],
+        each: (Statement, StoredObject) -> Void = { _, _ in }
     ) throws(EngineError) -> [(ObjectID, StoredObject)] {
-        try readRows(entity, whereSQL, bindings, numbered: numbered, extra: []) { _, _ in }
-    }
-
-    /// The rows `whereSQL` chooses, or (`numbered`) those of the list of numbers bound, with
-    /// `extra` expressions selected after their columns for `each` to read.
-    private func readRows(
-        _ entity: String, _ whereSQL: String?, _ bindings: [SQLValue], numbered: Bool, extra: [String],
-        each: (Statement, StoredObject) -> Void
-    ) throws(EngineError) -> [(ObjectID, StoredObject)] {
-        let t = try singleRowTable(entity)
         var out: [(ObjectID, StoredObject)] = []
         do {
-            let s = try connection.prepare(
-                numbered ? numberedRowsQuery(t, extra: extra) : rowsQuery(t, whereSQL ?? "", extra: extra))
+            let s = try connection.prepare(Self.rowsQuery(t, rows, extra: extra))
             defer { s.reset() }
             try s.bind(bindings)
             while try s.step() {
                 let row = StoredObject(values: Self.rowValues(s, t, from: 2), version: s.int64(1))
                 each(s, row)
-                out.append((ObjectID(entity: entity, number: s.int64(0)), row))
+                out.append((ObjectID(entity: t.entity.name, number: s.int64(0)), row))
             }
         } catch { throw Self.storeError(error, "query failed") }
         return out

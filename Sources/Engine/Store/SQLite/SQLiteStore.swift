@@ -297,18 +297,23 @@ public final class SQLiteStore: Store {
                     progress?.phase("rebuilding indexes")
                     try rebuildIndexes(db, rebuilt)
                 }
-                // The partial statements of the entity last seen (`StoreBatch.updatedKeys`).
-                var partial: (entity: String, update: SQLiteTable.PartialUpdate?)? = nil
+                // The partial statements of the entity last seen (`StoreBatch.updatedKeys`), and
+                // the rows' history as read when the batch brings it for those columns.
+                var partial: (entity: String, update: SQLiteTable.PartialUpdate?, known: PriorHistory?)? = nil
                 for (n, (id, values)) in batch.updates.enumerated() {
                     if let progress, n & 4095 == 0 { progress.step("updating rows", done: n, of: batch.updates.count) }
                     let t = try table(id)
                     if let keys = batch.updatedKeys, partial?.entity != id.entity {
-                        partial = (id.entity, t.partialUpdate(keys))
+                        let update = t.partialUpdate(keys)
+                        let known = batch.priorHistory.flatMap {
+                            $0.entity == id.entity && $0.columns == update?.columns ? $0 : nil
+                        }
+                        partial = (id.entity, update, known)
                     }
                     let only = partial?.entity == id.entity ? partial?.update : nil
                     if let only {
                         var bound = only.columns.map { ValueEncoding.sql(values[$0] ?? .null) }
-                        if let known = batch.priorHistory, known.entity == id.entity, known.columns == only.columns {
+                        if let known = partial?.known {
                             // The history row from the row as read: no second read of it.
                             var record = [txn, .integer(id.number), .integer(known.versions[n]), .text(known.old[n])]
                             record.reserveCapacity(4 + 2 * bound.count)
