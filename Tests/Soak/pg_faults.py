@@ -460,6 +460,7 @@ class Faults:
             self.sync_standby_set = True
             self.sql("SELECT pg_reload_conf()")
             time.sleep(0.5)  # the postmaster signals the backends; they reload before their next command
+            self.await_waiting_commits()
 
         def release() -> None:
             self.reset_sync_standby()
@@ -474,6 +475,34 @@ class Faults:
         # without an answer").
         if r["answer"] != "success":
             r["problems"].append(f"the save committed before its connection broke but answered {r['answer']}")
+
+    def await_waiting_commits(self) -> None:
+        """A commit waits for the standby only once the checkpointer, not only the committing
+        session, has reloaded the setting (it publishes it to all sessions), which a busy machine
+        can delay: returns once a probe's commit waited, cancelling that wait (the probe's
+        commit stands, as any does on a cancel)."""
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            probe = pg_connect(add_to_url(self.url, options="-c synchronous_commit=on"),
+                               application_name=f"{self.schema}_probe")
+            pid = probe.get_backend_pid()
+
+            def commit() -> None:
+                try:
+                    probe.cursor().execute("BEGIN; CREATE TEMP TABLE fetchd_probe (x int); COMMIT")
+                finally:
+                    probe.close()
+
+            thread = threading.Thread(target=commit, daemon=True)
+            thread.start()
+            while thread.is_alive():
+                if self.sql("SELECT 1 FROM pg_stat_activity WHERE pid = %s AND wait_event = 'SyncRep'", (pid,)):
+                    self.sql("SELECT pg_cancel_backend(%s)", (pid,))
+                    thread.join(10)
+                    return
+                thread.join(0.005)
+            time.sleep(0.02)
+        raise Failure("commits never waited for the missing standby")
 
     def reset_sync_standby(self) -> None:
         if self.sync_standby_set:

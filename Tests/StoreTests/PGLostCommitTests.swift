@@ -46,7 +46,53 @@ import Testing
             }
             usleep(10_000)
         }
+        do { try awaitWaitingCommits(url: store.connection!.conninfo, admin) } catch {
+            reset()
+            throw error
+        }
         return reset
+    }
+
+    /// A commit waits for the standby only once the checkpointer, not only the committing
+    /// session, has read the setting: the checkpointer publishes it to all sessions, and a busy
+    /// machine can delay its reload past the session's. Returns once a probe's commit waited
+    /// (and cancels that wait: the probe's commit stands, as it does on a cancel).
+    private static func awaitWaitingCommits(url: String, _ admin: PGConnection) throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let probe = try ProbeCommit(url: url)
+            while !probe.finished(withinMilliseconds: 5) {
+                let waiting = try admin.exec(
+                    "SELECT 1 FROM pg_stat_activity WHERE pid = \(probe.pid) AND wait_event = 'SyncRep'")
+                if waiting.count > 0 {
+                    try admin.exec("SELECT pg_cancel_backend(\(probe.pid))")
+                    _ = probe.finished(withinMilliseconds: 10_000)
+                    return
+                }
+            }
+            usleep(20_000)
+        }
+        throw EngineError(.storeError, "commits never waited for the missing standby")
+    }
+
+    /// A commit that writes to the log, on a session and thread of its own.
+    private final class ProbeCommit: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        let pid: Int32
+
+        init(url: String) throws {
+            nonisolated(unsafe) let c = try PGConnection(url)
+            pid = c.backendPID
+            Thread.detachNewThread { [done] in
+                _ = try? c.exec("BEGIN; CREATE TEMP TABLE fetchd_probe (x int); COMMIT")
+                c.close()
+                done.signal()
+            }
+        }
+
+        func finished(withinMilliseconds ms: Int) -> Bool {
+            done.wait(timeout: .now() + .milliseconds(ms)) == .success
+        }
     }
 
     /// On a thread: terminates backend `pid` once it waits as `condition` (SQL on
@@ -60,7 +106,7 @@ import Testing
             Thread.detachNewThread { [self] in
                 defer { done.signal() }
                 guard let c = try? PGConnection(url) else { return }
-                let deadline = ContinuousClock.now + .seconds(4)
+                let deadline = ContinuousClock.now + .seconds(20)
                 while ContinuousClock.now < deadline {
                     let waiting = try? c.exec(
                         "SELECT 1 FROM pg_stat_activity WHERE pid = \(pid) AND state = 'active' AND \(condition)")
