@@ -11,6 +11,9 @@ import Testing
         #expect(ObjectID("Ä/9223372036854775807") == ObjectID(entity: "Ä", number: .max))
         #expect(ObjectID("Note/007") == ObjectID(entity: "Note", number: 7))
         #expect(ObjectID("Note/12")?.description == "Note/12")
+        // A name too long to be stored inline in the String.
+        #expect(
+            ObjectID("AnEntityWithAVeryLongName/42") == ObjectID(entity: "AnEntityWithAVeryLongName", number: 42))
     }
 
     @Test func anythingElseIsNotAnId() {
@@ -19,6 +22,7 @@ import Testing
             "Note/9223372036854775808", "Note/99999999999999999999",
         ] {
             #expect(ObjectID(text) == nil, "\(text)")
+            #expect(!ObjectID.isWellFormed(text), "\(text)")
         }
     }
 }

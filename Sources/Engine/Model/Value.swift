@@ -101,29 +101,33 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// Parses `Entity/N` (N a positive decimal integer); nil for anything else.
     public init?(_ text: String) {
         guard let (slash, number) = Self.parts(text) else { return nil }
-        self.init(entity: String(text[..<slash]), number: number)
+        self.init(entity: String(text[..<text.utf8.index(text.utf8.startIndex, offsetBy: slash)]), number: number)
     }
 
     /// Whether `text` is an `Entity/N` id, without making one (a param is checked before it is
     /// read).
     public static func isWellFormed(_ text: String) -> Bool { parts(text) != nil }
 
-    /// Where the entity name ends and what N is.
-    private static func parts(_ text: String) -> (slash: String.Index, number: Int64)? {
-        // By bytes, not Characters: a batch names thousands of ids.
-        let utf8 = text.utf8
-        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")), slash != utf8.startIndex else { return nil }
+    /// How many bytes the entity name takes and what N is.
+    private static func parts(_ text: String) -> (slash: Int, number: Int64)? {
+        // By bytes in place, not Characters or index steps: a batch names thousands of ids.
+        var text = text
+        return text.withUTF8 { parts(bytes: $0) }
+    }
+
+    private static func parts(bytes: UnsafeBufferPointer<UInt8>) -> (slash: Int, number: Int64)? {
+        // N's digits run back from the end to the last slash, which may not come first.
+        var slash = bytes.count - 1
+        while slash > 0, bytes[slash] >= UInt8(ascii: "0"), bytes[slash] <= UInt8(ascii: "9") { slash -= 1 }
+        guard slash > 0, bytes[slash] == UInt8(ascii: "/"), slash < bytes.count - 1 else { return nil }
         var n: Int64 = 0
-        var digits = 0
-        for byte in utf8[utf8.index(after: slash)...] {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+        for byte in bytes[(slash + 1)...] {
             let (times, o1) = n.multipliedReportingOverflow(by: 10)
             let (sum, o2) = times.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
             guard !o1, !o2 else { return nil }
             n = sum
-            digits += 1
         }
-        guard digits > 0, n > 0 else { return nil }
+        guard n > 0 else { return nil }
         return (slash, n)
     }
 
