@@ -20,7 +20,11 @@ struct IDBlock {
     }
 
     /// Less than half of the block is left (or none) and nothing is reserved after it.
-    var wantsSpare: Bool { spare == nil && (end - next) * 2 < nextSize }
+    var wantsSpare: Bool { spare == nil && Self.wantsSpare(left: end - next, nextSize: nextSize) }
+
+    /// The rule for both stores: a block with `left` numbers wants the next one reserved
+    /// once less than half of that one's size is left.
+    static func wantsSpare(left: Int64, nextSize: Int64) -> Bool { left * 2 < nextSize }
 
     /// Where the run of numbers from `next` ends: past the spare when it follows at once.
     var contiguousEnd: Int64 {

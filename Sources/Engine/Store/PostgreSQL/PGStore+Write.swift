@@ -4,11 +4,17 @@ import Predicates
 
 /// Numbers of one entity taken from its sequence and not yet handed out. Taken in blocks
 /// (16, doubling to 4096, as `IDBlock`), each number by `nextval`, so concurrent writers
-/// never get the same one even when their blocks interleave.
+/// never get the same one even when their blocks interleave. As on a file, a block in use gets
+/// the next one as its spare in the next save, or when its spare is started and the writers'
+/// lock is free: an insert waits for the lock only when it runs past both (protocol.md §5, "A
+/// PostgreSQL server", Ids).
 struct PGIDQueue {
     var numbers: [Int64] = []
     var next = 0
     var nextSize = IDBlock.firstSize
+    var spare: [Int64]? = nil
+
+    var wantsSpare: Bool { spare == nil && IDBlock.wantsSpare(left: Int64(numbers.count - next), nextSize: nextSize) }
 }
 
 /// Writes: `beginWrite` takes the schema's advisory lock (every writer does, plain clients
@@ -22,19 +28,70 @@ extension PGStore {
 
     public func reserveID(for entity: String) throws(EngineError) -> ObjectID {
         var queue = idQueues[entity] ?? PGIDQueue()
+        var startedSpare = false
         if queue.next == queue.numbers.count {
-            let size = queue.nextSize
-            queue.numbers = try takingNumbers(of: entity) { c, sequence in
-                try c.execPrepared("SELECT nextval(\(sequence)) FROM generate_series(1, $1::int)", [.int(size)])
-                    .rows.map { Int64($0[0]!)! }
+            if let spare = queue.spare {
+                queue = PGIDQueue(numbers: spare, nextSize: queue.nextSize)
+                startedSpare = true
+            } else {
+                let size = queue.nextSize
+                queue.numbers = try takingNumbers(of: entity) { c, sequence in try Self.take(size, c, sequence) }
+                queue.next = 0
+                queue.nextSize = min(size * 2, IDBlock.maxSize)
             }
-            queue.next = 0
-            queue.nextSize = min(size * 2, IDBlock.maxSize)
         }
         let number = queue.numbers[queue.next]
         queue.next += 1
         idQueues[entity] = queue
+        if startedSpare { reserveSparesIfFree() }
         return ObjectID(entity: entity, number: number)
+    }
+
+    /// The entity's sequence as a SQL literal (for `nextval`, `setval`).
+    private static func sequenceLiteral(_ entity: String) -> String {
+        HistoryNaming.literal(SchemaNaming.quoted(PGSchema.sequence(entity)))
+    }
+
+    /// `count` numbers of the sequence (a SQL literal), each by `nextval`.
+    private static func take(_ count: Int64, _ c: PGConnection, _ sequence: String) throws -> [Int64] {
+        try c.execPrepared("SELECT nextval(\(sequence)) FROM generate_series(1, $1::int)", [.int(count)])
+            .rows.map { Int64($0[0]!)! }
+    }
+
+    /// Inside a transaction that holds the writers' lock: the next block of every queue that
+    /// wants a spare, by entity, for `installSpares` once the transaction has committed.
+    func sparesWanted(_ c: PGConnection) throws -> [(entity: String, numbers: [Int64])] {
+        try idQueues.filter(\.value.wantsSpare).keys.sorted().map { entity in
+            (entity, try Self.take(idQueues[entity]!.nextSize, c, Self.sequenceLiteral(entity)))
+        }
+    }
+
+    func installSpares(_ spares: [(entity: String, numbers: [Int64])]) {
+        for (entity, numbers) in spares where !numbers.isEmpty {
+            idQueues[entity]?.spare = numbers
+            idQueues[entity]?.nextSize = min(Int64(numbers.count) * 2, IDBlock.maxSize)
+        }
+    }
+
+    /// Spares in a transaction of their own, only if the writers' lock is free now (never
+    /// waiting), when an insert starts a spare. A busy schema leaves them to the next save.
+    private func reserveSparesIfFree() {
+        guard !isWriting, idQueues.values.contains(where: \.wantsSpare), let c = try? upkeepSession() else { return }
+        do {
+            try c.exec("BEGIN")
+            let free = try c.execPrepared(
+                "SELECT pg_try_advisory_xact_lock(\(PGHistorySchema.lockClass), hashtext($1))", [.text(schema)])
+            guard free.rows.first?.first == "t" else {
+                try c.exec("ROLLBACK")
+                return
+            }
+            let spares = try sparesWanted(c)
+            try c.exec("COMMIT")
+            installSpares(spares)
+        } catch {
+            // Busy or unreachable: the spares are taken later, when a save holds the lock.
+            if c.isConnected && c.inTransaction { _ = try? c.exec("ROLLBACK") }
+        }
     }
 
     /// `count` consecutive numbers in one statement: under the writers' lock no other taker
@@ -61,7 +118,7 @@ extension PGStore {
         guard tables[entity] != nil else {
             throw EngineError(.unknownEntity, "no entity \(entity)", [("entity", .string(entity))])
         }
-        let sequence = HistoryNaming.literal(SchemaNaming.quoted(PGSchema.sequence(entity)))
+        let sequence = Self.sequenceLiteral(entity)
         // The lock is held until the commit: in the open write, else on the upkeep session.
         return try inOpenOrOwnTransaction("reserving ids of \(entity)") { c in try take(c, sequence) }
     }
@@ -110,15 +167,12 @@ extension PGStore {
         var newest: Int64? = writeBase
         defer { afterWriteEnded(tokenInWrite: newest) }
         do {
-            // Upkeep (cursor, pruning) never fails a save: its savepoint undoes only itself.
-            if upkeepDue {
-                try c.exec("SAVEPOINT fetchd_upkeep")
-                do {
-                    try keepHistory(c)
-                    try c.exec("RELEASE SAVEPOINT fetchd_upkeep")
-                } catch let e as PGError where !e.connectionBroken {
-                    try c.exec("ROLLBACK TO SAVEPOINT fetchd_upkeep")
-                }
+            // Upkeep (cursor, pruning) and spare ids never fail a save: each savepoint undoes
+            // only itself. The lock is held anyway, so spares cost no wait here.
+            if upkeepDue { try Self.besideTheSave(c, "fetchd_upkeep") { try keepHistory(c) } }
+            var spares: [(entity: String, numbers: [Int64])] = []
+            if idQueues.values.contains(where: \.wantsSpare) {
+                try Self.besideTheSave(c, "fetchd_ids") { spares = try sparesWanted(c) }
             }
             let r = try c.execPrepared(
                 "SELECT pg_notify($1, t::text), t FROM (SELECT coalesce(max(seq), 0) AS t FROM \(PGHistorySchema.history)) AS h",
@@ -130,6 +184,7 @@ extension PGStore {
                 guard error.connectionBroken || !c.isConnected else { throw error }
                 try settleLostCommit(token: token, lost: failure(error, "the save was not written"), cause: error)
             }
+            installSpares(spares)
             newest = r.int64(0, 1)
             // Own commits are not news: unless someone committed before this write began.
             if seenToken == writeBase { seenToken = r.int64(0, 1) ?? seenToken }
@@ -137,6 +192,18 @@ extension PGStore {
             let e = failure(error, "the save was not written")
             if c.isConnected && c.inTransaction { _ = try? c.exec("ROLLBACK") }
             throw e
+        }
+    }
+
+    /// Runs `body` in a savepoint of the open write: when it fails (but the connection
+    /// stands) only what it did is undone, and the save goes on.
+    private static func besideTheSave(_ c: PGConnection, _ name: String, _ body: () throws -> Void) throws {
+        try c.exec("SAVEPOINT \(name)")
+        do {
+            try body()
+            try c.exec("RELEASE SAVEPOINT \(name)")
+        } catch let e as PGError where !e.connectionBroken {
+            try c.exec("ROLLBACK TO SAVEPOINT \(name)")
         }
     }
 
