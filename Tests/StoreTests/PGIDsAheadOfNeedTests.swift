@@ -25,19 +25,29 @@ import Testing
         return store
     }
 
+    /// A Tag inserted and saved: its first block (16) in use, and whatever the save took.
+    private func saveOneTag(_ store: PGStore) throws -> ObjectID {
+        let first = try store.reserveID(for: "Tag")
+        try store.write(StoreBatch(inserts: [(first, ["label": .string("t")])]))
+        return first
+    }
+
+    private func expectBusy(_ store: PGStore, _ entity: String) {
+        let busy = #expect(throws: EngineError.self) { try store.reserveID(for: entity) }
+        #expect(busy?.kind == .storeBusy)
+    }
+
     @Test func aSaveGivesABlockInUseItsSpare() throws {
         let scratch = try PGScratch("pgids_save")
         let store = try store(scratch)
         defer { store.close() }
-        let first = try store.reserveID(for: "Tag")
-        try store.write(StoreBatch(inserts: [(first, ["label": .string("t")])]))
+        let first = try saveOneTag(store)
         let other = try holdLock(scratch)
         defer { _ = try? other.exec("ROLLBACK") }
         // The 15 left of the first block, then the 32 of the spare the save took.
         let more = try (0..<47).map { _ in try store.reserveID(for: "Tag").number }
         #expect(more == Array(first.number + 1...first.number + 47))
-        let busy = #expect(throws: EngineError.self) { try store.reserveID(for: "Tag") }
-        #expect(busy?.kind == .storeBusy)
+        expectBusy(store, "Tag")
         // Nothing was taken by the refused insert: the next number follows once the lock is free.
         _ = try other.exec("ROLLBACK")
         #expect(try store.reserveID(for: "Tag").number == first.number + 48)
@@ -47,8 +57,7 @@ import Testing
         let scratch = try PGScratch("pgids_free")
         let store = try store(scratch)
         defer { store.close() }
-        let first = try store.reserveID(for: "Tag")
-        try store.write(StoreBatch(inserts: [(first, ["label": .string("t")])]))
+        let first = try saveOneTag(store)
         // The first number of the spare takes the next block (64) as the new spare.
         let started = try (0..<16).map { _ in try store.reserveID(for: "Tag").number }
         #expect(started.last == first.number + 16)
@@ -56,8 +65,7 @@ import Testing
         defer { _ = try? other.exec("ROLLBACK") }
         let more = try (0..<95).map { _ in try store.reserveID(for: "Tag").number }
         #expect(more == Array(first.number + 17...first.number + 111))
-        let busy = #expect(throws: EngineError.self) { try store.reserveID(for: "Tag") }
-        #expect(busy?.kind == .storeBusy)
+        expectBusy(store, "Tag")
     }
 
     /// Before its first block, a session's insert of an entity takes one under the lock.
@@ -67,8 +75,7 @@ import Testing
         defer { store.close() }
         let other = try holdLock(scratch)
         defer { _ = try? other.exec("ROLLBACK") }
-        let busy = #expect(throws: EngineError.self) { try store.reserveID(for: "Tag") }
-        #expect(busy?.kind == .storeBusy)
+        expectBusy(store, "Tag")
     }
 
     /// A spare taken while the lock is held elsewhere waits for no one: the store skips it and
@@ -77,8 +84,7 @@ import Testing
         let scratch = try PGScratch("pgids_busy")
         let store = try store(scratch)
         defer { store.close() }
-        let first = try store.reserveID(for: "Tag")
-        try store.write(StoreBatch(inserts: [(first, ["label": .string("t")])]))
+        _ = try saveOneTag(store)
         let other = try holdLock(scratch)
         // Into the spare while the lock is held: no new spare.
         _ = try (0..<16).map { _ in try store.reserveID(for: "Tag") }
