@@ -121,8 +121,11 @@ struct JSONDirectParser {
         }
         entries.reserveCapacity(4)
         while true {
-            // jansson refuses a key holding U+0000.
-            guard i < end, bytes[i] == UInt8(ascii: "\""), let key = string(), nulKeys || !key.utf8.contains(0)
+            // jansson refuses a key holding U+0000, which only an escape spells: a key as long
+            // as its text between the quotes has none.
+            let keyStart = i
+            guard i < end, bytes[i] == UInt8(ascii: "\""), let key = string(),
+                nulKeys || i - keyStart - 2 == key.utf8.count || !key.utf8.contains(0)
             else { return nil }
             skipSpace()
             guard i < end, bytes[i] == UInt8(ascii: ":") else { return nil }

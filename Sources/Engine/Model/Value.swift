@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A value held by an attribute or relationship of a managed object.
 ///
 /// The engine's one value type: the store reads and writes it, predicates compare it,
@@ -46,11 +52,7 @@ public enum Value: Hashable, Sendable {
         var x = x
         var y = y
         return x.withUTF8 { a in
-            y.withUTF8 { b in
-                // An index loop: `elementsEqual` goes through iterators, many times slower here.
-                for i in 0..<a.count where a[i] != b[i] { return false }
-                return true
-            }
+            y.withUTF8 { b in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
         }
     }
 
