@@ -81,16 +81,42 @@ public struct JSONWriter {
         var string = string
         bytes.append(UInt8(ascii: "\""))
         string.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
+            let n = utf8.count
             var runStart = 0
-            for (i, byte) in utf8.enumerated()
-            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
-                appendEscape(byte)
-                runStart = i + 1
+            var i = 0
+            while i < n {
+                // Eight bytes at a time while none needs an escape.
+                while n - i >= 8, !Self.needsEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
+                    i += 8
+                }
+                guard i < n else { break }
+                let byte = base[i]
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    if runStart < i {
+                        bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
+                    }
+                    appendEscape(byte)
+                    runStart = i + 1
+                }
+                i += 1
             }
-            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+            if runStart < n {
+                bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n - runStart))
+            }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes is below 0x20, a quote or a backslash: the classic
+    /// "has a byte less than n" and "has a zero byte" word tests, exact for n <= 128.
+    @inline(__always)
+    static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return control | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C)) != 0
     }
 
     private mutating func appendEscape(_ byte: UInt8) {

@@ -26,6 +26,40 @@ import Testing
         #expect(s.serializedString == #""q\"b\\n\nt\tc\u0001z\u0000é😀/\#u{7F}""#)
     }
 
+    /// The writer skips eight bytes at a time: every byte that needs an escape (and its
+    /// neighbours that do not) at every place of a word and across words.
+    @Test func everyEscapeIsFoundAtEveryPlace() {
+        func expected(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{8}": out += "\\b"
+                case "\u{C}": out += "\\f"
+                case let c where c.value < 0x20:
+                    out += "\\u00" + (c.value < 0x10 ? "0" : "") + String(c.value, radix: 16)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        let special: [Unicode.Scalar] = ["\u{0}", "\u{1F}", "\"", "\\", "\n", " ", "!", "#", "[", "]", "\u{7F}", "é"]
+        for length in 1...19 {
+            for place in 0..<length {
+                for c in special {
+                    var text = String(repeating: "a", count: length)
+                    text.replaceSubrange(text.index(text.startIndex, offsetBy: place)..., with: String(c))
+                    text += String(repeating: "b", count: length - place - 1)
+                    #expect(JSON.string(text).serializedString == expected(text), "\(length) \(place) \(c.value)")
+                }
+            }
+        }
+    }
+
     @Test func outputIsCompactAndNeverHasARawNewline() {
         let json: JSON = ["a": [1, "x\ny"], "b": ["c": nil]]
         #expect(json.serializedString == #"{"a":[1,"x\ny"],"b":{"c":null}}"#)
