@@ -43,6 +43,39 @@ import Testing
         }
     }
 
+    /// A stored object written without its tree has the bytes and the value of its tree:
+    /// every type, names that need escapes, values left out, and projections.
+    @Test func aStoredObjectIsWrittenAsItsValue() {
+        let entity = Entity(
+            name: "It\"em",
+            attributes: [
+                Attribute(name: "title", type: .string), Attribute(name: "n", type: .integer),
+                Attribute(name: "x", type: .double), Attribute(name: "ok", type: .boolean),
+                Attribute(name: "at", type: .date), Attribute(name: "blob", type: .binary),
+                Attribute(name: "u", type: .uuid), Attribute(name: "tab\there \"q\"", type: .string),
+                Attribute(name: "missing", type: .string),
+            ],
+            relationships: [
+                Relationship(name: "owner", destination: "Other", toMany: false, inverse: "items"),
+                Relationship(name: "tags", destination: "Tag", toMany: true, inverse: "items"),
+                Relationship(name: "none", destination: "Tag", toMany: true, inverse: "others"),
+            ])
+        let values: Snapshot = [
+            "title": .string("he said \"hi\"\n\u{1}é"), "n": .integer(.min), "x": .double(0.1), "ok": .bool(false),
+            "at": .date(1_700_000_000.123), "blob": .binary([0, 255, 7]),
+            "u": .uuid("0e3f9c4e-6b1a-4c1d-9d2e-2f4a5b6c7d8e"),
+            "tab\there \"q\"": .null, "owner": .object(ObjectID(entity: "Other", number: 3)),
+            "tags": .objects([ObjectID(entity: "Tag", number: 1), ObjectID(entity: "Tag", number: 2)]),
+        ]
+        let id = ObjectID(entity: entity.name, number: 42)
+        for keys: Set<String>? in [nil, [], ["title"], ["tags", "n", "missing", "none"], ["tab\there \"q\""]] {
+            let direct = EncodedObject(id, values, entity: entity, keys: keys)
+            let tree = EncodedObject(WireObject.json(id, values, entity: entity, keys: keys))
+            #expect(direct.member == tree.member, "\(String(describing: keys))")
+            #expect(direct.json == tree.json)
+        }
+    }
+
     @Test func aNotificationWritesItsParamsEitherWay() {
         let change = ObjectChange(
             controller: ControllerLabel(name: "c", entity: "Item"), type: .update,

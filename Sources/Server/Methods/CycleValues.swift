@@ -64,8 +64,8 @@ final class CycleValues {
         var object: EncodedObject?
         if let values = snapshot(id) {
             switch entry.projection {
-            case .allValues: object = EncodedObject(WireObject.json(id, values, entity: entry.entity))
-            case .keys(let keys): object = EncodedObject(WireObject.json(id, values, entity: entry.entity, keys: keys))
+            case .allValues: object = EncodedObject(id, values, entity: entry.entity)
+            case .keys(let keys): object = EncodedObject(id, values, entity: entry.entity, keys: keys)
             case .idsOnly: break
             }
         }

@@ -99,16 +99,29 @@ final class ControllerLabel: Sendable {
 /// An object's JSON under one projection, as a value and as its bytes: made once per cycle,
 /// shared by every notification that carries the object.
 final class EncodedObject: Sendable {
-    let json: JSON
     /// `,"object":<json>}`: the last member of `ObjectChange` and the end of it.
     let member: [UInt8]
+    /// The value, made when a consumer asks for it (the MCP face, tests): the wire needs
+    /// only the bytes.
+    private let value: @Sendable () -> JSON
+    var json: JSON { value() }
 
     init(_ json: JSON) {
-        self.json = json
+        value = { json }
+        member = Self.member { $0.write(json) }
+    }
+
+    /// A stored object under a projection (`keys`: nil for all), written without its tree.
+    init(_ id: ObjectID, _ values: Snapshot, entity: Entity, keys: Set<String>? = nil) {
+        value = { WireObject.json(id, values, entity: entity, keys: keys) }
+        member = Self.member { WireObject.write(id, values, entity: entity, keys: keys, to: &$0) }
+    }
+
+    private static func member(_ object: (inout JSONWriter) -> Void) -> [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.writeRaw(",\"object\":")
-        writer.write(json)
+        object(&writer)
         writer.writeRaw("}")
-        member = writer.bytes
+        return writer.bytes
     }
 }

@@ -19,13 +19,37 @@ public enum WireObject {
         return .object(o)
     }
 
+    /// The bytes `JSONWriter.write(json(id, values, entity:keys:))` writes, without making
+    /// the object's tree (a controller's notifications carry one per changed row).
+    public static func write(
+        _ id: ObjectID, _ values: Snapshot, entity: Entity, keys: Set<String>? = nil, to writer: inout JSONWriter
+    ) {
+        writer.writeRaw("{\"id\":")
+        writer.write(string: id.description)
+        forEachMember(values, entity: entity, keys: keys) { name, value in
+            writer.writeRaw(",")
+            writer.write(string: name)
+            writer.writeRaw(":")
+            writer.write(value)
+        }
+        writer.writeRaw("}")
+    }
+
     /// The keys in model order: attributes, then relationships.
     private static func append(_ values: Snapshot, entity: Entity, keys: Set<String>?, to o: inout JSONObject) {
+        forEachMember(values, entity: entity, keys: keys) { name, value in o[name] = value }
+    }
+
+    /// Each key `keys` lets through (all without it) in model order, attributes then
+    /// relationships, with its value's JSON (a missing value as the model's empty one).
+    private static func forEachMember(
+        _ values: Snapshot, entity: Entity, keys: Set<String>?, _ body: (String, JSON) -> Void
+    ) {
         for a in entity.attributes where keys?.contains(a.name) ?? true {
-            o[a.name] = WireValue.json(values[a.name] ?? .null)
+            body(a.name, WireValue.json(values[a.name] ?? .null))
         }
         for r in entity.relationships where keys?.contains(r.name) ?? true {
-            o[r.name] = WireValue.json(values[r.name] ?? (r.toMany ? .objects([]) : .null))
+            body(r.name, WireValue.json(values[r.name] ?? (r.toMany ? .objects([]) : .null)))
         }
     }
 
