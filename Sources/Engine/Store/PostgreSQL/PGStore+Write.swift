@@ -60,13 +60,13 @@ extension PGStore {
 
     /// Inside a transaction that holds the writers' lock: the next block of every queue that
     /// wants a spare, by entity, for `installSpares` once the transaction has committed.
-    func sparesWanted(_ c: PGConnection) throws -> [(entity: String, numbers: [Int64])] {
+    private func sparesWanted(_ c: PGConnection) throws -> [(entity: String, numbers: [Int64])] {
         try idQueues.filter(\.value.wantsSpare).keys.sorted().map { entity in
             (entity, try Self.take(idQueues[entity]!.nextSize, c, Self.sequenceLiteral(entity)))
         }
     }
 
-    func installSpares(_ spares: [(entity: String, numbers: [Int64])]) {
+    private func installSpares(_ spares: [(entity: String, numbers: [Int64])]) {
         for (entity, numbers) in spares where !numbers.isEmpty {
             idQueues[entity]?.spare = numbers
             idQueues[entity]?.nextSize = min(Int64(numbers.count) * 2, IDBlock.maxSize)
