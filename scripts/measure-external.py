@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Measures a watching fetchd (protocol.md §5 "Watching"): the time from a plain SQLite
-client's commit to fetchd's `store/didChangeExternally`, and the CPU an idle watching fetchd
-uses over 10 s (from /proc/PID/stat, Linux).
+client's commit to fetchd's `store/didChangeExternally`, the CPU an idle watching fetchd
+uses over 10 s (from /proc/PID/stat, Linux), and what its own saves cost it when they come
+50 ms apart (an editor's pace): CPU and voluntary context switches (wake-ups) per save.
 
     scripts/measure-external.py .build/debug/fetchd [commits=60] [watch=auto|poll]
 """
@@ -69,6 +70,27 @@ def main(binary, commits, watch):
         time.sleep(10)
         used = (cpu_ticks() - before) / os.sysconf("SC_CLK_TCK")
         print(f"--watch {watch}: idle for 10 s: {used * 1000:.0f} ms CPU ({used * 10:.2f} %)")
+
+        def wakeups():
+            total = 0
+            for task in os.listdir(f"/proc/{process.pid}/task"):
+                for line in open(f"/proc/{process.pid}/task/{task}/status"):
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
+            return total
+
+        saves = 200
+        before, woken = cpu_ticks(), wakeups()
+        for i in range(saves):
+            send([{"jsonrpc": "2.0", "id": 10 + 2 * i, "method": "context/insert",
+                   "params": {"context": "main", "entity": "Note", "values": {"title": f"own{i}"}}},
+                  {"jsonrpc": "2.0", "id": 11 + 2 * i, "method": "context/save", "params": {"context": "main"}}])
+            while not isinstance(read_message(), list):
+                pass
+            time.sleep(0.05)
+        used = (cpu_ticks() - before) / os.sysconf("SC_CLK_TCK")
+        print(f"--watch {watch}: {saves} own saves 50 ms apart: {used * 1000 / saves:.2f} ms CPU and "
+              f"{(wakeups() - woken) / saves:.1f} wake-ups a save")
     finally:
         process.stdin.close()
         try:

@@ -40,6 +40,22 @@ typedef struct WALFile {
 static sqlite3_vfs *real_vfs;
 static sqlite3_vfs wal_vfs;
 
+/* This thread's observer of its own commits (csqlite_wal_observe_commits). */
+static _Thread_local csqlite_wal_commit_observer observer;
+static _Thread_local void *observer_context;
+
+void csqlite_wal_observe_commits(csqlite_wal_commit_observer call, void *context) {
+    observer = call;
+    observer_context = context;
+}
+
+/* A commit frame's page is in the file: SQLite still holds the WAL write lock and has not
+ * published the commit yet. */
+static int committed(int rc) {
+    if (rc == SQLITE_OK && observer) observer(observer_context);
+    return rc;
+}
+
 static int flush(WALFile *f) {
     if (f->length == 0) return SQLITE_OK;
     int rc = f->real->pMethods->xWrite(f->real, f->buffer, f->length, f->offset);
@@ -78,13 +94,17 @@ static int wal_write(sqlite3_file *file, const void *data, int amount, sqlite3_i
     if (f->length > 0 && (!appends || f->length + amount > WAL_BUFFER_LIMIT)) {
         if ((rc = flush(f)) != SQLITE_OK) return rc;
     }
-    if (!appends || amount > WAL_BUFFER_LIMIT) return f->real->pMethods->xWrite(f->real, data, amount, offset);
+    if (!appends || amount > WAL_BUFFER_LIMIT) {
+        rc = f->real->pMethods->xWrite(f->real, data, amount, offset);
+        return endsCommit ? committed(rc) : rc;
+    }
     if (f->length + amount > f->capacity) {
         int capacity = WAL_BUFFER_LIMIT;
         unsigned char *grown = realloc(f->buffer, capacity);
         if (!grown) {
             if ((rc = flush(f)) != SQLITE_OK) return rc;
-            return f->real->pMethods->xWrite(f->real, data, amount, offset);
+            rc = f->real->pMethods->xWrite(f->real, data, amount, offset);
+            return endsCommit ? committed(rc) : rc;
         }
         f->buffer = grown;
         f->capacity = capacity;
@@ -92,7 +112,7 @@ static int wal_write(sqlite3_file *file, const void *data, int amount, sqlite3_i
     if (f->length == 0) f->offset = offset;
     memcpy(f->buffer + f->length, data, amount);
     f->length += amount;
-    return endsCommit ? flush(f) : SQLITE_OK;
+    return endsCommit ? committed(flush(f)) : SQLITE_OK;
 }
 
 static int wal_truncate(sqlite3_file *file, sqlite3_int64 size) {

@@ -17,6 +17,10 @@ public final class PGChangeListener {
     public var backendPID: Int32 { isConnected ? connection?.backendPID ?? 0 : 0 }
     /// Reconnects made since the listener was created.
     public private(set) var reconnects = 0
+    /// The backends of this process's own writing connections: their notifications announce
+    /// its own commits, which wake nobody here (PostgreSQL delivers them to every listener,
+    /// the sender's process included).
+    public var ownSenders: () -> [Int32] = { [] }
 
     private let conninfo: String
     private var connection: PGConnection?
@@ -69,8 +73,8 @@ public final class PGChangeListener {
     }
 
     /// Reads what the server sent, without blocking; reconnects when an attempt is due.
-    /// True when other processes may have committed: a notification on the channel arrived,
-    /// or the connection was just re-established.
+    /// True when other processes may have committed: a notification on the channel from
+    /// another sender arrived, or the connection was just re-established.
     public func drain() -> Bool {
         guard let connection, connection.isConnected else { return reconnectIfDue() }
         do {
@@ -85,7 +89,9 @@ public final class PGChangeListener {
             return false
         }
         var announced = false
+        let own = ownSenders()
         for notification in connection.notifications() where notification.channel == channel {
+            if own.contains(notification.senderPID) { continue }
             announced = true
             if let token = Int64(notification.payload) {
                 lastAnnouncedToken = max(lastAnnouncedToken ?? token, token)

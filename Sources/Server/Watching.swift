@@ -100,20 +100,12 @@ extension Server {
             } else if watchState.rechecks > 0 {
                 watchState.rechecks -= 1
             } else {
-                // Idle: keep this store's cursor alive so pruning waits for it.
+                // Idle: keep this store's cursor alive so pruning waits for it (its commit
+                // does not wake this watch: the store drops its own commits' events).
                 graph.store.recordCursorIfDue()
-                forgetOwnCursorWrite(graph)
             }
         } catch {
             logger.warning("merging external changes failed: \(error)")
         }
-    }
-
-    /// Recording the cursor writes the `-wal`, which inotify reports to this very watch:
-    /// drop that wake-up, but look once more soon in case another writer committed meanwhile.
-    private func forgetOwnCursorWrite(_ graph: ObjectGraph) {
-        guard changeAnnouncer?.drain() == true else { return }
-        // A check that fails looks again soon too: that check merges, or logs the failure.
-        if (try? graph.hasExternalChanges()) != false { watchState.rechecks = 1 }
     }
 }

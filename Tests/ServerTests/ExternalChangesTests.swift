@@ -227,6 +227,24 @@ import Testing
         #expect(poll(&drained, 1, 0) == 0)
     }
 
+    @Test func aWatchingServersOwnSaveNeitherWakesItNorStartsRechecks() throws {
+        let dir = TempDir()
+        let a = open(dir.file("s.sqlite"), watch: .auto)
+        watchController(a)
+        let fd = try #require(a.server.wakeDescriptor)
+        a.session.idle { _ in }
+        for title in ["one", "two"] {
+            insert(a, title)
+            var quiet = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            #expect(poll(&quiet, 1, 0) == 0)
+            var idle: [UInt8] = []
+            a.session.idle { idle += $0.contents }
+            #expect(idle.isEmpty)
+            // Waiting for input (and other processes' writes) again, not checking every millisecond.
+            #expect(a.server.idleIntervalMilliseconds == Server.fallbackMilliseconds)
+        }
+    }
+
     @Test func aForcedPurgeMakesTheReaderRefetchItsControllers() throws {
         let dir = TempDir()
         // A reserved Note/1-48 at open (ids ahead of need, protocol.md §5): B's rows come after.

@@ -364,13 +364,20 @@ import Testing
         #expect(try store.history(after: 0).allSatisfy { $0.author != "lost" })
     }
 
-    @Test func notifiesOnCommit() throws {
+    @Test func notifiesOnOtherWritersCommitsNotItsOwn() throws {
         let scratch = try PGScratch("pgstore_notify")
         let store = try scratch.open()
-        defer { store.close() }
+        let other = try scratch.open()
+        defer {
+            store.close()
+            other.close()
+        }
         let announcer = try #require(store.makeChangeAnnouncer(log: { _ in }))
         #expect(!announcer.drain())
         try seed(store)
+        usleep(100_000)
+        #expect(!announcer.drain())
+        try other.write(StoreBatch(inserts: [(try other.reserveID(for: "Group"), ["title": .string("o")])]))
         usleep(100_000)
         #expect(announcer.drain())
         let raw = try scratch.client()

@@ -1,3 +1,5 @@
+import Model
+import SQLite
 import TestSupport
 import Testing
 
@@ -7,7 +9,8 @@ import Testing
     import Glibc
 
     /// What wakes `--watch auto` on a file store (protocol.md §5, "Watching"): its own files
-    /// being written, and a `-wal` created later; never another file of the directory.
+    /// being written, and a `-wal` created later; never another file of the directory, and
+    /// never the store's own commits.
     @Suite struct StoreFileWatchTests {
         func readable(_ fd: Int32) -> Bool {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -38,6 +41,71 @@ import Testing
             #expect(readable(watch.descriptor) && watch.drain())
             append(store)
             #expect(readable(watch.descriptor) && watch.drain())
+        }
+
+        func dataVersion(_ db: Connection) throws -> Int64 {
+            let s = try db.prepareUncached("PRAGMA data_version")
+            _ = try s.step()
+            return s.int64(0)
+        }
+
+        func insert(_ store: SQLiteStore, _ title: String) throws {
+            let id = try store.reserveID(for: "Group")
+            try store.write(StoreBatch(inserts: [(id, ["title": .string(title)])], author: "me"))
+        }
+
+        @Test func theStoresOwnCommitsDoNotWakeItsWatchOtherWritersDo() throws {
+            let dir = TempDir()
+            let path = dir.file("s.sqlite")
+            let store = try SQLiteStore.open(path: path, model: Models.contacts)
+            let watch = try #require(store.makeChangeAnnouncer(log: { _ in }) as? StoreFileWatch)
+            // Another fetchd store on the file, in this process and on this thread, not watching.
+            let other = try SQLiteStore.open(path: path, model: Models.contacts)
+            let plain = try Connection(path: path)
+            try plain.execute("PRAGMA busy_timeout=2000")
+            _ = watch.drain()
+            for round in 0..<3 {
+                try insert(store, "mine \(round)")
+                #expect(!readable(watch.descriptor), "own save, round \(round)")
+                try insert(other, "other \(round)")
+                #expect(readable(watch.descriptor) && watch.drain(), "the other store's save, round \(round)")
+                try plain.execute("INSERT INTO \"Group\" (title) VALUES ('plain')")
+                #expect(readable(watch.descriptor) && watch.drain(), "a plain client's commit, round \(round)")
+            }
+            // A write that starts the WAL over after a full checkpoint (its header rewritten).
+            try plain.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            _ = watch.drain()
+            try insert(store, "after the checkpoint")
+            #expect(!readable(watch.descriptor))
+            // Upkeep commits through the second connection while a snapshot is held.
+            store.readSnapshots = .held
+            store.retention.heartbeatInterval = 0
+            try store.holdSnapshot()
+            let before = try dataVersion(plain)
+            store.recordCursorIfDue()
+            #expect(try dataVersion(plain) != before, "the cursor was written")
+            #expect(!readable(watch.descriptor))
+            // A commit outside any store's observer still wakes it.
+            try plain.execute("INSERT INTO \"Group\" (title) VALUES ('last')")
+            #expect(readable(watch.descriptor) && watch.drain())
+        }
+
+        @Test func theObserverOfOwnCommitsEndsWithItsBodyEvenWhenItThrows() throws {
+            let dir = TempDir()
+            let db = try Connection(path: dir.file("o.sqlite"))
+            try db.execute("PRAGMA journal_mode=WAL; CREATE TABLE t(x)")
+            var calls = 0
+            let commits = OwnCommits { calls += 1 }
+            try commits.observe { () throws(SQLiteError) in try db.execute("INSERT INTO t VALUES (1)") }
+            #expect(calls == 1)
+            // A statement that writes nothing commits nothing.
+            try commits.observe { () throws(SQLiteError) in try db.execute("SELECT count(*) FROM t") }
+            #expect(calls == 1)
+            #expect(throws: SQLiteError.self) {
+                try commits.observe { () throws(SQLiteError) in try db.execute("INSERT INTO nowhere VALUES (1)") }
+            }
+            try db.execute("INSERT INTO t VALUES (2)")
+            #expect(calls == 1)
         }
     }
 #endif

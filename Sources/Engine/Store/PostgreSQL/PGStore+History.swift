@@ -169,9 +169,19 @@ extension PGStore {
         return out
     }
 
-    /// A LISTEN connection on the schema's channel; nil when it cannot connect now.
+    /// A LISTEN connection on the schema's channel; nil when it cannot connect now. The
+    /// store's own commits (through its connection or the side one) do not wake it.
     public func makeChangeAnnouncer(log: @escaping (String) -> Void) -> (any ChangeAnnouncer)? {
-        try? PGChangeListener(conninfo: conninfo, channel: channel, log: log)
+        guard let listener = try? PGChangeListener(conninfo: conninfo, channel: channel, log: log) else {
+            return nil
+        }
+        listener.ownSenders = { [weak self] in
+            [self?.connection, self?.sideConnection].compactMap { c in
+                guard let c, c.isConnected else { return nil }
+                return c.backendPID
+            }
+        }
+        return listener
     }
 }
 

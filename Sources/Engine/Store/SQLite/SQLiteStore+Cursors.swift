@@ -71,8 +71,7 @@ extension SQLiteStore {
         guard (try? db.execute("BEGIN IMMEDIATE")) != nil else { return }
         do {
             try writeCursor(db, now)
-            try db.execute("COMMIT")
-            // Own commits leave data_version as it is: nothing to merge because of this one.
+            try ownCommits.observe { () throws(SQLiteError) in try db.execute("COMMIT") }
         } catch {
             try? db.execute("ROLLBACK")
         }

@@ -1,4 +1,5 @@
 import Model
+import SQLite
 
 #if canImport(Glibc)
     extension StoreFileWatch: ChangeAnnouncer {
@@ -10,10 +11,13 @@ import Model
 extension SQLiteStore {
     /// The wake-up of this store's commits by other processes; nil where there is none
     /// (`:memory:`, no inotify). `log` receives what the announcer wants the operator to
-    /// know (a connection lost or re-established).
+    /// know (a connection lost or re-established). The store's own commits read the events
+    /// they caused while they still hold the write lock, so they never wake it.
     public func makeChangeAnnouncer(log: @escaping (String) -> Void) -> (any ChangeAnnouncer)? {
         #if canImport(Glibc)
-            return StoreFileWatch(path: path)
+            guard let watch = StoreFileWatch(path: path) else { return nil }
+            ownCommits = OwnCommits { [weak watch] in _ = watch?.drain() }
+            return watch
         #else
             return nil
         #endif

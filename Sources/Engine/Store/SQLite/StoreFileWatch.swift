@@ -52,6 +52,8 @@
             while true {
                 let n = read(descriptor, buffer, size)
                 guard n > 0 else { return relevant }
+                // Room left for one more event of the longest name: the queue was empty.
+                let emptied = n <= size - 16 - Int(NAME_MAX) - 1
                 var offset = 0
                 // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
                 while offset + 16 <= n {
@@ -73,6 +75,7 @@
                     }
                     offset += 16 + length
                 }
+                if emptied { return relevant }
             }
         }
     }
