@@ -1,4 +1,5 @@
 import Contexts
+import Logging
 import Store
 
 /// When other processes' commits are merged on their own (protocol.md §5): besides
@@ -33,11 +34,13 @@ final class WatchState {
         graph.store.makeChangeAnnouncer(log: log)
     }
 
-    /// The announcer of `graph`'s store (made on first use; nil where there is none).
-    func watch(for graph: ObjectGraph, log: @escaping (String) -> Void) -> (any ChangeAnnouncer)? {
+    /// The announcer of `graph`'s store (made on first use; nil where there is none); what
+    /// it wants the operator to know goes to `logger`. Asked several times a message: it
+    /// makes nothing unless the graph changed.
+    func watch(for graph: ObjectGraph, logger: Logger) -> (any ChangeAnnouncer)? {
         if self.graph !== graph {
             self.graph = graph
-            watch = makeAnnouncer(graph, log)
+            watch = makeAnnouncer(graph) { message in logger.warning("\(message)") }
         }
         return watch
     }
@@ -65,7 +68,7 @@ extension Server {
     /// The wake-up the transport waits on beside its input (`--watch auto`).
     var changeAnnouncer: (any ChangeAnnouncer)? {
         guard configuration.watch == .auto, isWatching, let graph = contexts.graph else { return nil }
-        return watchState.watch(for: graph) { [logger] message in logger.warning("\(message)") }
+        return watchState.watch(for: graph, logger: logger)
     }
 
     /// Whether the open store is watched now. Nothing is sent before the first request was
@@ -78,7 +81,9 @@ extension Server {
         switch configuration.watch {
         case .off: return false
         case .poll: return true
-        case .auto: return graph.store.path != ":memory:" && !graph.store.path.isEmpty
+        case .auto:
+            let path = graph.store.path
+            return path != ":memory:" && !path.isEmpty
         }
     }
 

@@ -34,6 +34,8 @@ extension SQLiteStore {
     public func hasExternalChanges() throws(EngineError) -> Bool {
         // Inside a write the lock holds data_version still: the value read at its BEGIN.
         if let version = writeDataVersion { return version != seenDataVersion }
+        // A held snapshot's data_version is the one read when it began (no statement needed).
+        if snapshotHeld { return snapshotDataVersion != seenDataVersion }
         do { return try Self.dataVersion(connection) != seenDataVersion } catch {
             throw Self.storeError(error, "reading the data version")
         }

@@ -14,6 +14,9 @@
         private let directory: String
         private let names: Set<String>
         private let directoryWatch: Int32
+        /// Where events are read (one buffer for the watch's life: it is read before every message).
+        private let buffer: UnsafeMutableRawPointer
+        private static let bufferSize = 4096
 
         /// nil when inotify is unavailable (or the path is not a file path).
         public init?(path: String) {
@@ -32,10 +35,14 @@
             directoryWatch = watch
             self.directory = directory
             names = [base, base + "-wal"]
+            buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
             for name in names { watchFile(name) }
         }
 
-        deinit { close(descriptor) }
+        deinit {
+            close(descriptor)
+            buffer.deallocate()
+        }
 
         /// Watches one of the store's files for writes (nothing when it does not exist yet).
         private func watchFile(_ name: String) {
@@ -46,9 +53,7 @@
         @discardableResult
         public func drain() -> Bool {
             var relevant = false
-            let size = 4096
-            let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-            defer { buffer.deallocate() }
+            let size = Self.bufferSize
             while true {
                 let n = read(descriptor, buffer, size)
                 guard n > 0 else { return relevant }
