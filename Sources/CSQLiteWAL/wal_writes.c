@@ -35,24 +35,19 @@ typedef struct WALFile {
     int length, capacity;
     sqlite3_int64 end;       /* where the last write ended */
     int commitPageNext;      /* the last write was a commit frame's header: its page ends the commit */
+    csqlite_wal_commit_observer observer; /* told of each commit (csqlite_wal_observe_commits) */
+    void *observerContext;
 } WALFile;
 
 static sqlite3_vfs *real_vfs;
 static sqlite3_vfs wal_vfs;
 
-/* This thread's observer of its own commits (csqlite_wal_observe_commits). */
-static _Thread_local csqlite_wal_commit_observer observer;
-static _Thread_local void *observer_context;
-
-void csqlite_wal_observe_commits(csqlite_wal_commit_observer call, void *context) {
-    observer = call;
-    observer_context = context;
-}
+static const sqlite3_io_methods wal_methods;
 
 /* A commit frame's page is in the file: SQLite still holds the WAL write lock and has not
  * published the commit yet. */
-static int committed(int rc) {
-    if (rc == SQLITE_OK && observer) observer(observer_context);
+static int committed(WALFile *f, int rc) {
+    if (rc == SQLITE_OK && f->observer) f->observer(f->observerContext);
     return rc;
 }
 
@@ -96,7 +91,7 @@ static int wal_write(sqlite3_file *file, const void *data, int amount, sqlite3_i
     }
     if (!appends || amount > WAL_BUFFER_LIMIT) {
         rc = f->real->pMethods->xWrite(f->real, data, amount, offset);
-        return endsCommit ? committed(rc) : rc;
+        return endsCommit ? committed(f, rc) : rc;
     }
     if (f->length + amount > f->capacity) {
         int capacity = WAL_BUFFER_LIMIT;
@@ -104,7 +99,7 @@ static int wal_write(sqlite3_file *file, const void *data, int amount, sqlite3_i
         if (!grown) {
             if ((rc = flush(f)) != SQLITE_OK) return rc;
             rc = f->real->pMethods->xWrite(f->real, data, amount, offset);
-            return endsCommit ? committed(rc) : rc;
+            return endsCommit ? committed(f, rc) : rc;
         }
         f->buffer = grown;
         f->capacity = capacity;
@@ -112,7 +107,7 @@ static int wal_write(sqlite3_file *file, const void *data, int amount, sqlite3_i
     if (f->length == 0) f->offset = offset;
     memcpy(f->buffer + f->length, data, amount);
     f->length += amount;
-    return endsCommit ? committed(flush(f)) : SQLITE_OK;
+    return endsCommit ? committed(f, flush(f)) : SQLITE_OK;
 }
 
 static int wal_truncate(sqlite3_file *file, sqlite3_int64 size) {
@@ -286,6 +281,18 @@ static void register_vfs(void) {
     wal_vfs.xGetLastError = vfs_get_last_error;
     wal_vfs.xCurrentTimeInt64 = vfs_current_time_int64;
     if (sqlite3_vfs_register(&wal_vfs, 0) == SQLITE_OK) registered = wal_vfs.zName;
+}
+
+int csqlite_wal_observe_commits(sqlite3 *db, csqlite_wal_commit_observer call, void *context) {
+    sqlite3_file *file = NULL;
+    int rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &file);
+    if (rc != SQLITE_OK) return rc;
+    /* Not a WAL of this VFS's (another VFS, another journal mode, no read yet): nothing to tell. */
+    if (!file || file->pMethods != &wal_methods) return SQLITE_NOTFOUND;
+    WALFile *f = (WALFile *)file;
+    f->observer = call;
+    f->observerContext = context;
+    return SQLITE_OK;
 }
 
 const char *csqlite_wal_vfs_name(void) {

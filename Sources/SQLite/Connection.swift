@@ -19,6 +19,8 @@ public final class Connection {
     private var statementObserver: StatementObserver?
     /// The WAL's page count as commits report it, once checkpoints are deferred.
     var walPageCount: WALPageCount?
+    /// Kept alive while `observeCommits` has it told of this connection's commits.
+    var ownCommits: OwnCommits?
 
     public init(path: String = ":memory:") throws(SQLiteError) {
         var db: OpaquePointer?

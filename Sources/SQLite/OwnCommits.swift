@@ -1,29 +1,32 @@
 import CSQLiteWAL
 
-/// What a store does when one of its own commits has written the WAL file, while that commit
-/// still holds the write lock (`Sources/CSQLiteWAL/wal_writes.c`): a watch of the file drops
-/// the wake-up the commit's own writes caused, so a process is not woken by itself. Only
-/// connections opened through fetchd's VFS call it (all of `Connection`'s).
+/// What a store does when one of its connections' commits has written the WAL file, while
+/// that commit still holds the write lock (`Sources/CSQLiteWAL/wal_writes.c`): a watch of the
+/// file drops the wake-up the commit's own writes caused, so a process is not woken by
+/// itself. One instance may observe several connections (`Connection.observeCommits`).
 public final class OwnCommits {
-    private let written: () -> Void
+    let written: () -> Void
 
     public init(written: @escaping () -> Void) { self.written = written }
-
-    /// Runs `body` (which commits on this thread) with `written` called at each of its
-    /// commits; the observer of this thread is cleared afterwards, whatever `body` did.
-    public func observe<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        csqlite_wal_observe_commits(
-            { context in Unmanaged<OwnCommits>.fromOpaque(context!).takeUnretainedValue().written() },
-            Unmanaged.passUnretained(self).toOpaque())
-        defer { csqlite_wal_observe_commits(nil, nil) }
-        return try body()
-    }
 }
 
-extension Optional where Wrapped == OwnCommits {
-    /// `observe` when there is an observer; `body` alone otherwise.
-    public func observe<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        guard let commits = self else { return try body() }
-        return try commits.observe(body)
+extension Connection {
+    /// Calls `commits` at each commit of this connection, every statement's included (nil
+    /// stops it); the connection keeps it alive meanwhile. False when the connection has no
+    /// WAL of fetchd's VFS open yet (it opens on the first read in WAL mode): nothing is
+    /// observed then.
+    @discardableResult
+    public func observeCommits(_ commits: OwnCommits?) -> Bool {
+        guard let commits else {
+            _ = csqlite_wal_observe_commits(handle, nil, nil)
+            ownCommits = nil
+            return true
+        }
+        let observed =
+            csqlite_wal_observe_commits(
+                handle, { context in Unmanaged<OwnCommits>.fromOpaque(context!).takeUnretainedValue().written() },
+                Unmanaged.passUnretained(commits).toOpaque()) == 0
+        ownCommits = observed ? commits : nil
+        return observed
     }
 }

@@ -90,22 +90,28 @@ import Testing
             #expect(readable(watch.descriptor) && watch.drain())
         }
 
-        @Test func theObserverOfOwnCommitsEndsWithItsBodyEvenWhenItThrows() throws {
+        @Test func eachCommitOfTheObservedConnectionIsToldAndNoOtherOne() throws {
             let dir = TempDir()
-            let db = try Connection(path: dir.file("o.sqlite"))
+            let path = dir.file("o.sqlite")
+            let db = try Connection(path: path)
             try db.execute("PRAGMA journal_mode=WAL; CREATE TABLE t(x)")
+            let other = try Connection(path: path)
             var calls = 0
             let commits = OwnCommits { calls += 1 }
-            try commits.observe { () throws(SQLiteError) in try db.execute("INSERT INTO t VALUES (1)") }
-            #expect(calls == 1)
-            // A statement that writes nothing commits nothing.
-            try commits.observe { () throws(SQLiteError) in try db.execute("SELECT count(*) FROM t") }
-            #expect(calls == 1)
-            #expect(throws: SQLiteError.self) {
-                try commits.observe { () throws(SQLiteError) in try db.execute("INSERT INTO nowhere VALUES (1)") }
-            }
-            try db.execute("INSERT INTO t VALUES (2)")
-            #expect(calls == 1)
+            #expect(db.observeCommits(commits))
+            try db.execute("INSERT INTO t VALUES (1)") // a statement's own commit
+            try db.execute("BEGIN; INSERT INTO t VALUES (2); INSERT INTO t VALUES (3); COMMIT")
+            #expect(calls == 2)
+            // Reads, a rolled-back write and another connection's commit are not its commits.
+            try db.execute("SELECT count(*) FROM t")
+            try db.execute("BEGIN; INSERT INTO t VALUES (4); ROLLBACK")
+            try other.execute("INSERT INTO t VALUES (5)")
+            #expect(calls == 2)
+            #expect(db.observeCommits(nil))
+            try db.execute("INSERT INTO t VALUES (6)")
+            #expect(calls == 2)
+            // No WAL of fetchd's VFS to observe.
+            #expect(!(try Connection(path: ":memory:")).observeCommits(commits))
         }
     }
 #endif

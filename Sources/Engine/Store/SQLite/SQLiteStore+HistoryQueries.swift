@@ -25,7 +25,7 @@ extension SQLiteStore {
         try beginImmediate(db, what)
         do {
             let result = try body(db)
-            try ownCommits.observe { () throws(SQLiteError) in try db.execute("COMMIT") }
+            try db.execute("COMMIT")
             return result
         } catch {
             try? db.execute("ROLLBACK")

@@ -80,7 +80,7 @@ extension SQLiteStore {
             try db.execute("BEGIN IMMEDIATE")
             do {
                 let reserved = try reservationsAhead(db)
-                try ownCommits.observe { () throws(SQLiteError) in try db.execute("COMMIT") }
+                try db.execute("COMMIT")
                 install(reserved)
             } catch {
                 try? db.execute("ROLLBACK")

@@ -61,6 +61,7 @@ extension SQLiteStore {
             // A first read opens the WAL: a connection that read nothing has no WAL to checkpoint.
             try side.execute(
                 "PRAGMA busy_timeout=\(max(0, busyTimeoutMilliseconds)); SELECT 1 FROM sqlite_master LIMIT 1")
+            if let ownCommits { side.observeCommits(ownCommits) }
             sideHandle = side
             return side
         } catch { throw Self.storeError(error, "opening a second connection to \(path)") }

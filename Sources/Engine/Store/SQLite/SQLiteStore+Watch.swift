@@ -16,7 +16,9 @@ extension SQLiteStore {
     public func makeChangeAnnouncer(log: @escaping (String) -> Void) -> (any ChangeAnnouncer)? {
         #if canImport(Glibc)
             guard let watch = StoreFileWatch(path: path) else { return nil }
-            ownCommits = OwnCommits { [weak watch] in _ = watch?.drain() }
+            let commits = OwnCommits { [weak watch] in _ = watch?.drain() }
+            ownCommits = commits
+            for db in [try? connection, sideHandle] { db?.observeCommits(commits) }
             return watch
         #else
             return nil

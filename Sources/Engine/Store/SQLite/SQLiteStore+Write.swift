@@ -88,7 +88,7 @@ extension SQLiteStore {
             try? keepHistory(db)
             let reserved = (try? reservationsAhead(db)) ?? []
             // Prepared once and kept, like BEGIN IMMEDIATE: every save runs both.
-            try ownCommits.observe { () throws(SQLiteError) in try db.prepare("COMMIT").run() }
+            try db.prepare("COMMIT").run()
             install(reserved)
         } catch {
             try? db.execute("ROLLBACK")

@@ -56,8 +56,8 @@ public final class SQLiteStore: Store {
     /// A checkpoint copied every frame while the snapshot was held: the next write begins
     /// on a fresh read, so SQLite can start the WAL over (`checkpointIfDue`).
     var writeBeginsAfresh = false
-    /// Told of each of this store's commits while it holds the write lock: the file watch
-    /// drops the wake-up of its own writes (SQLiteStore+Watch.swift).
+    /// Told of each commit of this store's connections while it holds the write lock: the
+    /// file watch drops the wake-up of its own writes (SQLiteStore+Watch.swift).
     var ownCommits: OwnCommits?
 
     /// Opens (or creates) the store at `path` for `model`. `configure` runs on the new
