@@ -13,6 +13,13 @@ public struct FrameEncoder: Sendable {
     /// Frames a message serialized by `body` into the writer it is given.
     public func frame(_ body: (inout JSONWriter) -> Void) -> Frame {
         var writer = JSONWriter(capacity: 256)
+        return frame(in: &writer, body)
+    }
+
+    /// `frame(_:)` in `writer`'s buffer, emptied first: a caller framing several messages in
+    /// a row reuses one allocation once it let go of the last frame.
+    public func frame(in writer: inout JSONWriter, _ body: (inout JSONWriter) -> Void) -> Frame {
+        writer.bytes.removeAll(keepingCapacity: true)
         if framing == .lsp { writer.bytes.append(contentsOf: repeatElement(0, count: Self.headerRoom)) }
         body(&writer)
         switch framing {

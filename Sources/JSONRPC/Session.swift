@@ -152,8 +152,9 @@ public final class Session {
     private func write(_ outgoing: [Outgoing], emit: (Frame) -> Void, finishing: Bool = true) -> Int {
         let encoder = FrameEncoder(framing: decoder.framing ?? .ndjson)
         var bytes = 0
+        var writer = JSONWriter(capacity: 256)
         for message in outgoing {
-            let frame = encoder.frame { $0.write(message) }
+            let frame = encoder.frame(in: &writer) { $0.write(message) }
             onWrite?(frame, encoder.framing)
             bytes += frame.contents.count
             emit(frame)

@@ -107,12 +107,13 @@ public struct StdioTransport {
     /// readable or a signal came, with nothing to read; true when a read will not block
     /// (data, end of input or an error).
     private func inputReady(within milliseconds: Int32, wake: Int32?) -> Bool {
-        var fds = [
-            pollfd(fd: input, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0),
-        ]
-        guard poll(&fds, 2, milliseconds) > 0 else { return false }
-        return fds[0].revents != 0
+        // On the stack: an array here was a malloc per message.
+        withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { fds in
+            fds[0] = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+            fds[1] = pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0)
+            guard poll(fds.baseAddress, 2, milliseconds) > 0 else { return false }
+            return fds[0].revents != 0
+        }
     }
 
     /// One write(2) per frame; loops only if the kernel takes part of it (a signal, a full pipe).

@@ -43,6 +43,16 @@ import Testing
         }
     }
 
+    /// `controller/willChangeContent` and `didChangeContent` write their own bytes too.
+    @Test func aControllerNameWritesTheBytesOfItsValue() {
+        for name in Self.names {
+            let params = ControllerName(controller: name)
+            var writer = JSONWriter()
+            params.write(to: &writer)
+            #expect(writer.bytes == params.json.serialized, "\(name)")
+        }
+    }
+
     /// A stored object written without its tree has the bytes and the value of its tree:
     /// every type, names that need escapes, values left out, and projections.
     @Test func aStoredObjectIsWrittenAsItsValue() {

@@ -164,6 +164,9 @@ extension Context {
     /// SQLite in (appending rows in key order is its fast path). Sorted through integer keys:
     /// comparing ids would compare entity names.
     func sortedPending() -> [(key: ObjectID, value: PendingChange)] {
+        // One change (an editor's save) has its order already: the entities' ranks, sorted
+        // names in a new dictionary, cost more than the rest of the save's bookkeeping.
+        if pending.count == 1, let only = pending.first { return only.value.isEffective ? [only] : [] }
         var rank: [String: UInt64] = [:]
         for (i, name) in model.entities.map(\.name).sorted().enumerated() { rank[name] = UInt64(i) }
         var lastEntity = ""

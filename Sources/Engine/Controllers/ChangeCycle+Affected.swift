@@ -13,49 +13,35 @@ extension FetchedResultsController {
         defer { self.results = results }
         // A row held before and after at the same key (an update of other values) keeps its
         // entry, which is where removing and re-inserting it would put it; its rank is read
-        // back once the others have moved.
+        // back once the others have moved. (No flags at all when none stays, as when the one
+        // changed row moved: most cycles change one row, and each array here is a malloc.)
         var staying: [Int] = []
-        var stays = [Bool](repeating: false, count: affected.count)
+        var stays: [Bool] = []
         for i in affected.indices where affected[i].oldRank != nil && affected[i].newKey != nil {
             if affected[i].newKey == affected[i].oldKey {
+                if stays.isEmpty { stays = [Bool](repeating: false, count: affected.count) }
                 stays[i] = true
                 staying.append(i)
             }
         }
+        func moves(_ i: Int) -> Bool { stays.isEmpty || !stays[i] }
         // Ranks paired with their rows: the sort compares plain integers, not rows.
         var leaving: [(rank: Int, row: Int)] = []
-        for i in affected.indices where !stays[i] {
+        for i in affected.indices where moves(i) {
             if let rank = affected[i].oldRank { leaving.append((rank, i)) }
         }
-        leaving.sort { $0.rank > $1.rank }
+        if leaving.count > 1 { leaving.sort { $0.rank > $1.rank } }
         for (rank, i) in leaving { results.remove(at: rank, key: affected[i].oldKey!) }
-        var keys: [SortKey] = []
         var entering: [Int] = []
-        keys.reserveCapacity(affected.count)
         entering.reserveCapacity(affected.count)
-        for i in affected.indices where !stays[i] {
-            if let key = affected[i].newKey {
-                keys.append(key)
-                entering.append(i)
-            }
+        for i in affected.indices where moves(i) && affected[i].newKey != nil { entering.append(i) }
+        if entering.count > 1 { entering = insertionOrder(entering, affected) }
+        var scratch = borrowScratchKey(width: results.rows.width)
+        defer { returnScratchKey(scratch) }
+        for i in entering {
+            affected[i].newRank = results.insert(affected[i].newKey!, affected[i].id.number, scratch: &scratch)
         }
-        var order = Array(keys.indices)
-        if order.count > 1 {
-            let ids = entering.map { affected[$0].id.number }
-            // A cheap presort by a numeric proxy of the first component leaves the exact sort
-            // (a merge sort that finds runs) about n comparisons instead of n log n when the
-            // ordering agrees with it; the exact sort alone decides the order.
-            if order.count > 64, let proxies = Self.numericProxies(keys) {
-                order.sort { proxies[$0] != proxies[$1] ? proxies[$0] < proxies[$1] : ids[$0] < ids[$1] }
-            }
-            var sorter = KeySorter(ordering: ordering, keys: keys, ids: ids)
-            order.sort { sorter.less($0, $1) }
-        }
-        var scratch = SortKey(repeating: .null, count: results.rows.width)
-        for j in order {
-            affected[entering[j]].newRank = results.insert(keys[j], affected[entering[j]].id.number, scratch: &scratch)
-        }
-        if order.isEmpty && leaving.isEmpty {
+        if entering.isEmpty && leaving.isEmpty {
             // Nothing moved: every rank is as it was.
             for i in staying { affected[i].newRank = affected[i].oldRank }
         } else if Self.locatesByWalk(staying.count, in: results.count) {
@@ -67,7 +53,24 @@ extension FetchedResultsController {
                     affected[i].newKey!, id: affected[i].id.number, scratch: &scratch)
             }
         }
-        return order.map { entering[$0] } + staying
+        return staying.isEmpty ? entering : entering + staying
+    }
+
+    /// The rows entering the tree (`entering`, indices into `affected`) in the order they go
+    /// in: ascending key order, so each insert lands near the one before.
+    private func insertionOrder(_ entering: [Int], _ affected: [AffectedRow]) -> [Int] {
+        let keys = entering.map { affected[$0].newKey! }
+        let ids = entering.map { affected[$0].id.number }
+        var order = Array(keys.indices)
+        // A cheap presort by a numeric proxy of the first component leaves the exact sort
+        // (a merge sort that finds runs) about n comparisons instead of n log n when the
+        // ordering agrees with it; the exact sort alone decides the order.
+        if order.count > 64, let proxies = Self.numericProxies(keys) {
+            order.sort { proxies[$0] != proxies[$1] ? proxies[$0] < proxies[$1] : ids[$0] < ids[$1] }
+        }
+        var sorter = KeySorter(ordering: ordering, keys: keys, ids: ids)
+        order.sort { sorter.less($0, $1) }
+        return order.map { entering[$0] }
     }
 
     /// Each key's first component as a plain number, when every one is an integer, double or
@@ -199,7 +202,8 @@ extension FetchedResultsController {
                 lookups = Array(lookups.indices).sorted { sorter.less($0, $1) }.map { lookups[$0] }
             }
         }
-        var scratch = SortKey(repeating: .null, count: rows.width)
+        var scratch = borrowScratchKey(width: rows.width)
+        defer { returnScratchKey(scratch) }
         for i in lookups { found[i].oldRank = rows.find(found[i].oldKey!, id: found[i].id.number, scratch: &scratch) }
         for i in found.indices where found[i].oldRank == nil {
             if let key = found[i].newKey, let rank = rows.find(key, id: found[i].id.number, scratch: &scratch) {
@@ -234,9 +238,12 @@ extension FetchedResultsController {
     func evaluated(
         _ changeList: [ChangeSet.Change], _ changes: [ObjectID: ChangeSet.Change], locate: Bool
     ) -> [AffectedRow] {
-        // Locals: the stored properties would be re-read (and checked) for every change.
+        // Locals: the stored properties would be re-read (and checked, and the existentials
+        // copied) for every change.
         let entity = self.entity
         let source = self.source
+        let ordering = self.ordering
+        let filter = self.filter
         // One existential box each for the whole cycle, not one per key computed.
         let view: any ObjectView = source
         let old: any ObjectView = tracer.isEmpty ? view : OldView(current: source, changes: changes)

@@ -34,11 +34,10 @@ extension FetchedResultsController {
     func applyInPlace(_ changeSet: ChangeSet) -> [ControllerEvent]? {
         // A test forcing rebuilds means them for every cycle.
         guard rebuildOverride != true, let read = ownReadKeys() else { return nil }
-        // Locals: the stored existentials would be copied for every change.
-        let (entity, ordering, filter) = (self.entity, self.ordering, self.filter)
+        let entity = self.entity
         // First whether every change is of this kind (most cycles that are not say so at their
-        // first change), before anything is allocated. The changes of one batch share one set
-        // of changed keys: checked once.
+        // first change), before anything is copied or allocated. The changes of one batch
+        // share one set of changed keys: checked once.
         var checked: (keys: Set<String>, disjoint: Bool)?
         for change in changeSet.changes where change.id.entity == entity {
             guard change.before != nil, change.after != nil else { return nil }
@@ -47,6 +46,8 @@ extension FetchedResultsController {
             }
             guard checked!.disjoint else { return nil }
         }
+        // Locals: the stored existentials would be copied for every change.
+        let (ordering, filter) = (self.ordering, self.filter)
         let results = self.results
         let rows = results.rows
         let view: any ObjectView = source
@@ -61,7 +62,8 @@ extension FetchedResultsController {
         keys.reserveCapacity(changeSet.changes.count)
         matches.reserveCapacity(changeSet.changes.count)
         ranks.reserveCapacity(changeSet.changes.count)
-        var scratch = SortKey(repeating: .null, count: rows.width)
+        var scratch = borrowScratchKey(width: rows.width)
+        defer { returnScratchKey(scratch) }
         for (i, change) in changeSet.changes.enumerated() where change.id.entity == entity {
             guard let before = change.before, let after = change.after else { return nil }
             // No key differs: nothing changed (compared only then).

@@ -189,7 +189,12 @@ extension FetchedResultsController {
     /// updates (by new path); nothing when no row or section changed.
     func wireOrder(_ sectionEvents: [ControllerEvent], _ rows: RowChanges) -> [ControllerEvent] {
         guard !(sectionEvents.isEmpty && rows.isEmpty) else { return [] }
-        var events: [ControllerEvent] = [.willChangeContent]
+        // One array, a group sorted only when it has more than one entry: most cycles change
+        // one row, and a sorted, mapped copy of every group cost as much as the tree's work.
+        var events: [ControllerEvent] = []
+        events.reserveCapacity(
+            sectionEvents.count + rows.deletes.count + rows.moves.count + rows.inserts.count + rows.updates.count + 2)
+        events.append(.willChangeContent)
         func sectionIndex(_ e: ControllerEvent) -> Int {
             if case .section(_, let i, _) = e { return i }
             return 0
@@ -198,13 +203,24 @@ extension FetchedResultsController {
             if case .section(.delete, _, _) = e { return true }
             return false
         }
-        events += sectionEvents.filter(isDelete).sorted { sectionIndex($0) > sectionIndex($1) }
-        events += sectionEvents.filter { !isDelete($0) }.sorted { sectionIndex($0) < sectionIndex($1) }
-        events += rows.deletes.sorted { $0.0 > $1.0 }.map { .object(.delete, $0.1, indexPath: $0.0, newIndexPath: nil) }
-        events += rows.moves.sorted { $0.1 < $1.1 }.map { .object(.move, $0.2, indexPath: $0.0, newIndexPath: $0.1) }
-        events += rows.inserts.sorted { $0.0 < $1.0 }.map { .object(.insert, $0.1, indexPath: nil, newIndexPath: $0.0) }
-        events += rows.updates.sorted { $0.1 < $1.1 }.map {
-            .object(.update, $0.2, indexPath: $0.0, newIndexPath: $0.1)
+        if !sectionEvents.isEmpty {
+            events += sectionEvents.filter(isDelete).sorted { sectionIndex($0) > sectionIndex($1) }
+            events += sectionEvents.filter { !isDelete($0) }.sorted { sectionIndex($0) < sectionIndex($1) }
+        }
+        func inOrder<T>(_ group: [T], _ less: (T, T) -> Bool) -> [T] {
+            group.count > 1 ? group.sorted(by: less) : group
+        }
+        for (path, id) in inOrder(rows.deletes, { $0.0 > $1.0 }) {
+            events.append(.object(.delete, id, indexPath: path, newIndexPath: nil))
+        }
+        for (from, to, id) in inOrder(rows.moves, { $0.1 < $1.1 }) {
+            events.append(.object(.move, id, indexPath: from, newIndexPath: to))
+        }
+        for (path, id) in inOrder(rows.inserts, { $0.0 < $1.0 }) {
+            events.append(.object(.insert, id, indexPath: nil, newIndexPath: path))
+        }
+        for (from, to, id) in inOrder(rows.updates, { $0.1 < $1.1 }) {
+            events.append(.object(.update, id, indexPath: from, newIndexPath: to))
         }
         events.append(.didChangeContent)
         return events

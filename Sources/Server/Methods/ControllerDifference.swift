@@ -116,7 +116,7 @@ public struct ControllerDifference: NotificationPayload, EncodedParams {
     }
 
     private init(_ parts: Parts, ids: [ObjectID], of entry: ControllersState.Entry, values shared: CycleValues) {
-        label = ControllerLabel(name: entry.controller.name, entity: entry.controller.entity)
+        label = entry.label
         self.parts = parts
         self.ids = ids
         columns = Self.columns(entry)
@@ -166,7 +166,7 @@ public struct ControllerDifference: NotificationPayload, EncodedParams {
                 writer.write(integer: id.number)
                 writer.bytes.append(UInt8(ascii: "\""))
             } else {
-                writer.write(string: id.description)
+                writer.write(id: id)
             }
         }
         writer.writeRaw("]")

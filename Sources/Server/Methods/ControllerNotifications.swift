@@ -1,5 +1,6 @@
 import Controllers
 import JSON
+import JSONRPC
 import Model
 
 /// What a change cycle sends for a controller (protocol.md §10), in this order.
@@ -47,10 +48,17 @@ public struct FetchFailure: NotificationPayload {
     }
 }
 
-public struct ControllerName: NotificationPayload {
+public struct ControllerName: NotificationPayload, EncodedParams {
     public static let params = [controllerParam.spec]
     let controller: String
     public var json: JSON { .object(["controller": .string(controller)]) }
+
+    /// Two of these go out every cycle in rows mode: written without a tree.
+    public func write(to writer: inout JSONWriter) {
+        writer.writeRaw("{\"controller\":")
+        writer.write(string: controller)
+        writer.writeRaw("}")
+    }
 }
 
 public struct SectionChange: NotificationPayload {
@@ -91,13 +99,13 @@ extension Outbox {
         case (_, .difference):
             send(ControllerNotifications.didChange, ControllerDifference(cycle.events, of: entry, values: values))
         case (_, .rows):
-            let label = ControllerLabel(name: entry.controller.name, entity: entry.controller.entity)
+            let label = entry.label
             for event in cycle.events { send(event, of: entry, labeled: label, values: values) }
         }
     }
 
     /// Queues one controller event as its notification; `label` is the controller's, encoded
-    /// once for the cycle.
+    /// once.
     func send(
         _ event: ControllerEvent, of entry: ControllersState.Entry, labeled label: ControllerLabel, values: CycleValues
     ) {

@@ -37,6 +37,10 @@ public final class ControllersState: ControllerObserver, StoreOpenObserver {
             self.projection = projection
             self.delivery = delivery
         }
+
+        /// What the controller's notifications start with, encoded at its first cycle: its
+        /// name and entity never change (setRequest keeps the entity, protocol.md §9).
+        lazy var label = ControllerLabel(name: controller.name, entity: controller.entity)
     }
 
     /// The engine's controllers of the open graph (their order and contexts), which applies

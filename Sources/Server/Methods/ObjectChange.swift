@@ -5,8 +5,8 @@ import Model
 
 /// `controller/didChangeObject`'s params. In rows mode a cycle sends one per controller per
 /// changed row (100,000 for 1000 controllers and 100 changes), so they write their own bytes:
-/// what a controller's messages share and each object's JSON are encoded once per cycle and
-/// spliced in, and no JSON tree is built per message.
+/// what a controller's messages share is encoded once per controller, each object's JSON once
+/// per cycle, and both spliced in; no JSON tree is built per message.
 public struct ObjectChange: NotificationPayload, EncodedParams {
     public static let params: [ParamSpec] = [
         controllerParam.spec,
@@ -49,7 +49,7 @@ public struct ObjectChange: NotificationPayload, EncodedParams {
             writer.write(integer: id.number)
             writer.writeRaw("\"")
         } else {
-            writer.write(string: id.description)
+            writer.write(id: id)
         }
         if let indexPath {
             writer.writeRaw(",\"indexPath\":[")
@@ -71,7 +71,8 @@ public struct ObjectChange: NotificationPayload, EncodedParams {
     }
 }
 
-/// What a controller's `controller/didChangeObject` messages share in a cycle, encoded once.
+/// What a controller's `controller/didChangeObject` messages share, encoded once
+/// (`ControllersState.Entry.label`).
 final class ControllerLabel: Sendable {
     let name: String
     let entity: String

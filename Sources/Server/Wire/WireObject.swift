@@ -25,7 +25,7 @@ public enum WireObject {
         _ id: ObjectID, _ values: Snapshot, entity: Entity, keys: Set<String>? = nil, to writer: inout JSONWriter
     ) {
         writer.writeRaw("{\"id\":")
-        writer.write(string: id.description)
+        writer.write(id: id)
         forEachMember(values, entity: entity, keys: keys) { name, value in
             writer.writeRaw(",")
             writer.write(string: name)
@@ -62,5 +62,17 @@ public enum WireObject {
                 [("entity", .string(entity.name)), ("key", .string(key))])
         }
         return Set(keys)
+    }
+}
+
+extension JSONWriter {
+    /// An id as its JSON string, `"Entity/N"`, without making the text first. Escaping goes
+    /// byte by byte, so the entity escaped and the rest appended is the whole text escaped.
+    mutating func write(id: ObjectID) {
+        write(string: id.entity)
+        bytes.removeLast()
+        bytes.append(UInt8(ascii: "/"))
+        write(integer: id.number)
+        bytes.append(UInt8(ascii: "\""))
     }
 }
