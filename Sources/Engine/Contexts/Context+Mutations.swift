@@ -40,9 +40,14 @@ extension Context {
         guard let entity = model.entity(id.entity) else { return }
         try checkValues(entity, values)
         var staging = Staging(self)
+        // The given attributes set one by one, each compared as it is set: no walk of every
+        // attribute, nor a comparison of the whole rows after.
         var next = current
-        for a in entity.attributes { if let v = values[a.name] { next[a.name] = v } }
-        if next != current { staging.put(id, next) }
+        var changed = false
+        for (key, value) in values where entity.attribute(key) != nil {
+            if next.updateValue(value, forKey: key) != value { changed = true }
+        }
+        if changed { staging.put(id, next) }
         try setRelationships(entity, id, values, in: &staging)
         try staging.apply()
     }
@@ -59,6 +64,9 @@ extension Context {
 
     /// Type checks every key, unknown keys first (sorted), then in model order.
     private func checkValues(_ entity: Entity, _ values: Snapshot) throws(EngineError) {
+        // The usual update sets attributes to values of their types: one look-up of each
+        // given key says so. Any other is checked in the order that decides its first error.
+        if values.allSatisfy({ key, value in entity.attribute(key).map { value.fits($0.type) } ?? false }) { return }
         for key in values.keys.sorted() where entity.key(key) == nil { try entity.check(key, values[key]!) }
         for a in entity.attributes { if let v = values[a.name] { try entity.check(a.name, v) } }
         for r in entity.relationships {
