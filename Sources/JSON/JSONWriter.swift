@@ -78,34 +78,41 @@ public struct JSONWriter {
     }
 
     public mutating func write(string: String) {
-        var string = string
         bytes.append(UInt8(ascii: "\""))
-        string.withUTF8 { utf8 in
-            guard let base = utf8.baseAddress else { return }
-            let n = utf8.count
-            var runStart = 0
-            var i = 0
-            while i < n {
-                // Eight bytes at a time while none needs an escape.
-                while n - i >= 8, !Self.needsEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
-                    i += 8
-                }
-                guard i < n else { break }
-                let byte = base[i]
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    if runStart < i {
-                        bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
-                    }
-                    appendEscape(byte)
-                    runStart = i + 1
-                }
-                i += 1
-            }
-            if runStart < n {
-                bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n - runStart))
-            }
+        // Read in place (a native or small string, always on Linux): `withUTF8` needs a
+        // mutable copy, a retain and a release per string written.
+        if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
+            var copy = string
+            copy.withUTF8 { appendEscaped($0) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `utf8`'s bytes with JSON's escapes, without the quotes.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard let base = utf8.baseAddress else { return }
+        let n = utf8.count
+        var runStart = 0
+        var i = 0
+        while i < n {
+            // Eight bytes at a time while none needs an escape.
+            while n - i >= 8, !Self.needsEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
+                i += 8
+            }
+            guard i < n else { break }
+            let byte = base[i]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                if runStart < i {
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
+                }
+                appendEscape(byte)
+                runStart = i + 1
+            }
+            i += 1
+        }
+        if runStart < n {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n - runStart))
+        }
     }
 
     /// Whether any of the eight bytes is below 0x20, a quote or a backslash: the classic

@@ -37,12 +37,18 @@ public final class Statement {
         case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
         case .real(let v): rc = sqlite3_bind_double(handle, index, v)
         case .text(let s):
-            // Explicit byte length: text may hold NUL, which a -1 length would cut at.
-            var s = s
-            rc = s.withUTF8 { utf8 in
+            // Explicit byte length: text may hold NUL, which a -1 length would cut at. Read in
+            // place where the string allows it (always, on Linux): `withUTF8` needs a copy.
+            func bind(_ utf8: UnsafeBufferPointer<UInt8>) -> Int32 {
                 utf8.withMemoryRebound(to: CChar.self) {
                     sqlite3_bind_text(handle, index, $0.baseAddress ?? emptyText, Int32($0.count), csqlite_transient())
                 }
+            }
+            if let inPlace = s.utf8.withContiguousStorageIfAvailable(bind) {
+                rc = inPlace
+            } else {
+                var s = s
+                rc = s.withUTF8(bind)
             }
         case .blob(let b):
             rc = b.withUnsafeBytes {

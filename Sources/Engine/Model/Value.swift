@@ -46,13 +46,10 @@ public enum Value: Hashable, Sendable {
 
     /// Exact string equality: the same Unicode scalars, so canonically equivalent spellings
     /// differ (as in SQLite). UTF-8 spells each scalar sequence one way only, so comparing the
-    /// bytes decides it (`withUTF8` reads a native string in place).
+    /// bytes decides it.
     static func sameScalars(_ x: String, _ y: String) -> Bool {
         guard x.utf8.count == y.utf8.count else { return false }
-        var x = x
-        var y = y
-        return x.withUTF8 { a in
-            y.withUTF8 { b in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        return withUTF8Bytes(of: x, and: y) { a, b in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
         }
     }
 

@@ -1,20 +1,16 @@
+import Model
+
 /// Unicode scalar order on strings, which is UTF-8 byte order: exactly what SQLite's BINARY
 /// collation does. Swift's own `String ==` and `<` use canonical equivalence (`é` equals
 /// `e` + U+0301), which SQL does not, so predicates never use them on stored text.
 public enum ByteOrder {
     public static func compare(_ a: String, _ b: String) -> Int {
-        var a = a
-        var b = b
-        return a.withUTF8 { x in b.withUTF8 { y in compare(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
+        withUTF8Bytes(of: a, and: b) { x, y in compare(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
     }
 
     public static func equal(_ a: String, _ b: String) -> Bool {
-        var a = a
-        var b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
-            }
+        withUTF8Bytes(of: a, and: b) { x, y in
+            x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
         }
     }
 
