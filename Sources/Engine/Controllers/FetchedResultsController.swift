@@ -75,6 +75,7 @@ public final class FetchedResultsController {
     }
 
     func returnScratchKey(_ key: SortKey) { spareKey = key }
+
     /// How many setRequest calls filtered the held rows instead of querying (for tests).
     public internal(set) var narrowedRequests = 0
     /// A cycle needed a fresh fetch and could not make it (`CycleNotifications.failed`): the

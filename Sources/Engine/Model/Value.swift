@@ -49,7 +49,8 @@ public enum Value: Hashable, Sendable {
     /// bytes decides it.
     static func sameScalars(_ x: String, _ y: String) -> Bool {
         guard x.utf8.count == y.utf8.count else { return false }
-        return withUTF8Bytes(of: x, and: y) { a, b in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+        return withUTF8Bytes(of: x, and: y) { a, b in
+            a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
         }
     }
 
