@@ -52,27 +52,23 @@ public enum SortComparison {
     /// Byte order of the lower-case folds, comparing ASCII in place until the first
     /// non-ASCII byte (folding is per scalar, so the shortcut cannot change the answer).
     public static func caseInsensitive(_ a: String, _ b: String) -> Int {
-        var a = a
-        var b = b
-        let quick: Int? = a.withUTF8 { x in
-            b.withUTF8 { y in
-                let n = min(x.count, y.count)
-                var i = 0
-                while i < n {
-                    var p = x[i]
-                    var q = y[i]
-                    if p >= 0x80 || q >= 0x80 { return nil }
-                    if p >= 65 && p <= 90 { p += 32 }
-                    if q >= 65 && q <= 90 { q += 32 }
-                    if p != q { return p < q ? -1 : 1 }
-                    i += 1
-                }
-                if x.count == y.count { return 0 }
-                // The longer one's rest may fold to nothing only if it is non-ASCII.
-                let rest = x.count > n ? x[n] : y[n]
-                if rest >= 0x80 { return nil }
-                return x.count < y.count ? -1 : 1
+        let quick: Int? = withUTF8Bytes(of: a, and: b) { x, y in
+            let n = min(x.count, y.count)
+            var i = 0
+            while i < n {
+                var p = x[i]
+                var q = y[i]
+                if p >= 0x80 || q >= 0x80 { return nil }
+                if p >= 65 && p <= 90 { p += 32 }
+                if q >= 65 && q <= 90 { q += 32 }
+                if p != q { return p < q ? -1 : 1 }
+                i += 1
             }
+            if x.count == y.count { return 0 }
+            // The longer one's rest may fold to nothing only if it is non-ASCII.
+            let rest = x.count > n ? x[n] : y[n]
+            if rest >= 0x80 { return nil }
+            return x.count < y.count ? -1 : 1
         }
         if let quick { return quick }
         return ByteOrder.compare(

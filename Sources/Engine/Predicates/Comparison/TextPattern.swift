@@ -1,3 +1,5 @@
+import Model
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -51,16 +53,12 @@ struct TextPattern: Sendable {
         case .like:
             return like!.matches(TextFolding.fold(subject, options))
         case .beginsWith, .endsWith, .contains:
-            var s = TextFolding.fold(subject, options)
-            var p = folded
-            return s.withUTF8 { x in
-                p.withUTF8 { y in
-                    guard y.count > 0, y.count <= x.count else { return false }
-                    switch kind {
-                    case .beginsWith: return memcmp(x.baseAddress!, y.baseAddress!, y.count) == 0
-                    case .endsWith: return memcmp(x.baseAddress! + (x.count - y.count), y.baseAddress!, y.count) == 0
-                    default: return contains(x, y)
-                    }
+            return withUTF8Bytes(of: TextFolding.fold(subject, options), and: folded) { x, y in
+                guard y.count > 0, y.count <= x.count else { return false }
+                switch kind {
+                case .beginsWith: return memcmp(x.baseAddress!, y.baseAddress!, y.count) == 0
+                case .endsWith: return memcmp(x.baseAddress! + (x.count - y.count), y.baseAddress!, y.count) == 0
+                default: return contains(x, y)
                 }
             }
         }
