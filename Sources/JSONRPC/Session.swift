@@ -59,6 +59,9 @@ public final class Session {
     /// (`MessageHandler.mayStream`), read only then.
     private var batch: [JSON] = []
     private var batchIndex = 0
+    /// The message being answered, kept whole until its answer is written: freeing its tree
+    /// (every object, key and string of it) then happens while the client reads, not before.
+    private var answering: JSON = .null
 
     /// The requests of the batch under way that are still to be dispatched.
     private func laterRequests() -> [Request] {
@@ -121,7 +124,7 @@ public final class Session {
     /// Input stayed idle: lets the handler check the outside and writes what that queued.
     public func idle(emit: (Frame) -> Void) {
         guard !isFinished else { return }
-        handler.checkOutside()
+        handler.checkOutsideWhileIdle()
         write(handler.takeNotifications().map(Outgoing.notification), emit: emit)
     }
 
@@ -160,7 +163,10 @@ public final class Session {
             emit(frame)
         }
         if !outgoing.isEmpty { onFlush?() }
-        if finishing { handler.afterOutput() }
+        if finishing {
+            answering = .null
+            handler.afterOutput()
+        }
         return bytes
     }
 
@@ -204,6 +210,7 @@ public final class Session {
                                 ]))))
             ]
         }
+        answering = json
         switch json {
         case .array(let elements):
             guard !elements.isEmpty else {

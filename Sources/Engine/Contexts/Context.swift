@@ -165,11 +165,12 @@ public final class Context {
         if var entry = existingEntry {
             entry.values = values
             // Back to what the parent shows: nothing left to save, nothing pinned.
-            pending[id] = (entry.isInsert && values == nil) || (!entry.isInsert && values == entry.base) ? nil : entry
+            pending[id] = (entry.isInsert && values == nil) || (!entry.isInsert && !entry.isEffective) ? nil : entry
         } else {
-            let base = stored(old.values, of: id.entity)
-            if base == values { return }
-            pending[id] = PendingChange(values: values, base: base, baseVersion: baseVersion ?? old.version)
+            let entry = PendingChange(
+                values: values, base: stored(old.values, of: id.entity), baseVersion: baseVersion ?? old.version)
+            guard entry.isEffective else { return }
+            pending[id] = entry
             pendingCount[id.entity, default: 0] += 1
         }
         if pending[id] == nil { pendingCount[id.entity, default: 1] -= 1 } else { index(id) }

@@ -243,6 +243,8 @@ extension ObjectGraph {
         try commitMerged(mergers) { () throws(EngineError) in
             let prior = try read()
             matched = prior.count
+            // The rows read and made here are freed after the answer (`releaseLater`).
+            releaseLater(prior)
             // Both ascending, as read: the roots look rows up by a binary search.
             var before: [(ObjectID, StoredObject?)] = []
             var after: [(ObjectID, StoredObject?)] = []
@@ -269,6 +271,7 @@ extension ObjectGraph {
                 }
             }
             try write(after)
+            releaseLater(after)
             return (JustWritten(rows: after), changed)
         }
         return matched

@@ -14,6 +14,8 @@ extension ObjectGraph {
         _ entityName: String, objects: [(ObjectID, Snapshot)], rejected: [BatchProblem] = []
     ) throws(EngineError) -> Int {
         let entity = try batchEntity(entityName)
+        // The objects' values are freed after the answer, with the rows read (`releaseLater`).
+        releaseLater(objects)
         return try underWriteLock { () throws(EngineError) in
             let batch = batchContext()
             let rows = objects.map(\.1)

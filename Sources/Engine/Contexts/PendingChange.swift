@@ -4,16 +4,25 @@ import Model
 /// showed when the context first touched it.
 struct PendingChange {
     /// The object's values in this context; nil when this context deleted it.
-    var values: Snapshot?
+    var values: Snapshot? { didSet { isEffective = values != base } }
     /// The parent's values at first touch; nil when this context inserted the object.
-    var base: Snapshot?
+    var base: Snapshot? { didSet { isEffective = values != base } }
     /// The store row version the change is based on (optimistic locking); nil for inserts.
     var baseVersion: Int64?
+    /// Whether saving it changes anything (an update back to the original values does not).
+    /// Kept as the values change: a save asks it of every entry more than once, and each
+    /// answer would compare two whole rows key by key.
+    private(set) var isEffective: Bool
+
+    init(values: Snapshot?, base: Snapshot?, baseVersion: Int64?) {
+        self.values = values
+        self.base = base
+        self.baseVersion = baseVersion
+        isEffective = values != base
+    }
 
     var isInsert: Bool { base == nil }
     var isDelete: Bool { values == nil && base != nil }
-    /// Whether saving it changes anything (an update back to the original values does not).
-    var isEffective: Bool { values != base }
 
     /// Keys whose value differs from the base (every key of an insert).
     var changedKeys: [String] {
