@@ -15,6 +15,9 @@ public protocol MessageHandler: AnyObject {
     /// news from outside the conversation (another process's commit). The notifications it
     /// queues are written at once, on their own, never inside a response or a batch's answer.
     func checkOutside()
+    /// `checkOutside` when input stayed idle (the wait ran out, or `wakeDescriptor` became
+    /// readable), not before a message: what the check holds ends with its output.
+    func checkOutsideWhileIdle()
     /// How long the transport waits for input before calling `checkOutside`; nil: for ever.
     var idleIntervalMilliseconds: Int32? { get }
     /// A descriptor the transport waits on beside its input (while `idleIntervalMilliseconds`
@@ -44,6 +47,7 @@ public protocol MessageHandler: AnyObject {
 
 extension MessageHandler {
     public func checkOutside() {}
+    public func checkOutsideWhileIdle() { checkOutside() }
     public var idleIntervalMilliseconds: Int32? { nil }
     public var wakeDescriptor: Int32? { nil }
     public func afterOutput() {}

@@ -45,6 +45,7 @@ extension Server {
         if watching {
             mergeWatchedChanges()
         } else {
+            watchState.snapshotWatched = false
             // Merges only when asked: the held snapshot stays what was last merged. Without
             // one, reads see the file as it is (as with snapshots off); the next message tries again.
             do { try graph.store.holdSnapshot() } catch {

@@ -49,6 +49,8 @@ public final class Server: MessageHandler {
     private var observers: [ServerObserver] = []
     let watchState = WatchState()
     private var closed = false
+    /// The check under way is the idle one (`checkOutsideWhileIdle`), until its `afterOutput`.
+    private(set) var checkingWhileIdle = false
 
     public init(
         configuration: Configuration = Configuration(),
@@ -135,6 +137,11 @@ public final class Server: MessageHandler {
 
     public func checkOutside() { takeReadState() }
 
+    public func checkOutsideWhileIdle() {
+        checkingWhileIdle = true
+        takeReadState()
+    }
+
     public var idleIntervalMilliseconds: Int32? { idleWait }
 
     public var wakeDescriptor: Int32? { changeAnnouncer?.descriptor }
@@ -142,8 +149,13 @@ public final class Server: MessageHandler {
     /// What need not delay the answer: freeing what a batch left, the store's checkpoint.
     public func afterOutput() {
         contexts.graph?.releaseDeferred()
-        // A watched store's snapshot ends with the message; the next check takes a new one.
-        if contexts.graph?.store.readSnapshots == .perMessage { contexts.graph?.store.releaseSnapshot() }
+        // A watched store's snapshot ends with the message, and the next check takes a new
+        // one; where the watch sees every write before its commit shows, it lasts until input
+        // goes idle instead, and the next message's check keeps it while nothing was written.
+        if contexts.graph?.store.readSnapshots == .perMessage, checkingWhileIdle || !watchSeesEveryWrite {
+            contexts.graph?.store.releaseSnapshot()
+        }
+        checkingWhileIdle = false
         contexts.graph?.store.checkpointIfDue()
     }
 

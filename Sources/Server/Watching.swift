@@ -29,6 +29,10 @@ final class WatchState {
     var rechecks = 0
     /// `store/open` was given a `historyToken`: the next check merges without waiting for a commit.
     var mergeOwed = false
+    /// The held snapshot began under this watch (a check it drained first took it, or a write
+    /// since): every write after it has woken the watch. One taken before the watch was made
+    /// (before watching began, or on another store) is renewed, never kept.
+    var snapshotWatched = false
     /// Makes the announcer of an opened graph's store; tests put a stand-in here.
     var makeAnnouncer: (ObjectGraph, @escaping (String) -> Void) -> (any ChangeAnnouncer)? = { graph, log in
         graph.store.makeChangeAnnouncer(log: log)
@@ -40,10 +44,14 @@ final class WatchState {
     func watch(for graph: ObjectGraph, logger: Logger) -> (any ChangeAnnouncer)? {
         if self.graph !== graph {
             self.graph = graph
+            snapshotWatched = false
             watch = makeAnnouncer(graph) { message in logger.warning("\(message)") }
         }
         return watch
     }
+
+    /// The announcer `watch(for:logger:)` made for `graph`, without making one.
+    func made(for graph: ObjectGraph) -> (any ChangeAnnouncer)? { self.graph === graph ? watch : nil }
 }
 
 extension Server {
@@ -55,6 +63,24 @@ extension Server {
     static let rechecksAfterWake = 40
     /// ...this far apart (the commit shows within microseconds of its log write).
     public static let recheckMilliseconds: Int32 = 1
+
+    /// Whether the open store's watch wakes for every write to it before the commit shows
+    /// (inotify on the file and its log; not a PostgreSQL NOTIFY, which follows the commit):
+    /// then a check it did not wake for finds nothing new. Asks the watch made already (the
+    /// check before each message makes it), after every answer.
+    var watchSeesEveryWrite: Bool {
+        guard let graph = contexts.graph else { return false }
+        return watchState.made(for: graph)?.wakesBeforeCommit == true
+    }
+
+    /// A check before a message that `announcer` did not wake for keeps the snapshot the last
+    /// message left (the one its check took or its write ended with) when that began under
+    /// the watch and nothing is owed: no recheck of an earlier wake, no merge asked for or
+    /// left by a write.
+    func keepsSnapshot(_ store: any Store, _ announcer: (any ChangeAnnouncer)?) -> Bool {
+        !checkingWhileIdle && announcer?.wakesBeforeCommit == true && watchState.snapshotWatched
+            && store.holdsSnapshot && watchState.rechecks == 0 && !watchState.mergeOwed && !store.owesMerge
+    }
 
     /// How long the transport may wait for input (`idleIntervalMilliseconds`).
     var idleWait: Int32? {
@@ -92,9 +118,16 @@ extension Server {
         guard isWatching, let graph = contexts.graph else { return }
         let announcer = changeAnnouncer
         let woken = announcer?.drain() ?? false
+        if !woken, keepsSnapshot(graph.store, announcer) {
+            // Nothing written since the held snapshot began (the watch would have said so
+            // before the commit showed), so it is still the newest state: no new one to take.
+            graph.store.recordCursorIfDue()
+            return
+        }
         do {
             // The message's snapshot: what is merged here is exactly what it reads.
             try graph.store.renewSnapshot()
+            watchState.snapshotWatched = announcer != nil
             if try watchState.mergeOwed || graph.store.owesMerge || graph.hasExternalChanges() {
                 watchState.mergeOwed = false
                 // The cursor is recorded at the next idle check, after the notifications went out.

@@ -102,6 +102,85 @@ import Testing
         }
     }
 
+    /// The statements of the watched store's connection that begin or end its read snapshot
+    /// while `body` runs.
+    private func snapshotStatements(_ h: Harness, _ body: () -> Void) throws -> [String] {
+        let store = try #require(h.server.contexts.graph?.store as? SQLiteStore)
+        var seen: [String] = []
+        try store.connection.observeStatements { sql in
+            if sql.hasPrefix("BEGIN") || sql.hasPrefix("COMMIT") { seen.append(sql) }
+        }
+        defer { try? store.connection.observeStatements(nil) }
+        body()
+        return seen
+    }
+
+    private func saved(_ title: String) -> [String] {
+        [
+            #"[{"jsonrpc":"2.0","method":"context/insert","params":{"context":"main","entity":"Note","values":{"title":"\#(title)"}},"id":2},"#
+                + #"{"jsonrpc":"2.0","method":"context/save","params":{"context":"main"},"id":3}]"#
+        ]
+    }
+
+    private let count = [
+        #"{"jsonrpc":"2.0","method":"context/count","params":{"context":"main","request":{"entity":"Note"}},"id":9}"#
+    ]
+
+    @Test func aWatchThatSeesEveryWriteKeepsTheSnapshotFromMessageToMessageUntilInputIdles() throws {
+        let dir = TempDir()
+        let announcer = StandIn(wakesBeforeCommit: true)
+        let h = try watching(announcer, in: dir)
+        let store = try #require(h.server.contexts.graph?.store)
+        // The first check under the watch takes a new snapshot (the one held began before the
+        // watch), and the answer leaves it held.
+        #expect(try snapshotStatements(h) { _ = h.send(count) } == ["COMMIT", "BEGIN"])
+        #expect(store.holdsSnapshot)
+        // Nothing was written since it began: the next message reads it again.
+        #expect(try snapshotStatements(h) { _ = h.send(count) }.isEmpty)
+        #expect(store.holdsSnapshot)
+        // A save ends it and takes the next (the upgrade and its commit), which the next
+        // message keeps too.
+        #expect(try snapshotStatements(h) { _ = h.send(saved("a")) } == ["COMMIT", "BEGIN"])
+        #expect(try snapshotStatements(h) { _ = h.send(count) }.isEmpty)
+        // Input went idle: that check takes a new snapshot and it ends with its output.
+        #expect(try snapshotStatements(h) { h.session.idle { _ in } } == ["COMMIT", "BEGIN", "COMMIT"])
+        #expect(!store.holdsSnapshot)
+        // The next message begins one again.
+        #expect(try snapshotStatements(h) { _ = h.send(count) } == ["BEGIN"])
+    }
+
+    @Test func aWatchThatWakesAfterTheCommitTakesASnapshotPerMessage() throws {
+        let dir = TempDir()
+        let announcer = StandIn(wakesBeforeCommit: false)
+        let h = try watching(announcer, in: dir)
+        let store = try #require(h.server.contexts.graph?.store)
+        #expect(try snapshotStatements(h) { _ = h.send(count) } == ["COMMIT", "BEGIN", "COMMIT"])
+        #expect(!store.holdsSnapshot)
+        #expect(try snapshotStatements(h) { _ = h.send(count) } == ["BEGIN", "COMMIT"])
+        #expect(!store.holdsSnapshot)
+    }
+
+    @Test func aKeptSnapshotGivesWayToAnotherProcessesCommitTheWatchReports() throws {
+        let dir = TempDir()
+        let announcer = StandIn(wakesBeforeCommit: true)
+        let a = try watching(announcer, in: dir)
+        let b = Harness(.ndjson, server: Server(configuration: .init(watch: .off)))
+        _ = b.send([
+            JSON.object([
+                "jsonrpc": "2.0", "method": "store/open", "id": 1,
+                "params": ["path": .string(dir.file("s.sqlite")), "model": Self.model],
+            ]).description
+        ])
+        _ = a.send(count)
+        _ = b.send(saved("x"))
+        // Unreported, the commit stays out of the kept snapshot: what keeps it is the watch.
+        #expect(a.send(count).last?["result"]?["count"] == 0)
+        announcer.announce()
+        let messages = a.send(count)
+        #expect(messages.first?["method"] == "store/didChangeExternally")
+        #expect(messages.last?["result"]?["count"] == 1)
+    }
+
     @Test func aWakeMergesWhatAnotherProcessCommitted() throws {
         let dir = TempDir()
         let announcer = StandIn(wakesBeforeCommit: false)

@@ -6,7 +6,8 @@ public enum ReadSnapshots: Sendable {
     /// Every statement reads the file as it is (the engine's default; a store in memory).
     case off
     /// A host that merges before each message: the snapshot lives from that merge until
-    /// the message is answered (`releaseSnapshot`); writes take a new one when they end.
+    /// the host releases it (`releaseSnapshot`: once the message is answered, or at its next
+    /// idle check when its watch sees every write); writes take a new one when they end.
     case perMessage
     /// A host that merges only when asked: the snapshot lives from merge to merge, and
     /// across the writes, which take a new one when they end.

@@ -40,6 +40,8 @@ public protocol Store: AnyObject {
     func releaseSnapshot()
     /// Ends the held snapshot and begins one of the newest state.
     func renewSnapshot() throws(EngineError)
+    /// Whether a read snapshot is held now.
+    var holdsSnapshot: Bool { get }
 
     // MARK: Reading objects
 

@@ -28,6 +28,8 @@ extension PGStore {
         if let c = connection, c.isConnected, (try? c.exec("COMMIT")) == nil { _ = try? c.exec("ROLLBACK") }
     }
 
+    public var holdsSnapshot: Bool { snapshotHeld }
+
     public func renewSnapshot() throws(EngineError) {
         releaseSnapshot()
         try holdSnapshot()

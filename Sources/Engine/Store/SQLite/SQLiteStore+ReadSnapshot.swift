@@ -34,6 +34,8 @@ extension SQLiteStore {
         if (try? db.prepare("COMMIT").run()) == nil { try? db.execute("ROLLBACK") }
     }
 
+    public var holdsSnapshot: Bool { snapshotHeld }
+
     /// A snapshot of the file as it is now, in place of the one held.
     public func renewSnapshot() throws(EngineError) {
         releaseSnapshot()
