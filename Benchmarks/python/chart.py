@@ -144,7 +144,7 @@ def entries_from_run(run):
         elif metric == "change_latency_scaling":
             out.append(entry("change_scaling", p50, "%.2fx" % p50, when))
         elif metric in ("change_e2e", "change_e2e_swift"):
-            pipe = "floor: same Python client vs cat" if metric == "change_e2e" else "floor: pipe round trip (Swift)"
+            pipe = "floor: same Python client vs cat" if metric == "change_e2e" else "floor: same Swift client, server/ping"
             floors = [_baseline(row, "floor: SQLite commit"), _baseline(row, pipe)]
             key = "e2e_python_floors" if metric == "change_e2e" else "e2e_swift_floors"
             if all(f and f.get("p50") for f in floors):

@@ -59,6 +59,16 @@ class FromARunTests(unittest.TestCase):
         self.assertNotIn("cycle_10k", self.entries)
 
 
+class SwiftClientTests(unittest.TestCase):
+    def test_the_swift_row_is_over_its_own_server_ping_not_the_raw_pipe(self):
+        entries = by_key(chart.entries_from_run(run_of([
+            line("fetchd-e2e", "change_e2e", 1000, 150.0), line("fetchd-swift", "change_e2e", 1000, 100.0),
+            line("sqlite-raw", "commit_latency", 1000, 20.0), line("pipe-python", "roundtrip", 0, 80.0),
+            line("fetchd-swift", "request_roundtrip", 0, 30.0), line("pipe-raw", "roundtrip", 0, 5.0)])))
+        self.assertAlmostEqual(entries["e2e_swift_floors"]["ratio"], 2.0)  # 100 us over 20 + 30 us
+        self.assertIn("floors 50", entries["e2e_swift_floors"]["measured"])
+
+
 class GoalsAgreeTests(unittest.TestCase):
     def test_the_goals_match_report_py(self):
         self.assertEqual(chart.GOALS["e2e_python_floors"][2], report.E2E_FLOOR_FACTOR)
