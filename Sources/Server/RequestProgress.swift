@@ -2,10 +2,6 @@ import JSON
 import JSONRPC
 import Model
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// One request's `$/progress` (protocol.md §2, "Progress"): `begin` when it starts, the
 /// engine's reports (through `WorkProgress.current`) while it runs, `end` once its change
 /// cycle has reached the controllers. Each notification is written at once, ahead of the
@@ -23,7 +19,7 @@ final class RequestProgress {
     init(token: JSON, method: String, send: @escaping (WorkDoneProgress) -> Void) {
         self.token = token
         self.send = send
-        started = Self.now()
+        started = monotonicNanoseconds()
         send(WorkDoneProgress(token: token, kind: .begin, title: method, message: "started", percentage: 0))
         WorkProgress.current = WorkProgress { [token, send] message, percentage in
             send(WorkDoneProgress(token: token, kind: .report, message: message, percentage: percentage))
@@ -34,15 +30,9 @@ final class RequestProgress {
 
     func end(failed: Bool) {
         WorkProgress.current = nil
-        let millis = (Self.now() - started) / 1_000_000
+        let millis = (monotonicNanoseconds() - started) / 1_000_000
         send(
             WorkDoneProgress(
                 token: token, kind: .end, message: failed ? "failed after \(millis) ms" : "done in \(millis) ms"))
-    }
-
-    private static func now() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 }

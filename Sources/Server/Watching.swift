@@ -33,6 +33,12 @@ final class WatchState {
     /// since): every write after it has woken the watch. One taken before the watch was made
     /// (before watching began, or on another store) is renewed, never kept.
     var snapshotWatched = false
+    /// When a check last took the snapshot under the watch: one kept from message to message
+    /// is renewed once it is `Server.fallbackMilliseconds` old, as the idle check would be due
+    /// (a watch can miss a write only as far as that check can).
+    var snapshotTakenAt: UInt64 = 0
+    /// The monotonic clock in nanoseconds; tests set their own.
+    var now: () -> UInt64 = monotonicNanoseconds
     /// Makes the announcer of an opened graph's store; tests put a stand-in here.
     var makeAnnouncer: (ObjectGraph, @escaping (String) -> Void) -> (any ChangeAnnouncer)? = { graph, log in
         graph.store.makeChangeAnnouncer(log: log)
@@ -75,11 +81,12 @@ extension Server {
 
     /// A check before a message that `announcer` did not wake for keeps the snapshot the last
     /// message left (the one its check took or its write ended with) when that began under
-    /// the watch and nothing is owed: no recheck of an earlier wake, no merge asked for or
-    /// left by a write.
+    /// the watch less than `fallbackMilliseconds` ago and nothing is owed: no recheck of an
+    /// earlier wake, no merge asked for or left by a write.
     func keepsSnapshot(_ store: any Store, _ announcer: (any ChangeAnnouncer)?) -> Bool {
         !checkingWhileIdle && announcer?.wakesBeforeCommit == true && watchState.snapshotWatched
             && store.holdsSnapshot && watchState.rechecks == 0 && !watchState.mergeOwed && !store.owesMerge
+            && watchState.now() &- watchState.snapshotTakenAt < UInt64(Server.fallbackMilliseconds) * 1_000_000
     }
 
     /// How long the transport may wait for input (`idleIntervalMilliseconds`).
@@ -128,12 +135,13 @@ extension Server {
             // The message's snapshot: what is merged here is exactly what it reads.
             try graph.store.renewSnapshot()
             watchState.snapshotWatched = announcer != nil
+            watchState.snapshotTakenAt = watchState.now()
             if try watchState.mergeOwed || graph.store.owesMerge || graph.hasExternalChanges() {
                 watchState.mergeOwed = false
                 // The cursor is recorded at the next idle check, after the notifications went out.
                 try mergeExternalChanges(graph, recordingCursor: false, renewing: false)
                 watchState.rechecks = 0
-            } else if woken, announcer?.wakesBeforeCommit == true {
+            } else if woken, announcer?.lastWakeMayPrecedeCommit == true {
                 watchState.rechecks = Self.rechecksAfterWake
             } else if watchState.rechecks > 0 {
                 watchState.rechecks -= 1

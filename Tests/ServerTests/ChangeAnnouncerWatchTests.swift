@@ -55,6 +55,8 @@ import Testing
 
     private func watching(_ announcer: StandIn, in dir: TempDir) throws -> Harness {
         let server = Server(configuration: .init(watch: .auto))
+        // A clock that stands still: a kept snapshot never ages here unless a test moves it.
+        server.watchState.now = { 1 }
         server.watchState.makeAnnouncer = { _, log in
             announcer.log = log
             return announcer
@@ -147,6 +149,22 @@ import Testing
         #expect(!store.holdsSnapshot)
         // The next message begins one again.
         #expect(try snapshotStatements(h) { _ = h.send(count) } == ["BEGIN"])
+    }
+
+    @Test func aKeptSnapshotIsRenewedOnceItIsAsOldAsTheIdleFallback() throws {
+        let dir = TempDir()
+        let announcer = StandIn(wakesBeforeCommit: true)
+        let h = try watching(announcer, in: dir)
+        var clock: UInt64 = 1_000_000_000
+        h.server.watchState.now = { clock }
+        _ = h.send(count)
+        let fallback = UInt64(Server.fallbackMilliseconds) * 1_000_000
+        clock += fallback - 1
+        #expect(try snapshotStatements(h) { _ = h.send(count) }.isEmpty)
+        // A watch that missed a write is caught up with as soon as by the idle check.
+        clock += 1
+        #expect(try snapshotStatements(h) { _ = h.send(count) } == ["COMMIT", "BEGIN"])
+        #expect(try snapshotStatements(h) { _ = h.send(count) }.isEmpty)
     }
 
     @Test func aWatchThatWakesAfterTheCommitTakesASnapshotPerMessage() throws {

@@ -39,8 +39,27 @@ import Testing
             #expect(watch.drain())
             append(store + "-wal")
             #expect(readable(watch.descriptor) && watch.drain())
+            #expect(watch.logWritten)
+            // The file alone (what a checkpoint writes): a wake, but none that a commit follows.
             append(store)
             #expect(readable(watch.descriptor) && watch.drain())
+            #expect(!watch.logWritten)
+            append(store)
+            append(store + "-wal")
+            #expect(watch.drain() && watch.logWritten)
+        }
+
+        @Test func aCheckpointWakesItWithoutAWriteToTheLog() throws {
+            let dir = TempDir()
+            let path = dir.file("s.sqlite")
+            let store = try SQLiteStore.open(path: path, model: Models.contacts)
+            let watch = try #require(store.makeChangeAnnouncer(log: { _ in }) as? StoreFileWatch)
+            let plain = try Connection(path: path)
+            try plain.execute("INSERT INTO \"Group\" (title) VALUES ('plain')")
+            #expect(watch.drain() && watch.logWritten)
+            try plain.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            #expect(readable(watch.descriptor) && watch.drain())
+            #expect(!watch.logWritten)
         }
 
         func dataVersion(_ db: Connection) throws -> Int64 {

@@ -5,6 +5,7 @@ import SQLite
     extension StoreFileWatch: ChangeAnnouncer {
         public var retryMilliseconds: Int32? { nil }
         public var wakesBeforeCommit: Bool { true }
+        public var lastWakeMayPrecedeCommit: Bool { logWritten }
     }
 #endif
 

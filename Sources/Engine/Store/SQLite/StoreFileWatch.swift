@@ -14,6 +14,12 @@
         private let directory: String
         private let names: Set<String>
         private let directoryWatch: Int32
+        /// The store's own file as watched now (-1: not yet): in WAL mode only checkpoints
+        /// write it, and a checkpoint commits nothing.
+        private var fileWatch: Int32 = -1
+        /// Whether the last `drain` read an event that may belong to a commit: a write to the
+        /// log (or an event of unknown origin), not only to the file itself.
+        public private(set) var logWritten = false
         /// Where events are read (one buffer for the watch's life: it is read before every message).
         private let buffer: UnsafeMutableRawPointer
         private static let bufferSize = 4096
@@ -46,13 +52,15 @@
 
         /// Watches one of the store's files for writes (nothing when it does not exist yet).
         private func watchFile(_ name: String) {
-            _ = inotify_add_watch(descriptor, directory + "/" + name, UInt32(IN_MODIFY | IN_CLOSE_WRITE))
+            let wd = inotify_add_watch(descriptor, directory + "/" + name, UInt32(IN_MODIFY | IN_CLOSE_WRITE))
+            if !name.hasSuffix("-wal") && wd >= 0 { fileWatch = wd }
         }
 
         /// Reads every pending event; true when one concerned the store's files.
         @discardableResult
         public func drain() -> Bool {
             var relevant = false
+            logWritten = false
             let size = Self.bufferSize
             while true {
                 let n = read(descriptor, buffer, size)
@@ -71,12 +79,14 @@
                                 cString: buffer.advanced(by: offset + 16).assumingMemoryBound(to: CChar.self))
                             if names.contains(name) {
                                 relevant = true
+                                if name.hasSuffix("-wal") { logWritten = true }
                                 watchFile(name)
                             }
                         }
                     } else if mask & UInt32(IN_IGNORED) == 0 {
-                        // One of the store's own files was written.
+                        // One of the store's own files was written (or the queue overflowed).
                         relevant = true
+                        if wd != fileWatch { logWritten = true }
                     }
                     offset += 16 + length
                 }

@@ -1,0 +1,10 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Nanoseconds on the monotonic clock: for durations, never for dates.
+func monotonicNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}
