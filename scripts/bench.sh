@@ -180,7 +180,7 @@ if [[ $FETCHD_BUILT == 1 && -x $FETCHD ]]; then
   if [[ ${BENCH_COST:-1} != 0 ]]; then
     echo
     COST_ARGS=()
-    [[ ${BENCH_QUICK:-0} == 1 ]] && COST_ARGS=(--changes 300 --callgrind-changes 100)
+    [[ ${BENCH_QUICK:-0} == 1 ]] && COST_ARGS=(--changes 300 --callgrind-changes 100 --answer-changes 50)
     "$PY" scripts/measure-change-cost.py "$FETCHD" "${COST_ARGS[@]}" --dir "$SCRATCH" \
       >"$SCRATCH/change-cost.results" || { log "change cost failed"; STATUS=1; }
     grep '^#' "$SCRATCH/change-cost.results"

@@ -4,7 +4,8 @@
 (Benchmarks/README.md, "The work of one change").
 
     scripts/measure-change-cost.py .build/release/fetchd [--changes 3000] [--rows 10000]
-        [--callgrind-changes 1000] [--watch off,auto] [--no-callgrind] [--dir DIR]
+        [--callgrind-changes 1000] [--answer-changes 200] [--watch off,auto] [--no-callgrind]
+        [--dir DIR]
 
 The store: a WAL-mode file with ROWS workload rows (Benchmarks/WORKLOAD.md) made once by an
 untraced fetchd, copied fresh for every run. A fetchd session: store/open, a controller over
@@ -22,6 +23,11 @@ context/save], each answer read with the controller's notifications before it, t
   with the most inclusive instructions per change and their self instructions
   (callgrind_annotate, the 0-change session subtracted function by function), below the
   request's path through the transport and the dispatcher, Swift's thunks left out.
+- instructions before and after the answer (`--watch off`, ANSWER_CHANGES changes; 0 skips
+  it): the same sessions under callgrind with a dump before each write(2) and read(2). With
+  the watch off fetchd's only ones are on stdin and stdout (SQLite uses pread and pwrite), so
+  each part is either a message's work up to its answer's write, or what follows that write
+  until the next read, which overlaps the client reading the answer.
 
 The syscall counts repeat exactly from run to run, except --watch auto's wakeups. The
 instruction counts vary by about 1% with Swift's per-process hash seed;
@@ -104,6 +110,20 @@ def parse_callgrind_total(text):
     if not found:
         raise ValueError("no totals or summary line in the callgrind output")
     return found.get("totals", found.get("summary"))
+
+
+def parse_dump_part(text):
+    """One part of a callgrind run with --dump-before: (what triggered its dump, its Ir)."""
+    trigger = re.search(r"^desc: Trigger: (.*)$", text, re.M)
+    return (trigger.group(1).strip() if trigger else "", parse_callgrind_total(text))
+
+
+def answer_split(parts):
+    """(Ir before an answer's write, Ir after it) over the parts of one run: a part dumped
+    before a write(2) is a message's work up to its answer; every other part (dumped before
+    a read, or at the end) is what followed a write."""
+    before = sum(ir for trigger, ir in parts if trigger == "--dump-before=write")
+    return before, sum(ir for _, ir in parts) - before
 
 
 ANNOTATE_LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(?:\*\s+)?(.+?)(?:\s+\[(.+)\])?\s*$")
@@ -231,6 +251,21 @@ def callgrind_total(path):
         return parse_callgrind_total(f.read())
 
 
+def answer_split_run(run, work, label):
+    """Runs run(prefix) under callgrind dumping before each write and read; answer_split of it."""
+    out = os.path.join(work, "split.%s.out" % label)
+    run(["valgrind", "--tool=callgrind", "--quiet", "--callgrind-out-file=" + out, "--dump-instr=no",
+         "--dump-before=write", "--dump-before=read"])
+    parts = []
+    for name in os.listdir(work):
+        if name == os.path.basename(out) or name.startswith(os.path.basename(out) + "."):
+            path = os.path.join(work, name)
+            with open(path) as f:
+                parts.append(parse_dump_part(f.read()))
+            os.remove(path)
+    return answer_split(parts)
+
+
 def annotate(path, inclusive):
     text = subprocess.run(["callgrind_annotate", "--inclusive=" + ("yes" if inclusive else "no"),
                            "--threshold=100", "--auto=no", path], capture_output=True, text=True, check=True).stdout
@@ -328,6 +363,15 @@ def measure(args, work):
             emit(dict(base, metric="top_functions", side=label, changes=n, functions=[
                 {"function": name, "inclusive_per_change": round(ir), "self_per_change": round(own)}
                 for name, ir, own in top]), figures)
+    k = args.answer_changes
+    if k > 0 and "off" in args.watch:
+        run = next(r for label, r in sides if label == "fetchd --watch off")
+        benchlib.log("measure-change-cost", "callgrind around the answers: fetchd --watch off, 0 and %d changes" % k)
+        before0, after0 = answer_split_run(lambda p: run(0, p), work, "zero")
+        before, after = answer_split_run(lambda p: run(k, p), work, "changes")
+        emit(dict(base, metric="instructions_around_the_answer", side="fetchd --watch off", changes=k,
+                  before_the_answer=round((before - before0) / k), after_the_answer=round((after - after0) / k)),
+             figures)
     return figures
 
 
@@ -358,6 +402,10 @@ def print_table(figures, args):
         for f in instructions:
             ratio = " (%.1fx sqlite3 (C))" % (f["value"] / baseline["value"]) if baseline and f is not baseline else ""
             print("# instructions/change %-20s %12s%s" % (f["side"], "{:,}".format(f["value"]), ratio))
+    for f in pick("instructions_around_the_answer"):
+        print("# instructions/change %-20s %12s before the answer's write, %s after it (%d changes)"
+              % (f["side"], "{:,}".format(f["before_the_answer"]), "{:,}".format(f["after_the_answer"]),
+                 f["changes"]))
     for f in pick("top_functions"):
         print("# top %d functions of %s (below the request's dispatch), instructions per change:"
               % (TOP_FUNCTIONS, f["side"]))
@@ -373,6 +421,8 @@ def main(argv=None):
     parser.add_argument("--changes", type=int, default=3000, help="update + save batches under strace")
     parser.add_argument("--rows", type=int, default=10000)
     parser.add_argument("--callgrind-changes", type=int, default=1000, help="changes under callgrind (slower)")
+    parser.add_argument("--answer-changes", type=int, default=200,
+                        help="changes split around their answers (--watch off; 0: skip)")
     parser.add_argument("--watch", type=lambda s: s.split(","), default=["off", "auto"], help="fetchd --watch modes")
     parser.add_argument("--no-callgrind", action="store_true", help="syscalls only")
     parser.add_argument("--dir", help="where the temporary directory goes (default: TMPDIR)")

@@ -178,10 +178,8 @@ import Testing
         #expect(!store.holdsSnapshot)
     }
 
-    @Test func aKeptSnapshotGivesWayToAnotherProcessesCommitTheWatchReports() throws {
-        let dir = TempDir()
-        let announcer = StandIn(wakesBeforeCommit: true)
-        let a = try watching(announcer, in: dir)
+    /// Another writer of the same file, not watching.
+    private func anotherProcess(in dir: TempDir) -> Harness {
         let b = Harness(.ndjson, server: Server(configuration: .init(watch: .off)))
         _ = b.send([
             JSON.object([
@@ -189,6 +187,14 @@ import Testing
                 "params": ["path": .string(dir.file("s.sqlite")), "model": Self.model],
             ]).description
         ])
+        return b
+    }
+
+    @Test func aKeptSnapshotGivesWayToAnotherProcessesCommitTheWatchReports() throws {
+        let dir = TempDir()
+        let announcer = StandIn(wakesBeforeCommit: true)
+        let a = try watching(announcer, in: dir)
+        let b = anotherProcess(in: dir)
         _ = a.send(count)
         _ = b.send(saved("x"))
         // Unreported, the commit stays out of the kept snapshot: what keeps it is the watch.
@@ -203,17 +209,8 @@ import Testing
         let dir = TempDir()
         let announcer = StandIn(wakesBeforeCommit: false)
         let a = try watching(announcer, in: dir)
-        let b = Harness(.ndjson, server: Server(configuration: .init(watch: .off)))
-        _ = b.send([
-            JSON.object([
-                "jsonrpc": "2.0", "method": "store/open", "id": 1,
-                "params": ["path": .string(dir.file("s.sqlite")), "model": Self.model],
-            ]).description
-        ])
-        _ = b.send([
-            #"{"jsonrpc":"2.0","method":"context/insert","params":{"context":"main","entity":"Note","values":{"title":"x"}},"id":2}"#,
-            #"{"jsonrpc":"2.0","method":"context/save","params":{"context":"main"},"id":3}"#,
-        ])
+        let b = anotherProcess(in: dir)
+        _ = b.send(saved("x"))
         announcer.announce()
         var out: [UInt8] = []
         a.session.idle { out += $0.contents }

@@ -84,6 +84,14 @@ class ChangeCostParsingTests(unittest.TestCase):
         functions = cost.parse_annotate(ANNOTATE, combine=lambda a, b: a + b)
         self.assertEqual(functions["$s6Server0A0C6handleyyF"], 4036072 + 3900000)
 
+    def test_the_answer_split_counts_parts_dumped_before_a_write_as_before_the_answer(self):
+        part = "version: 1\ndesc: Trigger: --dump-before=%s\nevents: Ir\nsummary: %d\n"
+        parts = [cost.parse_dump_part(part % ("read", 7)), cost.parse_dump_part(part % ("write", 100)),
+                 cost.parse_dump_part(part % ("read", 20)), cost.parse_dump_part(part % ("write", 90)),
+                 cost.parse_dump_part("version: 1\ndesc: Trigger: Program termination\nsummary: 5\n")]
+        self.assertEqual(parts[1], ("--dump-before=write", 100))
+        self.assertEqual(cost.answer_split(parts), (190, 32))
+
     def test_per_change_subtracts_the_zero_run(self):
         self.assertEqual(cost.per_change({"read": 130, "pwrite64": 70}, {"read": 100, "brk": 10}, 10),
                          {"read": 3.0, "pwrite64": 7.0, "brk": -1.0})
