@@ -15,6 +15,10 @@ public protocol MessageHandler: AnyObject {
     /// news from outside the conversation (another process's commit). The notifications it
     /// queues are written at once, on their own, never inside a response or a batch's answer.
     func checkOutside()
+    /// `checkOutside` before a message, told that the transport's wait that brought it found
+    /// `wakeDescriptor` with nothing to read (`wakeQuiet`): reading it now would find nothing
+    /// new that the next wait would not report.
+    func checkOutside(wakeQuiet: Bool)
     /// `checkOutside` when input stayed idle (the wait ran out, or `wakeDescriptor` became
     /// readable), not before a message: what the check holds ends with its output.
     func checkOutsideWhileIdle()
@@ -47,6 +51,7 @@ public protocol MessageHandler: AnyObject {
 
 extension MessageHandler {
     public func checkOutside() {}
+    public func checkOutside(wakeQuiet: Bool) { checkOutside() }
     public func checkOutsideWhileIdle() { checkOutside() }
     public var idleIntervalMilliseconds: Int32? { nil }
     public var wakeDescriptor: Int32? { nil }

@@ -62,6 +62,10 @@ public final class Session {
     /// The message being answered, kept whole until its answer is written: freeing its tree
     /// (every object, key and string of it) then happens while the client reads, not before.
     private var answering: JSON = .null
+    /// Set by a transport before `receive`: its wait found the handler's wake descriptor
+    /// with nothing to read. Told to the check before the first message received, not to
+    /// later ones (time passed while the first was handled).
+    public var wakeQuiet = false
 
     /// The requests of the batch under way that are still to be dispatched.
     private func laterRequests() -> [Request] {
@@ -132,7 +136,9 @@ public final class Session {
         // What happened outside since the last message is written first, as its own output;
         // the state that check read stays for the message (no `afterOutput` in between).
         if case .message = event, !isFinished {
-            handler.checkOutside()
+            let quiet = wakeQuiet
+            wakeQuiet = false
+            handler.checkOutside(wakeQuiet: quiet)
             write(handler.takeNotifications().map(Outgoing.notification), emit: emit, finishing: false)
         }
         onReceive?(event)

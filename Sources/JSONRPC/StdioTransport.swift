@@ -76,13 +76,16 @@ public struct StdioTransport {
             session.streamOutput = nil
         }
         while true {
-            if let wait = session.handler.idleIntervalMilliseconds,
-                !inputReady(within: wait, wake: session.handler.wakeDescriptor)
-            {
-                if interrupted() { return .interrupted }
-                session.idle(emit: emit)
-                if outputClosed { return .outputClosed }
-                continue
+            var wakeQuiet = false
+            if let wait = session.handler.idleIntervalMilliseconds {
+                let polled = inputReady(within: wait, wake: session.handler.wakeDescriptor)
+                if !polled.ready {
+                    if interrupted() { return .interrupted }
+                    session.idle(emit: emit)
+                    if outputClosed { return .outputClosed }
+                    continue
+                }
+                wakeQuiet = polled.wakeQuiet
             }
             let n = read(input, scratch.baseAddress, readSize)
             if interrupted() { return .interrupted }
@@ -97,22 +100,23 @@ public struct StdioTransport {
                 if let code = session.handler.exitCode { return .exit(code) }
                 return outputClosed ? .outputClosed : .endOfInput
             }
+            session.wakeQuiet = wakeQuiet
             session.receive(UnsafeRawBufferPointer(rebasing: scratch[0..<n]), emit: emit)
             if let code = session.handler.exitCode { return .exit(code) }
             if outputClosed { return .outputClosed }
         }
     }
 
-    /// poll(2) on the input (and `wake`): false when `milliseconds` passed, `wake` became
-    /// readable or a signal came, with nothing to read; true when a read will not block
-    /// (data, end of input or an error).
-    private func inputReady(within milliseconds: Int32, wake: Int32?) -> Bool {
+    /// poll(2) on the input (and `wake`): `ready` false when `milliseconds` passed, `wake`
+    /// became readable or a signal came, with nothing to read; true when a read will not
+    /// block (data, end of input or an error). `wakeQuiet`: `wake` was polled and had nothing.
+    private func inputReady(within milliseconds: Int32, wake: Int32?) -> (ready: Bool, wakeQuiet: Bool) {
         // On the stack: an array here was a malloc per message.
         withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { fds in
             fds[0] = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
             fds[1] = pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0)
-            guard poll(fds.baseAddress, 2, milliseconds) > 0 else { return false }
-            return fds[0].revents != 0
+            guard poll(fds.baseAddress, 2, milliseconds) > 0 else { return (false, false) }
+            return (fds[0].revents != 0, (wake ?? -1) >= 0 && fds[1].revents == 0)
         }
     }
 

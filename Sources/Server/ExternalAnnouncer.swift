@@ -38,12 +38,13 @@ extension Server {
     }
 
     /// Before each message and at each idle check: the state the next reads come from.
-    func takeReadState() {
+    /// `wakeQuiet`: the transport's wait found the watch with nothing to read.
+    func takeReadState(wakeQuiet: Bool = false) {
         guard let graph = contexts.graph, graph.store.isOpen else { return }
         let watching = isWatching
         graph.store.readSnapshots = readSnapshots(for: graph.store, watching: watching)
         if watching {
-            mergeWatchedChanges()
+            mergeWatchedChanges(wakeQuiet: wakeQuiet)
         } else {
             watchState.snapshotWatched = false
             // Merges only when asked: the held snapshot stays what was last merged. Without

@@ -137,6 +137,8 @@ public final class Server: MessageHandler {
 
     public func checkOutside() { takeReadState() }
 
+    public func checkOutside(wakeQuiet: Bool) { takeReadState(wakeQuiet: wakeQuiet) }
+
     public func checkOutsideWhileIdle() {
         checkingWhileIdle = true
         takeReadState()

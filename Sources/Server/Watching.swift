@@ -121,10 +121,13 @@ extension Server {
     }
 
     /// Merges other processes' commits when `PRAGMA data_version` says there are any.
-    func mergeWatchedChanges() {
+    func mergeWatchedChanges(wakeQuiet: Bool = false) {
         guard isWatching, let graph = contexts.graph else { return }
         let announcer = changeAnnouncer
-        let woken = announcer?.drain() ?? false
+        // A file watch the transport's wait found quiet has nothing to read (a write since
+        // then is the next wait's); another announcer's drain may also reconnect, so it runs.
+        let skipsDrain = wakeQuiet && announcer?.wakesBeforeCommit == true
+        let woken = skipsDrain ? false : (announcer?.drain() ?? false)
         if !woken, keepsSnapshot(graph.store, announcer) {
             // Nothing written since the held snapshot began (the watch would have said so
             // before the commit showed), so it is still the newest state: no new one to take.

@@ -167,6 +167,22 @@ import Testing
         #expect(try snapshotStatements(h) { _ = h.send(count) }.isEmpty)
     }
 
+    @Test func theCheckBeforeTheFirstMessageOfAQuietWaitDoesNotReadTheWatch() throws {
+        for early in [true, false] {
+            let dir = TempDir()
+            let announcer = StandIn(wakesBeforeCommit: early)
+            let h = try watching(announcer, in: dir)
+            let before = announcer.drains
+            // Two messages in one read after a wait that found the watch quiet: the second
+            // comes later, so its check reads the watch. An announcer whose drain may also
+            // reconnect (wake-ups after the commit: PostgreSQL) is always read.
+            h.session.wakeQuiet = true
+            _ = h.send(count + count)
+            #expect(announcer.drains == before + (early ? 1 : 2))
+            #expect(!h.session.wakeQuiet)
+        }
+    }
+
     @Test func aWatchThatWakesAfterTheCommitTakesASnapshotPerMessage() throws {
         let dir = TempDir()
         let announcer = StandIn(wakesBeforeCommit: false)
