@@ -46,7 +46,7 @@ extension Server {
         if watching {
             mergeWatchedChanges(wakeQuiet: wakeQuiet)
         } else {
-            watchState.snapshotWatched = false
+            watchState.snapshotWatchedSince = nil
             // Merges only when asked: the held snapshot stays what was last merged. Without
             // one, reads see the file as it is (as with snapshots off); the next message tries again.
             do { try graph.store.holdSnapshot() } catch {

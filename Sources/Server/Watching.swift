@@ -1,5 +1,6 @@
 import Contexts
 import Logging
+import Model
 import Store
 
 /// When other processes' commits are merged on their own (protocol.md §5): besides
@@ -29,14 +30,12 @@ final class WatchState {
     var rechecks = 0
     /// `store/open` was given a `historyToken`: the next check merges without waiting for a commit.
     var mergeOwed = false
-    /// The held snapshot began under this watch (a check it drained first took it, or a write
-    /// since): every write after it has woken the watch. One taken before the watch was made
-    /// (before watching began, or on another store) is renewed, never kept.
-    var snapshotWatched = false
-    /// When a check last took the snapshot under the watch: one kept from message to message
-    /// is renewed once it is `Server.fallbackMilliseconds` old, as the idle check would be due
-    /// (a watch can miss a write only as far as that check can).
-    var snapshotTakenAt: UInt64 = 0
+    /// When a check the watch was drained for last took the snapshot held (a write may have
+    /// taken it again since): every write after that has woken the watch. Nil when it was
+    /// taken otherwise (before watching began, or on another store): it is renewed, never
+    /// kept. A kept one is renewed once it is `Server.fallbackMilliseconds` old, as the idle
+    /// check would be due (a watch can miss a write only as far as that check can).
+    var snapshotWatchedSince: UInt64?
     /// The monotonic clock in nanoseconds; tests set their own.
     var now: () -> UInt64 = monotonicNanoseconds
     /// Makes the announcer of an opened graph's store; tests put a stand-in here.
@@ -50,7 +49,7 @@ final class WatchState {
     func watch(for graph: ObjectGraph, logger: Logger) -> (any ChangeAnnouncer)? {
         if self.graph !== graph {
             self.graph = graph
-            snapshotWatched = false
+            snapshotWatchedSince = nil
             watch = makeAnnouncer(graph) { message in logger.warning("\(message)") }
         }
         return watch
@@ -84,9 +83,10 @@ extension Server {
     /// the watch less than `fallbackMilliseconds` ago and nothing is owed: no recheck of an
     /// earlier wake, no merge asked for or left by a write.
     func keepsSnapshot(_ store: any Store, _ announcer: (any ChangeAnnouncer)?) -> Bool {
-        !checkingWhileIdle && announcer?.wakesBeforeCommit == true && watchState.snapshotWatched
-            && store.holdsSnapshot && watchState.rechecks == 0 && !watchState.mergeOwed && !store.owesMerge
-            && watchState.now() &- watchState.snapshotTakenAt < UInt64(Server.fallbackMilliseconds) * 1_000_000
+        guard let since = watchState.snapshotWatchedSince, !checkingWhileIdle, announcer?.wakesBeforeCommit == true
+        else { return false }
+        return store.holdsSnapshot && watchState.rechecks == 0 && !watchState.mergeOwed && !store.owesMerge
+            && watchState.now() &- since < UInt64(Server.fallbackMilliseconds) * 1_000_000
     }
 
     /// How long the transport may wait for input (`idleIntervalMilliseconds`).
@@ -137,8 +137,7 @@ extension Server {
         do {
             // The message's snapshot: what is merged here is exactly what it reads.
             try graph.store.renewSnapshot()
-            watchState.snapshotWatched = announcer != nil
-            watchState.snapshotTakenAt = watchState.now()
+            watchState.snapshotWatchedSince = announcer == nil ? nil : watchState.now()
             if try watchState.mergeOwed || graph.store.owesMerge || graph.hasExternalChanges() {
                 watchState.mergeOwed = false
                 // The cursor is recorded at the next idle check, after the notifications went out.

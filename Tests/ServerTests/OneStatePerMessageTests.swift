@@ -93,7 +93,9 @@ enum ElsewhereDeclarations {
 
     static func methods(_ out: [JSON]) -> [String] { out.compactMap { $0["method"]?.stringValue } }
 
-    @Test(arguments: [WatchMode.off, .poll])
+    // `.auto` watches the file with inotify: a message's snapshot is kept for the next one
+    // while the watch saw no write.
+    @Test(arguments: [WatchMode.off, .poll, .auto])
     func aCommitInsideAMessageShowsInNoneOfItsReads(watch: WatchMode) throws {
         let f = try Fixture(watch: watch)
         let out = f.send(
@@ -147,12 +149,45 @@ enum ElsewhereDeclarations {
         #expect(after[2]["result"]?["merged"] == 0)
     }
 
-    @Test func watchedTheCommitIsMergedBeforeTheNextMessage() throws {
-        let f = try Fixture(watch: .poll)
+    @Test(arguments: [WatchMode.poll, .auto])
+    func watchedTheCommitIsMergedBeforeTheNextMessage(watch: WatchMode) throws {
+        let f = try Fixture(watch: watch)
         _ = f.send(Fixture.elsewhere("UPDATE \"Note\" SET rank = 9 WHERE title = 'a'"))
         let next = f.send(Fixture.rows)
         #expect(Self.methods(next).first == "controller/willChangeContent")
         #expect(Self.methods(next).last == "store/didChangeExternally")
         #expect(Self.titles(Self.responses(next).first) == ["b", "c", "a"])
+    }
+
+    /// Between two messages, with no idle check between them (a client sending back to back):
+    /// the snapshot `.auto` keeps from one message to the next gives way to the commit, which
+    /// the watch reported, and so does the one a save ended with.
+    @Test(arguments: [WatchMode.poll, .auto])
+    func aCommitBetweenTwoMessagesIsInTheSecond(watch: WatchMode) throws {
+        let f = try Fixture(watch: watch)
+        for (rank, title) in [(9, "a"), (8, "b")] {
+            _ = f.send(Fixture.rows)
+            _ = f.send(Fixture.rows)
+            try f.plain.execute("UPDATE \"Note\" SET rank = \(rank) WHERE title = '\(title)'")
+            let next = f.send(Fixture.rows)
+            #expect(Self.methods(next).last == "store/didChangeExternally", "\(title)")
+            #expect(Self.titles(Self.responses(next).first) == (title == "a" ? ["b", "c", "a"] : ["c", "b", "a"]))
+            // A save of this process's own, then the commit elsewhere.
+            let own = f.send(
+                (
+                    "context/update",
+                    ["context": "main", "id": "Note/1", "values": ["rank": .integer(Int64(10 + rank))]]
+                ),
+                ("context/save", ["context": "main"]))
+            #expect(Self.responses(own).last?["result"]?["updated"] == 1)
+        }
+        let saved = f.send(
+            ("context/update", ["context": "main", "id": "Note/3", "values": ["title": "cc"]]),
+            ("context/save", ["context": "main"]))
+        #expect(Self.responses(saved).count == 2)
+        try f.plain.execute("UPDATE \"Note\" SET rank = 0 WHERE title = 'cc'")
+        let last = f.send(Fixture.rows)
+        #expect(Self.methods(last).last == "store/didChangeExternally")
+        #expect(Self.titles(Self.responses(last).first) == ["cc", "b", "a"])
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Model
 
 /// What a controller has measured of its own costs, to choose between updating its tree
 /// change by change and rebuilding it from a fresh keyed fetch. Either path gives the same
@@ -31,9 +27,5 @@ struct CycleCost {
         incrementalNanosPerChange += (nanos / Double(k) - incrementalNanosPerChange) * weight * 0.5
     }
 
-    static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) * 1e9 + Double(t.tv_nsec)
-    }
+    static func now() -> Double { Double(monotonicNanoseconds()) }
 }

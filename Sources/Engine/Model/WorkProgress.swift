@@ -40,22 +40,16 @@ public final class WorkProgress {
 
     /// A new phase of the work (always reported).
     public func phase(_ message: String) {
-        last = Self.now()
+        last = monotonicNanoseconds()
         report(message, nil)
     }
 
     /// `done` of `total` units of a phase; reported when `interval` has passed since the last
     /// report, with the percentage of the phase.
     public func step(_ message: String, done: Int, of total: Int) {
-        let now = Self.now()
+        let now = monotonicNanoseconds()
         guard now - last >= interval, total > 0 else { return }
         last = now
         report("\(message): \(done) of \(total)", min(100, done * 100 / total))
-    }
-
-    private static func now() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 }
