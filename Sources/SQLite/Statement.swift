@@ -77,6 +77,14 @@ public final class Statement {
         }
     }
 
+    /// Runs a statement that returns no rows with the values bound to it, then resets it,
+    /// keeping them: a statement run per row binds every parameter again without an array
+    /// of them, and each text goes into the buffer the last one used.
+    public func runBound() throws(SQLiteError) {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
     /// Runs a statement that returns no rows, then resets it.
     public func run(_ values: [SQLValue] = []) throws(SQLiteError) {
         sqlite3_reset(handle)

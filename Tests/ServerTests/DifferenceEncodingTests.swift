@@ -38,13 +38,27 @@ import Testing
         return try result.get()
     }
 
-    @Test func writesTheBytesOfItsValue() throws {
+    /// A store with two groups; `items` items are inserted by the callers.
+    private func opened() throws -> Server {
         let s = Server()
         _ = try call(s, "store/open", ["model": Self.model])
         for title in ["A", "B"] {
             _ = try call(
                 s, "context/insert", ["context": "main", "entity": "Group", "values": ["title": .string(title)]])
         }
+        return s
+    }
+
+    private func item(_ k: Int) -> JSON {
+        [
+            "s": Self.strings[k % Self.strings.count], "n": Self.numbers[k % Self.numbers.count],
+            "x": Self.doubles[k % Self.doubles.count], "b": k % 3 == 0 ? .null : .bool(k % 2 == 0),
+            "group": k % 4 == 0 ? .null : .string("Group/\(1 + k % 2)"),
+        ]
+    }
+
+    @Test func writesTheBytesOfItsValue() throws {
+        let s = try opened()
         let notify: [JSON] = [
             ["mode": "difference"], ["mode": "difference", "objects": false],
             ["mode": "difference", "keys": ["s", "n", "x", "b", "born", "group"]],
@@ -61,12 +75,7 @@ import Testing
         _ = s.takeNotifications()
         var ids: [JSON] = []
         for k in 0..<24 {
-            let values: JSON = [
-                "s": Self.strings[k % Self.strings.count], "n": Self.numbers[k % Self.numbers.count],
-                "x": Self.doubles[k % Self.doubles.count], "b": k % 3 == 0 ? .null : .bool(k % 2 == 0),
-                "group": k % 4 == 0 ? .null : .string("Group/\(1 + k % 2)"),
-            ]
-            let inserted = try call(s, "context/insert", ["context": "main", "entity": "Item", "values": values])
+            let inserted = try call(s, "context/insert", ["context": "main", "entity": "Item", "values": item(k)])
             ids.append(inserted["object"]?["id"] ?? .null)
         }
         for (k, id) in ids.enumerated() where k % 3 == 1 {
@@ -89,5 +98,42 @@ import Testing
             let plain = OutgoingNotification(method: n.method, params: n.params)
             #expect(bytes(n) == bytes(plain), "\(String(decoding: bytes(plain), as: UTF8.self))")
         }
+    }
+
+    /// The values columns are written once, when the cycle is sent, from the cycle's
+    /// snapshots: each row is the object's values as a fetch reads them, key for key.
+    @Test func carriesTheValuesAFetchReads() throws {
+        let s = try opened()
+        let keys: [JSON] = ["s", "n", "x", "b", "born", "group"]
+        let request: JSON = ["entity": "Item", "sortDescriptors": [["key": "x"], ["key": "s"]]]
+        _ = try call(
+            s, "controller/create",
+            [
+                "context": "main", "name": "c", "notify": ["mode": "difference", "keys": .array(keys)],
+                "request": request,
+            ])
+        _ = s.takeNotifications()
+        // One cycle of many inserts (the change set's values) and one of updates.
+        var batch: [JSON] = []
+        for k in 0..<100 { batch.append(item(k)) }
+        for values in batch { _ = s.call("context/insert", ["context": "main", "entity": "Item", "values": values]) }
+        s.endOfCycle()
+        _ = try call(s, "context/save", ["context": "main"])
+        let fetched =
+            try call(s, "context/fetch", ["context": "main", "request": request])["objects"]?.arrayValue ?? []
+        let byID = Dictionary(uniqueKeysWithValues: fetched.map { ($0["id"]?.stringValue ?? "", $0) })
+        #expect(byID.count == 100)
+        var rows = 0
+        for n in s.takeNotifications() where n.method == "controller/didChange" {
+            let ids = n.params?["ids"]?.arrayValue ?? []
+            let values = n.params?["values"]?.arrayValue ?? []
+            #expect(values.count == ids.count)
+            for (id, row) in zip(ids, values) {
+                let object = try #require(byID[id.stringValue ?? ""])
+                #expect(row == .array(keys.map { object[$0.stringValue!] ?? .null }), "\(id)")
+                rows += 1
+            }
+        }
+        #expect(rows == 100)
     }
 }

@@ -73,4 +73,10 @@ public struct ChangeSet: Sendable {
     public func change(of id: ObjectID) -> Change? {
         ObjectID.index(of: id, in: changes, by: \.id).map { changes[$0] }
     }
+
+    /// Where `id`'s change is in `changes`, if the cycle changed it: a reader that wants one
+    /// field of it (`changes[i].after`) copies that field, not the whole change.
+    public func index(of id: ObjectID) -> Int? {
+        ObjectID.index(of: id, in: changes, by: \.id)
+    }
 }

@@ -37,7 +37,19 @@ final class CycleValues {
     #endif
 
     func snapshot(_ id: ObjectID) -> Snapshot? {
-        if let after = changed(id) { return after }
+        if let i = changedIndex(id) { return changes!.changes[i].after }
+        return readSnapshot(id)
+    }
+
+    /// `body` given `snapshot(id)`; a changed object's values are lent from the change set,
+    /// so a column of 200,000 rows copies no change and retains no snapshot per row (each a
+    /// cache miss on a load that large; `ControllerDifference`).
+    func withSnapshot<R>(_ id: ObjectID, _ body: (Snapshot?) -> R) -> R {
+        guard let i = changedIndex(id) else { return body(readSnapshot(id)) }
+        return changes!.changes.withUnsafeBufferPointer { body($0[i].after) }
+    }
+
+    private func readSnapshot(_ id: ObjectID) -> Snapshot? {
         guard shared else { return context.snapshot(of: id) }
         if let known = snapshots[id] { return known }
         let values = context.snapshot(of: id)
@@ -45,16 +57,18 @@ final class CycleValues {
         return values
     }
 
-    /// A changed object's values after the cycle, where they are all its values: its
-    /// entity derives no relationship (the context's view adds those to the stored row).
-    private func changed(_ id: ObjectID) -> Snapshot?? {
+    /// Where a changed object's change is in the cycle's changes, when its values after the
+    /// cycle are all its values: its entity derives no relationship (the context's view adds
+    /// those to the stored row).
+    private func changedIndex(_ id: ObjectID) -> Int? {
         guard let changes else { return nil }
         if rowIsObject?.entity != id.entity {
             rowIsObject = (id.entity, context.model.derivedRelationships(of: id.entity).isEmpty)
         }
-        guard rowIsObject!.all, let change = changes.change(of: id) else { return nil }
-        assert(change.after == context.snapshot(of: id), "the change set's values of \(id) are the context's")
-        return .some(change.after)
+        guard rowIsObject!.all, let i = changes.index(of: id) else { return nil }
+        assert(
+            changes.changes[i].after == context.snapshot(of: id), "the change set's values of \(id) are the context's")
+        return i
     }
 
     /// The object as a notification carries it under `entry`'s projection, with its bytes;

@@ -300,36 +300,19 @@ public final class SQLiteStore: Store {
                     progress?.phase("rebuilding indexes")
                     try rebuildIndexes(db, rebuilt)
                 }
-                // The partial statements of the entity last seen (`StoreBatch.updatedKeys`), and
-                // the rows' history as read when the batch brings it for those columns.
-                var partial: (entity: String, update: SQLiteTable.PartialUpdate?, known: PriorHistory?)? = nil
+                // The partial writer of the entity last seen (`StoreBatch.updatedKeys`).
+                var partial: (entity: String, writer: PartialRowWriter?)? = nil
                 for (n, (id, values)) in batch.updates.enumerated() {
                     if let progress, n & 4095 == 0 { progress.step("updating rows", done: n, of: batch.updates.count) }
                     let t = try table(id)
                     if let keys = batch.updatedKeys, partial?.entity != id.entity {
-                        let update = t.partialUpdate(keys)
-                        let known = batch.priorHistory.flatMap {
-                            $0.entity == id.entity && $0.columns == update?.columns ? $0 : nil
-                        }
-                        partial = (id.entity, update, known)
+                        partial = (
+                            id.entity, try PartialRowWriter(db, t, keys: keys, prior: batch.priorHistory, txn: txn)
+                        )
                     }
-                    let only = partial?.entity == id.entity ? partial?.update : nil
+                    let only = partial?.entity == id.entity ? partial?.writer : nil
                     if let only {
-                        var bound = only.columns.map { ValueEncoding.sql(values[$0] ?? .null) }
-                        if let known = partial?.known {
-                            // The history row from the row as read: no second read of it.
-                            var record = [txn, .integer(id.number), .integer(known.versions[n]), .text(known.old[n])]
-                            record.reserveCapacity(4 + 2 * bound.count)
-                            for (j, value) in bound.enumerated() {
-                                record.append(ValueEncoding.sql(known.stored(n, j)))
-                                record.append(value)
-                            }
-                            try db.prepare(only.recordKnown).run(record)
-                        } else {
-                            try db.prepare(only.record).run([txn] + bound + [.integer(id.number)])
-                        }
-                        bound.append(.integer(id.number))
-                        try db.prepare(only.update).run(bound)
+                        try only.write(id, values, row: n)
                     } else {
                         var bound = t.columnValues(values)
                         try db.prepare(t.recordUpdate).run([txn, .integer(id.number)] + bound)
