@@ -101,8 +101,10 @@ import Testing
     }
 
     /// The values columns are written once, when the cycle is sent, from the cycle's
-    /// snapshots: each row is the object's values as a fetch reads them, key for key.
-    @Test func carriesTheValuesAFetchReads() throws {
+    /// snapshots: each row is the object's values as a fetch reads them, key for key. From
+    /// `DifferenceValues.idOrderFrom` rows out of id order they are read in id order.
+    @Test(arguments: [100, DifferenceValues.idOrderFrom + 500])
+    func carriesTheValuesAFetchReads(count: Int) throws {
         let s = try opened()
         let keys: [JSON] = ["s", "n", "x", "b", "born", "group"]
         let request: JSON = ["entity": "Item", "sortDescriptors": [["key": "x"], ["key": "s"]]]
@@ -115,14 +117,14 @@ import Testing
         _ = s.takeNotifications()
         // One cycle of many inserts (the change set's values) and one of updates.
         var batch: [JSON] = []
-        for k in 0..<100 { batch.append(item(k)) }
+        for k in 0..<count { batch.append(item(k)) }
         for values in batch { _ = s.call("context/insert", ["context": "main", "entity": "Item", "values": values]) }
         s.endOfCycle()
         _ = try call(s, "context/save", ["context": "main"])
         let fetched =
             try call(s, "context/fetch", ["context": "main", "request": request])["objects"]?.arrayValue ?? []
         let byID = Dictionary(uniqueKeysWithValues: fetched.map { ($0["id"]?.stringValue ?? "", $0) })
-        #expect(byID.count == 100)
+        #expect(byID.count == count)
         var rows = 0
         for n in s.takeNotifications() where n.method == "controller/didChange" {
             let ids = n.params?["ids"]?.arrayValue ?? []
@@ -134,6 +136,6 @@ import Testing
                 rows += 1
             }
         }
-        #expect(rows == 100)
+        #expect(rows == count)
     }
 }

@@ -79,4 +79,19 @@ public struct ChangeSet: Sendable {
     public func index(of id: ObjectID) -> Int? {
         ObjectID.index(of: id, in: changes, by: \.id)
     }
+
+    /// `index(of:)` for ids asked in ascending order: the search starts at `start`, just
+    /// past the change found last, where the next id usually is (a column of 100,000 rows:
+    /// one look each instead of a binary search that misses the cache at every level).
+    public func index(of id: ObjectID, from start: Int) -> Int? {
+        guard start < changes.count else { return nil }
+        if changes[start].id == id { return start }
+        var lo = start
+        var hi = changes.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if changes[mid].id < id { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < changes.count && changes[lo].id == id ? lo : nil
+    }
 }

@@ -128,30 +128,7 @@ public struct ControllerDifference: NotificationPayload, EncodedParams {
         self.ids = ids
         let columns = Self.columns(entry)
         self.columns = columns
-        values = columns.map { Self.values(of: ids, $0, shared) } ?? []
-    }
-
-    /// The bytes of the `values` member: per id, its values for `columns` in that order.
-    private static func values(
-        of ids: [ObjectID], _ columns: [(name: String, absent: Value)], _ shared: CycleValues
-    ) -> [UInt8] {
-        var writer = JSONWriter(capacity: 2 + ids.count * (2 + 12 * columns.count))
-        let comma = UInt8(ascii: ",")
-        writer.bytes.append(UInt8(ascii: "["))
-        for (i, id) in ids.enumerated() {
-            if i > 0 { writer.bytes.append(comma) }
-            shared.withSnapshot(id) { values in
-                guard let values else { return writer.writeRaw("null") }
-                writer.bytes.append(UInt8(ascii: "["))
-                for (j, column) in columns.enumerated() {
-                    if j > 0 { writer.bytes.append(comma) }
-                    write(values[column.name] ?? column.absent, to: &writer)
-                }
-                writer.bytes.append(UInt8(ascii: "]"))
-            }
-        }
-        writer.bytes.append(UInt8(ascii: "]"))
-        return writer.bytes
+        values = columns.map { DifferenceValues.bytes(of: ids, $0, shared) } ?? []
     }
 
     public var json: JSON {
@@ -219,7 +196,7 @@ public struct ControllerDifference: NotificationPayload, EncodedParams {
     }
 
     /// `WireValue.json(value)`'s bytes; the common scalars straight from the value.
-    private static func write(_ value: Value, to writer: inout JSONWriter) {
+    static func write(_ value: Value, to writer: inout JSONWriter) {
         switch value {
         case .null: writer.writeRaw("null")
         case .integer(let i): writer.write(integer: i)

@@ -45,7 +45,19 @@ final class CycleValues {
     /// so a column of 200,000 rows copies no change and retains no snapshot per row (each a
     /// cache miss on a load that large; `ControllerDifference`).
     func withSnapshot<R>(_ id: ObjectID, _ body: (Snapshot?) -> R) -> R {
-        guard let i = changedIndex(id) else { return body(readSnapshot(id)) }
+        lend(id, changedIndex(id), body)
+    }
+
+    /// `withSnapshot` for ids given in ascending order: `cursor` (0 at first) is where the
+    /// change set's search for the next one starts (`ChangeSet.index(of:from:)`).
+    func withSnapshot<R>(_ id: ObjectID, cursor: inout Int, _ body: (Snapshot?) -> R) -> R {
+        let i = changedIndex(id, from: cursor)
+        if let i { cursor = i + 1 }
+        return lend(id, i, body)
+    }
+
+    private func lend<R>(_ id: ObjectID, _ i: Int?, _ body: (Snapshot?) -> R) -> R {
+        guard let i else { return body(readSnapshot(id)) }
         return changes!.changes.withUnsafeBufferPointer { body($0[i].after) }
     }
 
@@ -60,12 +72,13 @@ final class CycleValues {
     /// Where a changed object's change is in the cycle's changes, when its values after the
     /// cycle are all its values: its entity derives no relationship (the context's view adds
     /// those to the stored row).
-    private func changedIndex(_ id: ObjectID) -> Int? {
+    private func changedIndex(_ id: ObjectID, from start: Int? = nil) -> Int? {
         guard let changes else { return nil }
         if rowIsObject?.entity != id.entity {
             rowIsObject = (id.entity, context.model.derivedRelationships(of: id.entity).isEmpty)
         }
-        guard rowIsObject!.all, let i = changes.index(of: id) else { return nil }
+        guard rowIsObject!.all, let i = start.map({ changes.index(of: id, from: $0) }) ?? changes.index(of: id)
+        else { return nil }
         assert(
             changes.changes[i].after == context.snapshot(of: id), "the change set's values of \(id) are the context's")
         return i
