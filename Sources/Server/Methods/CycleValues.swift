@@ -9,7 +9,7 @@ import Model
 final class CycleValues {
     let context: Context
     /// Whether more than one controller reads: alone, a controller reads each object once,
-    /// and remembering 200,000 snapshots by id cost more than reading them.
+    /// and remembering 200,000 snapshots or encoded objects by id cost more than making them.
     private let shared: Bool
     /// The cycle's changes: a changed object's values after the cycle are what the context
     /// reads now, without the read (of a 200,000-row load, each through the store's rows
@@ -87,7 +87,7 @@ final class CycleValues {
     /// The object as a notification carries it under `entry`'s projection, with its bytes;
     /// nil for ids only or an object the context no longer has.
     func object(_ id: ObjectID, for entry: ControllersState.Entry) -> EncodedObject? {
-        if let known = objects[entry.projection]?[id] { return known }
+        if shared, let known = objects[entry.projection]?[id] { return known }
         var object: EncodedObject?
         if let values = snapshot(id) {
             switch entry.projection {
@@ -96,7 +96,8 @@ final class CycleValues {
             case .idsOnly: break
             }
         }
-        objects[entry.projection, default: [:]][id] = .some(object)
+        // Alone, a controller reports each object once: remembering it costs a hash a row.
+        if shared { objects[entry.projection, default: [:]][id] = .some(object) }
         return object
     }
 }

@@ -97,30 +97,37 @@ final class ControllerLabel: Sendable {
     }
 }
 
-/// An object's JSON under one projection, as a value and as its bytes: made once per cycle,
-/// shared by every notification that carries the object.
+/// An object's JSON under one projection, as its bytes: made once per cycle, shared by every
+/// notification that carries the object.
 final class EncodedObject: Sendable {
     /// `,"object":<json>}`: the last member of `ObjectChange` and the end of it.
     let member: [UInt8]
-    /// The value, made when a consumer asks for it (the MCP face, tests): the wire needs
-    /// only the bytes.
-    private let value: @Sendable () -> JSON
-    var json: JSON { value() }
+    /// The value it was made from, if it was; one made from a snapshot is read back from its
+    /// bytes by a consumer that asks (the MCP face, tests), so it keeps neither the snapshot
+    /// nor a closure over it (two allocations and a retained snapshot per row of a cycle).
+    private let tree: JSON?
+
+    var json: JSON {
+        if let tree { return tree }
+        return (try? JSON.parse(Array(member[Self.head.utf8CodeUnitCount..<member.count - 1]))) ?? .null
+    }
 
     init(_ json: JSON) {
-        value = { json }
+        tree = json
         member = Self.member { $0.write(json) }
     }
 
     /// A stored object under a projection (`keys`: nil for all), written without its tree.
     init(_ id: ObjectID, _ values: Snapshot, entity: Entity, keys: Set<String>? = nil) {
-        value = { WireObject.json(id, values, entity: entity, keys: keys) }
+        tree = nil
         member = Self.member { WireObject.write(id, values, entity: entity, keys: keys, to: &$0) }
     }
 
+    private static let head: StaticString = ",\"object\":"
+
     private static func member(_ object: (inout JSONWriter) -> Void) -> [UInt8] {
         var writer = JSONWriter(capacity: 256)
-        writer.writeRaw(",\"object\":")
+        writer.writeRaw(head)
         object(&writer)
         writer.writeRaw("}")
         return writer.bytes
