@@ -71,7 +71,7 @@ public struct ChangeSet: Sendable {
 
     /// The change of `id`, if the cycle changed it (`changes` are ascending by id).
     public func change(of id: ObjectID) -> Change? {
-        ObjectID.index(of: id, in: changes, by: \.id).map { changes[$0] }
+        index(of: id).map { changes[$0] }
     }
 
     /// Where `id`'s change is in `changes`, if the cycle changed it: a reader that wants one

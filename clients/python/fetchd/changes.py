@@ -67,6 +67,12 @@ def _index_path(value: Any, params: Dict[str, Any]) -> Optional[IndexPath]:
 
 @dataclass(frozen=True)
 class ObjectChange:
+    # Slots, not a dict per instance: a rows-mode cycle makes one per row, and the collector
+    # walks every one it still holds (a batchUpdate of 100,000 rows in rows mode: the
+    # client's CPU 0.70 -> 0.51 s, its collector's 0.16 -> 0.09 s). Written out, as
+    # `slots=True` needs Python 3.10.
+    __slots__ = ("type", "id", "index_path", "new_index_path", "object")
+
     type: ObjectChangeType
     id: str
     index_path: Optional[IndexPath]

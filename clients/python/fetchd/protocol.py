@@ -183,9 +183,11 @@ class ProtocolCore:
         self._dispatch(notification.method, notification.params)
 
     def _dispatch(self, method: str, params: Dict[str, Any]) -> None:
-        # A copy: a listener may add or remove listeners.
-        for listener in tuple(self._listeners):
-            listener(method, params)
+        # A copy: a listener may add or remove listeners. None, the usual case, makes none
+        # (once per row of a rows-mode cycle).
+        if self._listeners:
+            for listener in tuple(self._listeners):
+                listener(method, params)
         name = params.get("controller")
         if method.startswith("controller/") and isinstance(name, str):
             target = self._targets.get(name)

@@ -8,7 +8,6 @@ import SQLite
 /// objects by `store/batchUpdateObjects`: a prepared-statement look-up and three arrays a
 /// row before).
 final class PartialRowWriter {
-    let entity: String
     private let columns: [String]
     /// The rows' history as read with them, when the batch brings it for these columns: the
     /// history row is then written from it, with no second read of the row.
@@ -23,7 +22,6 @@ final class PartialRowWriter {
     /// Nil when the keys are not a part of the entity's columns (`SQLiteTable.partialUpdate`).
     init?(_ db: Connection, _ table: SQLiteTable, keys: [String], prior: PriorHistory?, txn: SQLValue) throws {
         guard let partial = table.partialUpdate(keys) else { return nil }
-        entity = table.entity.name
         columns = partial.columns
         known = prior.flatMap { $0.entity == table.entity.name && $0.columns == partial.columns ? $0 : nil }
         record = try db.prepare(known == nil ? partial.record : partial.recordKnown)
