@@ -11,21 +11,20 @@ public protocol MessageHandler: AnyObject {
     func takeNotifications() -> [OutgoingNotification]
     /// Set once the session must end (the `exit` notification): the process exit code.
     var exitCode: Int32? { get }
-    /// Before each top-level message, and when input stayed idle for `idleIntervalMilliseconds`:
-    /// news from outside the conversation (another process's commit). The notifications it
-    /// queues are written at once, on their own, never inside a response or a batch's answer.
-    func checkOutside()
-    /// `checkOutside` before a message, told that the transport's wait that brought it found
-    /// `wakeDescriptor` with nothing to read (`wakeQuiet`): reading it now would find nothing
-    /// new that the next wait would not report.
+    /// Before each top-level message: news from outside the conversation (another process's
+    /// commit). The notifications it queues are written at once, on their own, never inside a
+    /// response or a batch's answer. `wakeQuiet`: the transport's wait that brought the
+    /// message found `wakeDescriptor` with nothing to read, so reading it now would find
+    /// nothing new that the next wait would not report.
     func checkOutside(wakeQuiet: Bool)
-    /// `checkOutside` when input stayed idle (the wait ran out, or `wakeDescriptor` became
-    /// readable), not before a message: what the check holds ends with its output.
+    /// The same check when input stayed idle for `idleIntervalMilliseconds` (or
+    /// `wakeDescriptor` became readable), not before a message: what the check holds ends
+    /// with its output.
     func checkOutsideWhileIdle()
-    /// How long the transport waits for input before calling `checkOutside`; nil: for ever.
+    /// How long the transport waits for input before calling `checkOutsideWhileIdle`; nil: for ever.
     var idleIntervalMilliseconds: Int32? { get }
     /// A descriptor the transport waits on beside its input (while `idleIntervalMilliseconds`
-    /// is set): when it becomes readable, `checkOutside` is called (and reads it).
+    /// is set): when it becomes readable, `checkOutsideWhileIdle` is called (and reads it).
     var wakeDescriptor: Int32? { get }
     /// Once what a message (or an idle check) caused has been written and flushed: work that
     /// need not delay the answer, such as the store's checkpoint.
@@ -50,9 +49,8 @@ public protocol MessageHandler: AnyObject {
 }
 
 extension MessageHandler {
-    public func checkOutside() {}
-    public func checkOutside(wakeQuiet: Bool) { checkOutside() }
-    public func checkOutsideWhileIdle() { checkOutside() }
+    public func checkOutside(wakeQuiet: Bool) {}
+    public func checkOutsideWhileIdle() {}
     public var idleIntervalMilliseconds: Int32? { nil }
     public var wakeDescriptor: Int32? { nil }
     public func afterOutput() {}

@@ -89,8 +89,7 @@ public final class Statement {
     public func run(_ values: [SQLValue] = []) throws(SQLiteError) {
         sqlite3_reset(handle)
         try bind(values)
-        defer { sqlite3_reset(handle) }
-        while try step() {}
+        try runBound()
     }
 
     // MARK: Columns

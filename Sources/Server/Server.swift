@@ -135,8 +135,6 @@ public final class Server: MessageHandler {
 
     public func takeNotifications() -> [OutgoingNotification] { outbox.take() }
 
-    public func checkOutside() { takeReadState() }
-
     public func checkOutside(wakeQuiet: Bool) { takeReadState(wakeQuiet: wakeQuiet) }
 
     public func checkOutsideWhileIdle() {

@@ -29,4 +29,18 @@ import Testing
         #expect(set.index(of: ObjectID(entity: "C", number: 1), from: 2) == nil)
         #expect(set.index(of: ObjectID(entity: "A", number: 1), from: 5) == nil)
     }
+
+    /// A run of consecutive numbers is found at the place its number gives, but never before
+    /// `start`: what lies before it was found already.
+    @Test func aDenseRunIsFoundByNumberFromStart() {
+        let dense = ChangeSet(
+            context: "main",
+            changes: (1...5).map {
+                ChangeSet.Change(id: ObjectID(entity: "A", number: $0), before: nil, after: [:], changedKeys: [])
+            })
+        #expect(dense.index(of: ObjectID(entity: "A", number: 4)) == 3)
+        #expect(dense.index(of: ObjectID(entity: "A", number: 4), from: 3) == 3)
+        #expect(dense.index(of: ObjectID(entity: "A", number: 5), from: 1) == 4)
+        #expect(dense.index(of: ObjectID(entity: "A", number: 2), from: 3) == nil)
+    }
 }

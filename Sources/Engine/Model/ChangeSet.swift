@@ -75,23 +75,11 @@ public struct ChangeSet: Sendable {
     }
 
     /// Where `id`'s change is in `changes`, if the cycle changed it: a reader that wants one
-    /// field of it (`changes[i].after`) copies that field, not the whole change.
-    public func index(of id: ObjectID) -> Int? {
-        ObjectID.index(of: id, in: changes, by: \.id)
-    }
-
-    /// `index(of:)` for ids asked in ascending order: the search starts at `start`, just
-    /// past the change found last, where the next id usually is (a column of 100,000 rows:
-    /// one look each instead of a binary search that misses the cache at every level).
-    public func index(of id: ObjectID, from start: Int) -> Int? {
-        guard start < changes.count else { return nil }
-        if changes[start].id == id { return start }
-        var lo = start
-        var hi = changes.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if changes[mid].id < id { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < changes.count && changes[lo].id == id ? lo : nil
+    /// field of it (`changes[i].after`) copies that field, not the whole change. Ids asked in
+    /// ascending order start each search just past the change found last (`start`), where the
+    /// next one usually is: a column of 100,000 rows is one look each instead of a binary
+    /// search that misses the cache at every level.
+    public func index(of id: ObjectID, from start: Int = 0) -> Int? {
+        ObjectID.index(of: id, in: changes, from: start, by: \.id)
     }
 }

@@ -161,16 +161,19 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
         a.entity == b.entity ? a.number < b.number : a.entity < b.entity
     }
 
-    /// Where `id` is in `list`, ascending by the ids `key` reads; nil when it is not there.
-    /// An id of a run of consecutive numbers (a bulk load's new rows) is found at the place
-    /// its number gives, anything else by a binary search.
+    /// Where `id` is in `list`, ascending by the ids `key` reads, at `start` or after it; nil
+    /// when it is not there. An id of a run of consecutive numbers (a bulk load's new rows) is
+    /// found at the place its number gives, an id asked for just after the last one found
+    /// (`start` past it) at `start`, anything else by a binary search.
     @inlinable
-    public static func index<T>(of id: ObjectID, in list: [T], by key: (T) -> ObjectID) -> Int? {
+    public static func index<T>(of id: ObjectID, in list: [T], from start: Int = 0, by key: (T) -> ObjectID) -> Int? {
+        guard start < list.count else { return nil }
         if let first = list.first.map(key), id.number >= first.number, id.number - first.number < list.count {
             let guess = Int(id.number - first.number)
-            if key(list[guess]) == id { return guess }
+            if guess >= start, key(list[guess]) == id { return guess }
         }
-        var lo = 0
+        if start > 0, key(list[start]) == id { return start }
+        var lo = start
         var hi = list.count
         while lo < hi {
             let mid = (lo + hi) / 2

@@ -73,7 +73,6 @@ public final class MCPHandler: MessageHandler {
     }
 
     public var exitCode: Int32? { server.exitCode }
-    public func checkOutside() { server.checkOutside() }
     public func checkOutside(wakeQuiet: Bool) { server.checkOutside(wakeQuiet: wakeQuiet) }
     public func checkOutsideWhileIdle() { server.checkOutsideWhileIdle() }
     public var idleIntervalMilliseconds: Int32? { server.idleIntervalMilliseconds }

@@ -72,13 +72,12 @@ final class CycleValues {
     /// Where a changed object's change is in the cycle's changes, when its values after the
     /// cycle are all its values: its entity derives no relationship (the context's view adds
     /// those to the stored row).
-    private func changedIndex(_ id: ObjectID, from start: Int? = nil) -> Int? {
+    private func changedIndex(_ id: ObjectID, from start: Int = 0) -> Int? {
         guard let changes else { return nil }
         if rowIsObject?.entity != id.entity {
             rowIsObject = (id.entity, context.model.derivedRelationships(of: id.entity).isEmpty)
         }
-        guard rowIsObject!.all, let i = start.map({ changes.index(of: id, from: $0) }) ?? changes.index(of: id)
-        else { return nil }
+        guard rowIsObject!.all, let i = changes.index(of: id, from: start) else { return nil }
         assert(
             changes.changes[i].after == context.snapshot(of: id), "the change set's values of \(id) are the context's")
         return i
