@@ -98,6 +98,18 @@ public final class Context {
     /// Whether this context holds a pending change (effective or not) of `entity`.
     func hasPending(of entity: String) -> Bool { pendingCount[entity, default: 0] > 0 }
 
+    /// Objects of `entity` with a pending change here or in an ancestor: those a keyed fetch
+    /// evaluates in memory on top of the store's rows.
+    public func pendingObjectCount(of entity: String) -> Int {
+        var count = 0
+        var c: Context? = self
+        while let context = c {
+            count += context.pendingCount[entity, default: 0]
+            c = context.parent
+        }
+        return count
+    }
+
     private func chainHasPending(_ entity: String) -> Bool {
         var c: Context? = self
         while let context = c {

@@ -71,7 +71,7 @@ extension FetchedResultsController {
         if !removing, shouldRebuild(changeSet.changes.count, results.count), let fresh = try? fetchResults() {
             rebuiltThisCycle = true
             rebuilt = fresh
-            cost.fetchNanos = CycleCost.now() - started
+            cost.recordFetch(nanos: CycleCost.now() - started, rows: fresh.count)
             // Nothing held (a bulk fill): every row is an insert, nothing to compare.
             if results.count == 0 {
                 lastCycleRebuilt = true

@@ -19,9 +19,14 @@ public protocol ControllerSource: ObjectView {
     func forEachKeyInAnyOrder(
         filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
         _ body: (Int64, SortKey) -> Void) throws(EngineError)
+    /// How many objects of `entity` a keyed fetch evaluates in memory on top of the store's
+    /// rows (unsaved changes): a cost a rebuild pays per object (`CycleCost`).
+    func pendingObjectCount(of entity: String) -> Int
 }
 
 extension ControllerSource {
+    public func pendingObjectCount(of entity: String) -> Int { 0 }
+
     public func forEachKey(
         filter: (any ObjectFilter)?, ordering: any ObjectOrdering,
         _ body: (Int64, SortKey) -> Void

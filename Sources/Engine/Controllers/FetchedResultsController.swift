@@ -88,7 +88,7 @@ public final class FetchedResultsController {
     public func performFetch() throws(EngineError) {
         let started = CycleCost.now()
         results = try fetchResults()
-        cost.fetchNanos = CycleCost.now() - started
+        cost.recordFetch(nanos: CycleCost.now() - started, rows: results.count)
         needsRefetch = false
     }
 

@@ -105,10 +105,12 @@ extension FetchedResultsController {
                 }
             }
         } else {
+            var rows = 0
             try source.forEachKey(filter: newFilter, ordering: newOrdering) { number, key in
                 loader.append(key, number)
+                rows += 1
             }
-            cost.fetchNanos = CycleCost.now() - started
+            cost.recordFetch(nanos: CycleCost.now() - started, rows: rows)
         }
         let fresh = loader.finish()
 

@@ -57,12 +57,35 @@ enum DifferenceValues {
     /// with numbers a sort key can hold.
     static func idOrder(_ ids: [ObjectID]) -> [Int]? {
         guard let entity = ids.first?.entity, ids.count < 1 << positionBits else { return nil }
-        guard ids.allSatisfy({ $0.entity == entity && $0.number >= 0 && $0.number < 1 << (64 - positionBits) })
-        else { return nil }
+        var low = Int64.max
+        var high = Int64.min
+        for id in ids {
+            guard id.entity == entity, id.number >= 0, id.number < 1 << (64 - positionBits) else { return nil }
+            low = min(low, id.number)
+            high = max(high, id.number)
+        }
+        // Numbers from a few id blocks (a batch insert's, the rows of a table): one slot per
+        // number in their range, read in order, instead of a sort (200k ids: 16 ms).
+        if high - low < 4 * Int64(ids.count), let order = denseOrder(ids, from: low, through: high) { return order }
         // One integer per id, its number above its position: a sort of plain integers.
         var keys = ids.enumerated().map { UInt64($0.element.number) << positionBits | UInt64($0.offset) }
         keys.sort()
         return keys.map { Int($0 & (1 << positionBits - 1)) }
+    }
+
+    /// `idOrder` through a slot per number from `low` through `high`; nil when a number
+    /// comes twice (the sort keeps both).
+    private static func denseOrder(_ ids: [ObjectID], from low: Int64, through high: Int64) -> [Int]? {
+        var slots = [Int32](repeating: -1, count: Int(high - low) + 1)
+        for (i, id) in ids.enumerated() {
+            let slot = Int(id.number - low)
+            guard slots[slot] < 0 else { return nil }
+            slots[slot] = Int32(i)
+        }
+        var order: [Int] = []
+        order.reserveCapacity(ids.count)
+        for position in slots where position >= 0 { order.append(Int(position)) }
+        return order
     }
 
     private static let positionBits = 22
