@@ -110,14 +110,7 @@ public final class Context {
         return count
     }
 
-    private func chainHasPending(_ entity: String) -> Bool {
-        var c: Context? = self
-        while let context = c {
-            if context.pendingCount[entity, default: 0] > 0 { return true }
-            c = context.parent
-        }
-        return false
-    }
+    private func chainHasPending(_ entity: String) -> Bool { pendingObjectCount(of: entity) > 0 }
 
     /// `object(id)`, or `unknownObject` naming it.
     func existing(_ id: ObjectID) throws(EngineError) -> Snapshot {

@@ -92,7 +92,7 @@ extension FetchedResultsController {
     /// predict one fetch plus linear walks to be cheaper than k tree updates (`CycleCost`).
     func shouldRebuild(_ changes: Int, _ rows: Int) -> Bool {
         if let forced = rebuildOverride { return forced }
-        return cost.prefersRebuild(changes: changes, held: rows, unsaved: source.pendingObjectCount(of: entity))
+        return cost.prefersRebuild(changes: changes, held: rows) { source.pendingObjectCount(of: entity) }
     }
 
     /// A cycle that only deletes objects (none read through a key path), at most half of

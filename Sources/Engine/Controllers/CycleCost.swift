@@ -27,10 +27,11 @@ struct CycleCost {
     /// Rebuild when the fetch plus the rebuild's walks and per-change work is predicted to
     /// be cheaper than k incremental updates (and only for large cycles): `held` rows in the
     /// tree, `unsaved` objects the fetch evaluates in memory.
-    func prefersRebuild(changes k: Int, held: Int, unsaved: Int) -> Bool {
+    /// (`unsaved` is asked only then: most cycles change one object.)
+    func prefersRebuild(changes k: Int, held: Int, unsaved: () -> Int) -> Bool {
         guard k >= 512, fetchNanos > 0 else { return false }
         let fetch =
-            max(fetchNanos, Double(max(held, k)) * fetchNanosPerRow) + Double(unsaved) * Self.overlayNanosPerObject
+            max(fetchNanos, Double(max(held, k)) * fetchNanosPerRow) + Double(unsaved()) * Self.overlayNanosPerObject
         guard held > 0 else { return fetch < Double(k) * Self.fillNanosPerChange }
         let rebuild = fetch + Double(held) * Self.walkNanosPerRow + Double(k) * Self.rebuildNanosPerChange
         return rebuild < Double(k) * incrementalNanosPerChange
